@@ -1,0 +1,52 @@
+# The two commands: `make run` (the main job) and `make test` (every test). Both install their
+# Debian dependencies first (scripts/install-deps.sh, idempotent).
+JOBS ?= $(shell nproc)
+BUILD ?= build
+HEADROOM_TRACES ?= ../shared/traces
+RUN_OUT ?= out/run
+
+.PHONY: deps configure build run test test-sanitize fuzz bench format clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# The main job: every policy side by side on a generated building and a synthetic workload.
+run: build
+	@mkdir -p $(RUN_OUT)
+	./$(BUILD)/bin/headroom gen-cluster --devices 1024 --devices-per-node 8 --nvlink-domain 32 \
+	  > $(RUN_OUT)/cluster.yaml
+	./$(BUILD)/bin/headroom sim --cluster $(RUN_OUT)/cluster.yaml --workload synthetic:default \
+	  --policy all --seed 1 --out $(RUN_OUT)
+
+test: build
+	@cd $(BUILD) && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs this too).
+test-sanitize: deps
+	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHEADROOM_SANITIZE=ON \
+	  -DHEADROOM_BENCH=OFF >/dev/null
+	@cmake --build build-sanitize -j $(JOBS) --target headroom headroom_tests
+	@cd build-sanitize && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer targets, each run briefly over its seed corpus (FUZZ_SECONDS each).
+FUZZ_SECONDS ?= 20
+fuzz: deps
+	@CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DHEADROOM_FUZZ=ON \
+	  -DHEADROOM_BENCH=OFF >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzzers
+	@bash scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+
+bench: build
+	./$(BUILD)/bin/headroom_bench
+
+format:
+	@git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf build build-sanitize build-fuzz out

@@ -1,0 +1,147 @@
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "cli/commands/commands.h"
+#include "engine/presets.h"
+#include "model/cluster_source.h"
+#include "sim/report/html_report.h"
+#include "sim/report/json_report.h"
+#include "sim/report/text_table.h"
+#include "sim/simulator.h"
+#include "sim/traces/load_scaling.h"
+#include "sim/traces/workload_loader.h"
+
+namespace headroom::cli {
+namespace {
+
+struct SimFlags {
+  std::string cluster;
+  std::string workload;
+  std::string policies = "all";
+  uint64_t seed = 1;
+  std::string out = "out/sim";
+  double load = 0;
+  unsigned threads = 0;
+  uint32_t series_points = 1000;
+  bool paranoid = false;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "headroom sim: %s\n", message.c_str());
+  return 2;
+}
+
+Result<void> WriteFile(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return MakeError(ErrorCode::kIo, "{}: cannot open for writing", path.string());
+  out << text;
+  out.close();
+  if (!out) return MakeError(ErrorCode::kIo, "{}: write failed", path.string());
+  return {};
+}
+
+sim::ClusterSummary Summarize(const model::Cluster& cluster, const std::string& source) {
+  sim::ClusterSummary summary;
+  summary.source = source;
+  summary.devices = cluster.device_count();
+  summary.nodes = cluster.nodes().size();
+  summary.levels = cluster.level_names();
+  std::map<std::string, uint64_t> by_model;
+  for (const model::Device& device : cluster.devices()) {
+    const std::string& name = cluster.device_class(device.device_class).model;
+    ++by_model[name.empty() ? "unnamed" : name];
+  }
+  summary.devices_by_model.assign(by_model.begin(), by_model.end());
+  return summary;
+}
+
+int RunSim(const SimFlags& flags) {
+  auto policies = engine::PresetPolicies(flags.policies);
+  if (!policies) return Fail(policies.error().message);
+  auto cluster = model::LoadCluster(flags.cluster);
+  if (!cluster) return Fail(cluster.error().message);
+  if (cluster->device_count() == 0) return Fail(flags.cluster + ": expected a cluster with devices, got none");
+
+  sim::WorkloadOptions workload_options;
+  workload_options.max_devices_per_node = std::max<uint32_t>(cluster->max_devices_per_node(), 1);
+  workload_options.seed = flags.seed;
+  auto loaded = sim::LoadWorkload(flags.workload, workload_options);
+  if (!loaded) return Fail(loaded.error().message);
+  model::Workload& workload = loaded->workload;
+  if (workload.jobs.empty()) return Fail(flags.workload + ": expected at least one job, got none");
+
+  const uint64_t capacity_milli = uint64_t{1000} * cluster->device_count();
+  sim::RunReport report;
+  report.seed = flags.seed;
+  report.cluster = Summarize(*cluster, flags.cluster);
+  report.workload.format = workload.format;
+  report.workload.source = workload.source;
+  report.workload.jobs = workload.jobs.size();
+  report.workload.load_scale = 1;
+  if (flags.load > 0) {
+    report.workload.load_scale = sim::ScaleToLoad(workload, flags.load, capacity_milli);
+  }
+  report.workload.offered_load = sim::OfferedLoad(workload, capacity_milli);
+  report.workload.arrival_span_s =
+      UsToSeconds(workload.jobs.back().submit_time_us - workload.jobs.front().submit_time_us);
+  for (const auto& [reason, count] : loaded->skipped) {
+    report.workload.skipped_rows += count;
+    report.workload.skipped_reasons.push_back({reason, count});
+  }
+
+  sim::SimOptions options;
+  options.series_points = flags.series_points;
+  options.paranoid = flags.paranoid;
+  report.policies = sim::RunPolicies(*cluster, workload, *policies, options, flags.threads);
+
+  const std::string table = sim::WriteTextTable(report);
+  std::fwrite(table.data(), 1, table.size(), stdout);
+
+  std::error_code error;
+  std::filesystem::create_directories(flags.out, error);
+  if (error) return Fail(flags.out + ": cannot create directory: " + error.message());
+  const std::filesystem::path out(flags.out);
+  if (auto written = WriteFile(out / "report.json", sim::WriteJsonReport(report)); !written) {
+    return Fail(written.error().message);
+  }
+  if (auto written = WriteFile(out / "report.html", sim::WriteHtmlReport(report)); !written) {
+    return Fail(written.error().message);
+  }
+  std::printf("report: %s and %s\n", (out / "report.json").c_str(), (out / "report.html").c_str());
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> AddSimCommand(CLI::App& app) {
+  auto flags = std::make_shared<SimFlags>();
+  CLI::App* command =
+      app.add_subcommand("sim", "Replay a workload on a cluster under every policy, side by side");
+  command->add_option("--cluster", flags->cluster,
+                      "Cluster YAML, or FORMAT:PATH of a trace's node list (openb:, philly:)")
+      ->required();
+  command->add_option("--workload", flags->workload,
+                      "FORMAT:PATH with FORMAT openb, philly, helios, itp or synthetic")
+      ->required();
+  command->add_option("--policy", flags->policies,
+                      "Comma-separated policies (fifo, slurm-like, spread, headroom) or all")
+      ->capture_default_str();
+  command->add_option("--seed", flags->seed, "Seed for synthetic inputs")->capture_default_str();
+  command->add_option("--out", flags->out, "Directory for report.json and report.html")
+      ->capture_default_str();
+  command->add_option("--load", flags->load,
+                      "Scale arrival times so the offered load is this (e.g. 0.9)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--threads", flags->threads, "Policies simulated at once (0: all cores)")
+      ->capture_default_str();
+  command->add_option("--series-points", flags->series_points, "Points in each time series")
+      ->capture_default_str()
+      ->check(CLI::Range(16u, 100000u));
+  command->add_flag("--paranoid", flags->paranoid, "Check every engine invariant after each step");
+  return [flags] { return RunSim(*flags); };
+}
+
+}  // namespace headroom::cli

@@ -1,0 +1,188 @@
+#include "engine/cluster_state.h"
+
+#include <fmt/format.h>
+
+#include "base/check.h"
+#include "model/job.h"
+
+namespace headroom::engine {
+
+using model::kMilliPerDevice;
+
+ClusterState::ClusterState(const model::Cluster& cluster)
+    : cluster_(&cluster),
+      class_count_(static_cast<uint32_t>(std::max<size_t>(cluster.device_classes().size(), 1))) {
+  device_free_milli_.assign(cluster.devices().size(), kMilliPerDevice);
+  node_free_cpu_.resize(cluster.nodes().size());
+  node_free_memory_.resize(cluster.nodes().size());
+  node_drained_.assign(cluster.nodes().size(), 0);
+  node_whole_free_.assign(cluster.nodes().size() * class_count_, 0);
+  domain_whole_free_.assign(cluster.domains().size() * class_count_, 0);
+  domain_free_milli_.assign(cluster.domains().size() * class_count_, 0);
+  for (const model::Node& node : cluster.nodes()) {
+    node_free_cpu_[node.id.value()] = node.cpu_milli;
+    node_free_memory_[node.id.value()] = node.memory_mib;
+    for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+      ++node_whole_free_[Index(node.id.value(), cluster.devices()[d].device_class.value())];
+    }
+    AddNodeToAggregates(node.id, +1);
+  }
+  capacity_milli_ = uint64_t{kMilliPerDevice} * cluster.devices().size();
+  domain_device_capacity_.resize(cluster.domains().size());
+  for (const model::Domain& domain : cluster.domains()) {
+    uint32_t devices = 0;
+    for (uint32_t n = domain.node_begin; n < domain.node_end; ++n) {
+      devices += cluster.nodes()[n].device_count;
+    }
+    domain_device_capacity_[domain.id.value()] = devices;
+  }
+}
+
+void ClusterState::AddNodeToAggregates(NodeId node_id, int sign) {
+  const model::Node& node = cluster_->node(node_id);
+  for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+    const uint32_t device_class = cluster_->devices()[d].device_class.value();
+    const uint64_t milli = device_free_milli_[d];
+    const uint32_t whole = milli == kMilliPerDevice ? 1 : 0;
+    for (DomainId domain = node.domain; domain.valid(); domain = cluster_->domain(domain).parent) {
+      const size_t i = Index(domain.value(), device_class);
+      if (sign > 0) {
+        domain_whole_free_[i] += whole;
+        domain_free_milli_[i] += milli;
+      } else {
+        domain_whole_free_[i] -= whole;
+        domain_free_milli_[i] -= milli;
+      }
+    }
+  }
+}
+
+void ClusterState::Apply(const TaskAllocation& task, int sign) {
+  const uint32_t node = task.node.value();
+  const bool counted = node_drained_[node] == 0;
+  node_free_cpu_[node] -= sign * task.cpu_milli;
+  node_free_memory_[node] -= sign * task.memory_mib;
+  HR_CHECK(node_free_cpu_[node] >= 0 && node_free_memory_[node] >= 0);
+  for (DeviceId device : task.devices) {
+    const uint32_t d = device.value();
+    HR_CHECK(cluster_->devices()[d].node == task.node);
+    const uint32_t device_class = cluster_->devices()[d].device_class.value();
+    const int before = device_free_milli_[d];
+    const int after = before - sign * static_cast<int>(task.milli_per_device);
+    HR_CHECK(after >= 0 && after <= static_cast<int>(kMilliPerDevice));
+    device_free_milli_[d] = static_cast<uint16_t>(after);
+    const int whole_delta = (after == static_cast<int>(kMilliPerDevice) ? 1 : 0) -
+                            (before == static_cast<int>(kMilliPerDevice) ? 1 : 0);
+    node_whole_free_[Index(node, device_class)] += whole_delta;
+    if (counted) {
+      const model::Node& model_node = cluster_->node(task.node);
+      for (DomainId domain = model_node.domain; domain.valid();
+           domain = cluster_->domain(domain).parent) {
+        const size_t i = Index(domain.value(), device_class);
+        domain_whole_free_[i] += whole_delta;
+        domain_free_milli_[i] += after - before;
+      }
+    }
+  }
+  const uint64_t milli = uint64_t{task.milli_per_device} * task.devices.size();
+  if (sign > 0) {
+    allocated_milli_ += milli;
+  } else {
+    HR_CHECK(allocated_milli_ >= milli);
+    allocated_milli_ -= milli;
+  }
+}
+
+void ClusterState::Allocate(const TaskAllocation& task) {
+  Apply(task, +1);
+  undo_log_.push_back(UndoRecord{.kind = UndoRecord::Kind::kAllocate, .task = task, .node = {}});
+}
+
+void ClusterState::Release(const TaskAllocation& task) {
+  Apply(task, -1);
+  undo_log_.push_back(UndoRecord{.kind = UndoRecord::Kind::kRelease, .task = task, .node = {}});
+}
+
+void ClusterState::ApplyDrain(NodeId node, bool drained) {
+  if ((node_drained_[node.value()] != 0) == drained) return;
+  if (drained) {
+    AddNodeToAggregates(node, -1);
+    node_drained_[node.value()] = 1;
+  } else {
+    node_drained_[node.value()] = 0;
+    AddNodeToAggregates(node, +1);
+  }
+}
+
+void ClusterState::SetDrained(NodeId node, bool drained) {
+  undo_log_.push_back(UndoRecord{.kind = UndoRecord::Kind::kDrain,
+                                 .task = {},
+                                 .node = node,
+                                 .previous_drained = node_drained_[node.value()] != 0});
+  ApplyDrain(node, drained);
+}
+
+void ClusterState::RollbackTo(Mark mark) {
+  HR_CHECK(mark <= undo_log_.size());
+  while (undo_log_.size() > mark) {
+    UndoRecord& record = undo_log_.back();
+    switch (record.kind) {
+      case UndoRecord::Kind::kAllocate:
+        Apply(record.task, -1);
+        break;
+      case UndoRecord::Kind::kRelease:
+        Apply(record.task, +1);
+        break;
+      case UndoRecord::Kind::kDrain:
+        ApplyDrain(record.node, record.previous_drained);
+        break;
+    }
+    undo_log_.pop_back();
+  }
+}
+
+void ClusterState::Commit(Mark mark) {
+  HR_CHECK(mark <= undo_log_.size());
+  if (mark == 0) undo_log_.clear();
+}
+
+std::string ClusterState::CheckInvariants() const {
+  const model::Cluster& cluster = *cluster_;
+  std::vector<uint32_t> whole(node_whole_free_.size(), 0);
+  std::vector<uint32_t> domain_whole(domain_whole_free_.size(), 0);
+  std::vector<uint64_t> domain_milli(domain_free_milli_.size(), 0);
+  uint64_t free_total = 0;
+  for (const model::Node& node : cluster.nodes()) {
+    const uint32_t n = node.id.value();
+    if (node_free_cpu_[n] < 0 || node_free_cpu_[n] > node.cpu_milli) {
+      return fmt::format("node {}: free cpu {} outside [0, {}]", node.name, node_free_cpu_[n],
+                         node.cpu_milli);
+    }
+    if (node_free_memory_[n] < 0 || node_free_memory_[n] > node.memory_mib) {
+      return fmt::format("node {}: free memory {} outside [0, {}]", node.name,
+                         node_free_memory_[n], node.memory_mib);
+    }
+    for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+      const uint32_t milli = device_free_milli_[d];
+      if (milli > kMilliPerDevice) return fmt::format("device {}: free milli {} > 1000", d, milli);
+      free_total += milli;
+      const uint32_t device_class = cluster.devices()[d].device_class.value();
+      if (milli == kMilliPerDevice) ++whole[Index(n, device_class)];
+      if (node_drained_[n] != 0) continue;
+      for (DomainId domain = node.domain; domain.valid(); domain = cluster.domain(domain).parent) {
+        domain_whole[Index(domain.value(), device_class)] += milli == kMilliPerDevice ? 1 : 0;
+        domain_milli[Index(domain.value(), device_class)] += milli;
+      }
+    }
+  }
+  if (whole != node_whole_free_) return "per-node whole-device counts disagree with devices";
+  if (domain_whole != domain_whole_free_) return "per-domain whole-device counts disagree";
+  if (domain_milli != domain_free_milli_) return "per-domain free milli disagrees";
+  if (capacity_milli_ - free_total != allocated_milli_) {
+    return fmt::format("allocated milli {} != capacity {} - free {}", allocated_milli_,
+                       capacity_milli_, free_total);
+  }
+  return "";
+}
+
+}  // namespace headroom::engine

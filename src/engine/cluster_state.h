@@ -1,0 +1,103 @@
+// ClusterState: the mutable side of the cluster — what is free, where. The topology itself
+// (model::Cluster) is immutable and shared; this keeps flat arrays beside it and updates
+// aggregates incrementally, so a query about a domain costs O(1) and an allocation costs
+// O(devices touched + depth of the tree).
+//
+// Transactions: Mark() returns a point in the undo log; RollbackTo(mark) undoes every change
+// made since, exactly; Commit(mark) keeps them. Backfill and later preemption/defragmentation
+// search speculatively this way (STYLE.md §3).
+//
+// Invariants (CheckInvariants verifies them from scratch):
+//  1. 0 <= free milli of a device <= 1000; free cpu/memory of a node within [0, capacity].
+//  2. whole_free(node, class) = number of that node's devices of that class with 1000 free.
+//  3. Domain aggregates = sums over the domain's non-drained nodes.
+// Threading: single-threaded, owned by the engine.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/ids.h"
+#include "engine/decision.h"
+#include "model/cluster.h"
+
+namespace headroom::engine {
+
+class ClusterState {
+ public:
+  explicit ClusterState(const model::Cluster& cluster);
+
+  const model::Cluster& cluster() const { return *cluster_; }
+  uint32_t class_count() const { return class_count_; }
+
+  uint32_t free_milli(DeviceId device) const { return device_free_milli_[device.value()]; }
+  int64_t free_cpu_milli(NodeId node) const { return node_free_cpu_[node.value()]; }
+  int64_t free_memory_mib(NodeId node) const { return node_free_memory_[node.value()]; }
+  bool drained(NodeId node) const { return node_drained_[node.value()] != 0; }
+  uint32_t whole_free(NodeId node, DeviceClassId device_class) const {
+    return node_whole_free_[Index(node.value(), device_class.value())];
+  }
+  // Over the domain's schedulable (non-drained) nodes.
+  uint32_t domain_whole_free(DomainId domain, DeviceClassId device_class) const {
+    return domain_whole_free_[Index(domain.value(), device_class.value())];
+  }
+  uint64_t domain_free_milli(DomainId domain, DeviceClassId device_class) const {
+    return domain_free_milli_[Index(domain.value(), device_class.value())];
+  }
+
+  // Devices in the domain (drained or not); fixed.
+  uint32_t domain_device_capacity(DomainId domain) const {
+    return domain_device_capacity_[domain.value()];
+  }
+  uint64_t capacity_milli() const { return capacity_milli_; }
+  uint64_t allocated_milli() const { return allocated_milli_; }
+
+  void Allocate(const TaskAllocation& task);
+  void Release(const TaskAllocation& task);
+  void SetDrained(NodeId node, bool drained);
+
+  using Mark = size_t;
+  Mark mark() const { return undo_log_.size(); }
+  void RollbackTo(Mark mark);
+  // Forgets the undo records after `mark` (they can no longer be rolled back). Commit(0)
+  // empties the log; the engine does so at the end of every step.
+  void Commit(Mark mark);
+
+  // Returns an empty string when every invariant holds, else a description of the first
+  // violation. Costs O(devices); for tests and the simulator's paranoid mode.
+  std::string CheckInvariants() const;
+
+ private:
+  struct UndoRecord {
+    enum class Kind : uint8_t { kAllocate, kRelease, kDrain } kind;
+    TaskAllocation task;  // For allocate/release.
+    NodeId node;          // For drain.
+    bool previous_drained = false;
+  };
+
+  size_t Index(uint32_t entity, uint32_t device_class) const {
+    return static_cast<size_t>(entity) * class_count_ + device_class;
+  }
+  void Apply(const TaskAllocation& task, int sign);
+  void ApplyDrain(NodeId node, bool drained);
+  // Adds `sign` × the node's free capacity to its ancestors' aggregates.
+  void AddNodeToAggregates(NodeId node, int sign);
+
+  const model::Cluster* cluster_;
+  uint32_t class_count_ = 0;
+  std::vector<uint16_t> device_free_milli_;
+  std::vector<int64_t> node_free_cpu_;
+  std::vector<int64_t> node_free_memory_;
+  std::vector<uint8_t> node_drained_;
+  std::vector<uint32_t> node_whole_free_;
+  std::vector<uint32_t> domain_whole_free_;
+  std::vector<uint64_t> domain_free_milli_;
+  std::vector<uint32_t> domain_device_capacity_;
+  uint64_t capacity_milli_ = 0;
+  uint64_t allocated_milli_ = 0;
+  std::vector<UndoRecord> undo_log_;
+};
+
+}  // namespace headroom::engine

@@ -1,0 +1,539 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/check.h"
+
+namespace headroom::engine {
+
+// Request shapes: two jobs of one shape fit in exactly the same places.
+struct Engine::Shape {
+  uint32_t devices;
+  uint32_t milli;
+  int64_t cpu_milli;
+  int64_t memory_mib;
+  uint32_t task_count;
+  uint32_t mask;
+  friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+struct Engine::ShapeHash {
+  size_t operator()(const Shape& s) const {
+    uint64_t h = 1469598103934665603ULL;
+    for (uint64_t v : {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
+                       static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count},
+                       uint64_t{s.mask}}) {
+      h = (h ^ v) * 1099511628211ULL;
+    }
+    return h;
+  }
+};
+
+struct Engine::JobRecord {
+  model::Job job;
+  JobState state = JobState::kUnknown;
+  TenantId tenant;
+  uint32_t mask = 0;
+  bool never_fits = false;
+  QueueKey key;
+  TimeUs start_us = 0;
+  TimeUs expected_end_us = 0;
+  std::vector<TaskAllocation> tasks;
+  PendingCode code = PendingCode::kNone;
+  uint32_t position = 0;
+
+  Shape shape() const {
+    return Shape{job.task.devices, job.task.milli_per_device, job.task.cpu_milli,
+                 job.task.memory_mib, job.task_count, mask};
+  }
+};
+
+namespace {
+
+PlacementOptions OptionsFrom(const PolicyConfig& policy) {
+  PlacementOptions options;
+  options.gang = policy.gang_placement;
+  options.domain_order = policy.domain_order;
+  options.domains_tried_per_level = std::max<uint32_t>(policy.domains_tried_per_level, 1);
+  for (const NamedWeight& scorer : policy.node_scorers) {
+    auto kind = ScorerByName(scorer.name);
+    HR_CHECK(kind.has_value());  // ValidatePolicy ran before.
+    options.scorers.push_back({*kind, scorer.weight});
+  }
+  return options;
+}
+
+}  // namespace
+
+Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy)
+    : cluster_(cluster),
+      policy_(policy),
+      placer_(OptionsFrom(policy)),
+      state_(cluster),
+      fair_share_(policy.multifactor.decay_half_life_us),
+      failed_shapes_(std::make_unique<std::unordered_map<Shape, uint64_t, ShapeHash>>()) {
+  auto order = MakeQueueOrder(policy.queue_order, policy.multifactor);
+  HR_CHECK(order.has_value());
+  order_ = std::move(*order);
+  reservation_.Resize(cluster.nodes().size(), cluster.devices().size());
+}
+
+Engine::~Engine() = default;
+
+Engine::JobRecord& Engine::record(JobId id) {
+  HR_CHECK(id.value() < jobs_.size());
+  return jobs_[id.value()];
+}
+
+const Engine::JobRecord* Engine::find(JobId id) const {
+  if (!id.valid() || id.value() >= jobs_.size()) return nullptr;
+  const JobRecord& r = jobs_[id.value()];
+  return r.state == JobState::kUnknown ? nullptr : &r;
+}
+
+JobState Engine::state(JobId job) const {
+  const JobRecord* r = find(job);
+  return r == nullptr ? JobState::kUnknown : r->state;
+}
+
+const std::vector<TaskAllocation>* Engine::allocations(JobId job) const {
+  const JobRecord* r = find(job);
+  return r == nullptr || r->state != JobState::kRunning ? nullptr : &r->tasks;
+}
+
+uint32_t Engine::MaskFor(const model::Selector& selector) {
+  auto [it, inserted] =
+      mask_by_selector_.emplace(selector.text(), static_cast<uint32_t>(masks_.size()));
+  if (inserted) {
+    ClassMask mask;
+    mask.matches.assign(state_.class_count(), 0);
+    for (const model::DeviceClass& device_class : cluster_.device_classes()) {
+      if (selector.Matches(device_class.attributes)) {
+        mask.matches[device_class.id.value()] = 1;
+        mask.classes.push_back(device_class.id);
+      }
+    }
+    masks_.push_back(std::move(mask));
+  }
+  return it->second;
+}
+
+PlacementRequest Engine::RequestOf(const JobRecord& r) const {
+  return PlacementRequest{&r.job.task, r.job.task_count, &masks_[r.mask]};
+}
+
+// A job never fits when even an empty cluster could not hold it: no matching device, a task
+// larger than every node, or more tasks than all nodes together take.
+bool Engine::NeverFits(const JobRecord& r) const {
+  const model::TaskShape& shape = r.job.task;
+  const ClassMask& mask = masks_[r.mask];
+  if (shape.devices > 0 && mask.classes.empty()) return true;
+  uint64_t tasks = 0;
+  for (const model::Node& node : cluster_.nodes()) {
+    uint64_t capacity = r.job.task_count;
+    if (shape.cpu_milli > 0) capacity = std::min<uint64_t>(capacity, node.cpu_milli / shape.cpu_milli);
+    if (shape.memory_mib > 0) {
+      capacity = std::min<uint64_t>(capacity, node.memory_mib / shape.memory_mib);
+    }
+    if (shape.devices > 0) {
+      uint64_t matching = 0;
+      for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+        if (mask.matches[cluster_.devices()[d].device_class.value()]) ++matching;
+      }
+      capacity = std::min<uint64_t>(
+          capacity, shape.fractional() ? matching * (model::kMilliPerDevice / shape.milli_per_device)
+                                       : matching / shape.devices);
+    }
+    tasks += capacity;
+    if (tasks >= r.job.task_count) return false;
+  }
+  return true;
+}
+
+void Engine::Submit(JobId id, model::Job job, TimeUs now) {
+  if (id.value() >= jobs_.size()) jobs_.resize(id.value() + 1);
+  JobRecord& r = jobs_[id.value()];
+  HR_CHECK(r.state == JobState::kUnknown);  // Ids are never reused.
+  r.job = std::move(job);
+  r.state = JobState::kPending;
+  auto [tenant, inserted] =
+      tenant_ids_.emplace(r.job.tenant, static_cast<uint32_t>(tenant_ids_.size()));
+  r.tenant = TenantId(tenant->second);
+  fair_share_.EnsureTenant(r.tenant);
+  r.mask = MaskFor(r.job.task.selector);
+  r.never_fits = NeverFits(r);
+  r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
+  max_priority_ = std::max(max_priority_, r.job.priority);
+  (void)now;
+  arrivals_.push_back(id);
+  dirty_ = true;
+}
+
+void Engine::Finish(JobId id, JobState final_state) {
+  JobRecord& r = record(id);
+  if (r.state == JobState::kRunning) {
+    for (const TaskAllocation& task : r.tasks) state_.Release(task);
+    fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
+    running_by_end_.erase({r.expected_end_us, id.value()});
+    ++release_epoch_;
+  } else if (r.state == JobState::kPending) {
+    auto it = std::find(queue_.begin(), queue_.end(), id);
+    if (it != queue_.end()) {
+      queue_.erase(it);
+    } else {
+      arrivals_.erase(std::find(arrivals_.begin(), arrivals_.end(), id));
+    }
+  } else {
+    return;  // Already finished or cancelled: finishing twice is harmless.
+  }
+  r.state = final_state;
+  r.code = PendingCode::kNone;
+  r.tasks.clear();
+  r.tasks.shrink_to_fit();
+  // Keep the record small once the job is over: name and selector are no longer needed.
+  r.job.name.clear();
+  r.job.name.shrink_to_fit();
+  r.job.task.selector = model::Selector();
+  dirty_ = true;
+}
+
+void Engine::Apply(Event& event, TimeUs now) {
+  if (auto* submitted = std::get_if<JobSubmitted>(&event)) {
+    Submit(submitted->id, std::move(submitted->job), now);
+  } else if (auto* finished = std::get_if<JobFinished>(&event)) {
+    if (find(finished->id) != nullptr) Finish(finished->id, JobState::kFinished);
+  } else if (auto* cancelled = std::get_if<JobCancelled>(&event)) {
+    if (find(cancelled->id) != nullptr) Finish(cancelled->id, JobState::kCancelled);
+  } else if (auto* drained = std::get_if<NodeDrained>(&event)) {
+    if (drained->node.value() < cluster_.nodes().size()) {
+      state_.SetDrained(drained->node, drained->drained);
+      if (!drained->drained) ++release_epoch_;
+      dirty_ = true;
+    }
+  }
+}
+
+Decisions Engine::Step(std::span<Event> events, TimeUs now) {
+  HR_CHECK(now >= last_now_us_);
+  last_now_us_ = now;
+  for (Event& event : events) Apply(event, now);
+  Decisions decisions;
+  const bool reorder_due = order_->time_dependent() &&
+                           (!reordered_once_ ||
+                            now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
+  const bool backfill_due = policy_.backfill != BackfillMode::kNone &&
+                            policy_.backfill_interval_us > 0 &&
+                            (!backfilled_once_ ||
+                             now - last_backfill_us_ >= policy_.backfill_interval_us);
+  if (dirty_ || reorder_due || backfill_due) Schedule(now, decisions);
+  state_.Commit(0);
+  return decisions;
+}
+
+void Engine::Reorder(TimeUs now) {
+  const bool recompute = order_->time_dependent() &&
+                         (!reordered_once_ ||
+                          now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
+  OrderContext context;
+  context.now_us = now;
+  context.cluster_devices = std::max<uint64_t>(cluster_.device_count(), 1);
+  context.max_priority = max_priority_;
+  if (recompute) {
+    fair_share_.Advance(now);
+    last_reorder_us_ = now;
+    reordered_once_ = true;
+    for (JobId id : queue_) {
+      JobRecord& r = record(id);
+      context.fairshare = fair_share_.Factor(r.tenant);
+      r.key = order_->Key(r.job, id, context);
+    }
+    std::sort(queue_.begin(), queue_.end(),
+              [&](JobId a, JobId b) { return record(a).key < record(b).key; });
+  }
+  if (arrivals_.empty()) return;
+  for (JobId id : arrivals_) {
+    JobRecord& r = record(id);
+    context.fairshare = fair_share_.Factor(r.tenant);
+    r.key = order_->Key(r.job, id, context);
+  }
+  auto by_key = [&](JobId a, JobId b) { return record(a).key < record(b).key; };
+  std::sort(arrivals_.begin(), arrivals_.end(), by_key);
+  const size_t middle = queue_.size();
+  queue_.insert(queue_.end(), arrivals_.begin(), arrivals_.end());
+  std::inplace_merge(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(middle),
+                     queue_.end(), by_key);
+  arrivals_.clear();
+}
+
+bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid,
+                      Decisions& decisions) {
+  JobRecord& r = record(id);
+  const Shape shape = r.shape();
+  const bool plain = avoid == nullptr || avoid->empty();
+  if (plain) {
+    auto it = failed_shapes_->find(shape);
+    if (it != failed_shapes_->end() && it->second == release_epoch_) return false;
+  }
+  const PlacementRequest request = RequestOf(r);
+  auto placement = placer_.Place(state_, request, avoid);
+  if (!placement) {
+    if (plain) (*failed_shapes_)[shape] = release_epoch_;
+    return false;
+  }
+  for (const TaskAllocation& task : *placement) state_.Allocate(task);
+  r.tasks = std::move(*placement);
+  r.state = JobState::kRunning;
+  r.code = PendingCode::kNone;
+  r.start_us = now;
+  r.expected_end_us = now + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
+  running_by_end_.insert({r.expected_end_us, id.value()});
+  fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
+  decisions.starts.push_back(StartJob{id, r.tasks});
+  return true;
+}
+
+// Finds the earliest time the head fits once running jobs end at their expected ends, and the
+// placement it would get then; holds that placement in `reservation_`.
+bool Engine::ComputeReservation(JobId head, TimeUs now) {
+  reservation_.Clear();
+  reserved_start_us_ = kNever;
+  const JobRecord& r = record(head);
+  const PlacementRequest request = RequestOf(r);
+  const ClusterState::Mark mark = state_.mark();
+  std::optional<std::vector<TaskAllocation>> placement;
+  for (auto it = running_by_end_.begin(); it != running_by_end_.end();) {
+    const TimeUs end = it->first;
+    // Release every job ending at this instant before trying.
+    while (it != running_by_end_.end() && it->first == end) {
+      for (const TaskAllocation& task : record(JobId(it->second)).tasks) state_.Release(task);
+      ++it;
+    }
+    if (Placer::DomainBoundMilli(state_, DomainId(0), request) < request.milli()) continue;
+    placement = placer_.Place(state_, request, nullptr);
+    if (placement) {
+      reserved_start_us_ = std::max(end, now);
+      break;
+    }
+  }
+  state_.RollbackTo(mark);
+  if (!placement) return false;
+  for (const TaskAllocation& task : *placement) {
+    reservation_.Reserve(task.node, task.devices, task.cpu_milli, task.memory_mib);
+  }
+  return true;
+}
+
+PendingCode Engine::Analyze(const JobRecord& r) const {
+  if (r.never_fits) return PendingCode::kUnschedulable;
+  const PlacementRequest request = RequestOf(r);
+  if (Placer::DomainBoundMilli(state_, DomainId(0), request) < request.milli()) {
+    return PendingCode::kCapacity;
+  }
+  return PendingCode::kTopology;
+}
+
+void Engine::Schedule(TimeUs now, Decisions& decisions) {
+  dirty_ = false;
+  Reorder(now);
+  const bool backfill_pass =
+      policy_.backfill != BackfillMode::kNone &&
+      (policy_.backfill_interval_us == 0 || !backfilled_once_ ||
+       now - last_backfill_us_ >= policy_.backfill_interval_us);
+  if (backfill_pass) {
+    last_backfill_us_ = now;
+    backfilled_once_ = true;
+  }
+  blocked_head_ = JobId();
+  reserved_start_us_ = kNever;
+  reservation_.Clear();
+
+  uint32_t examined = 0;
+  uint32_t backfill_examined = 0;
+  uint32_t position = 0;
+  bool blocked = false;
+  std::vector<JobId> still_pending;
+  still_pending.reserve(queue_.size());
+  for (JobId id : queue_) {
+    JobRecord& r = record(id);
+    r.position = ++position;
+    bool started = false;
+    if (r.never_fits) {
+      r.code = PendingCode::kUnschedulable;
+    } else if (!blocked) {
+      if (policy_.main_queue_depth != 0 && examined >= policy_.main_queue_depth) {
+        r.code = PendingCode::kNotConsidered;
+        blocked = true;  // The main pass stops here; backfill may still look further.
+      } else {
+        ++examined;
+        started = TryStart(id, now, nullptr, decisions);
+        if (!started) {
+          blocked = true;
+          blocked_head_ = id;
+          r.code = Analyze(r);
+          if (policy_.backfill == BackfillMode::kEasy && backfill_pass) {
+            ComputeReservation(id, now);
+          }
+        }
+      }
+    } else if (!backfill_pass) {
+      r.code = PendingCode::kPriority;
+    } else if (policy_.backfill_max_jobs != 0 && backfill_examined >= policy_.backfill_max_jobs) {
+      r.code = PendingCode::kNotConsidered;
+    } else {
+      ++backfill_examined;
+      if (policy_.backfill == BackfillMode::kSkip || reservation_.empty()) {
+        started = TryStart(id, now, nullptr, decisions);
+        if (!started) r.code = Analyze(r);
+      } else {
+        const bool ends_before_reservation =
+            now + r.job.runtime_estimate_us <= reserved_start_us_;
+        started = ends_before_reservation ? TryStart(id, now, nullptr, decisions)
+                                          : TryStart(id, now, &reservation_, decisions);
+        if (!started) {
+          r.code = Analyze(r);
+          if (!ends_before_reservation && r.code == PendingCode::kTopology) {
+            // Distinguish "held for the reserved job" from "does not fit at all".
+            const PlacementRequest request = RequestOf(r);
+            if (placer_.Place(state_, request, nullptr)) r.code = PendingCode::kReservation;
+          }
+        }
+      }
+    }
+    if (!started) still_pending.push_back(id);
+  }
+  queue_ = std::move(still_pending);
+  position = 0;
+  for (JobId id : queue_) record(id).position = ++position;
+}
+
+TimeUs Engine::NextWakeupUs() const {
+  if (queue_.empty() && arrivals_.empty()) return kNever;
+  TimeUs wakeup = kNever;
+  if (policy_.backfill != BackfillMode::kNone && policy_.backfill_interval_us > 0 &&
+      backfilled_once_) {
+    wakeup = std::min(wakeup, last_backfill_us_ + policy_.backfill_interval_us);
+  }
+  if (order_->time_dependent() && reordered_once_) {
+    wakeup = std::min(wakeup, last_reorder_us_ + policy_.multifactor.recalc_period_us);
+  }
+  return wakeup;
+}
+
+uint64_t Engine::FragmentedMilli() const {
+  if (!blocked_head_.valid() || state(blocked_head_) != JobState::kPending) return 0;
+  const JobRecord& r = jobs_[blocked_head_.value()];
+  PlacementRequest request = RequestOf(r);
+  request.task_count = 1;
+  uint64_t fragmented = 0;
+  for (const model::Node& node : cluster_.nodes()) {
+    if (state_.drained(node.id)) continue;
+    uint64_t free = 0;
+    for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+      free += state_.free_milli(DeviceId(d));
+    }
+    if (free == 0) continue;
+    if (Placer::NodeCapacity(state_, node.id, request, nullptr) == 0) fragmented += free;
+  }
+  return fragmented;
+}
+
+PendingStatus Engine::Explain(JobId job) const {
+  PendingStatus status;
+  const JobRecord* r = find(job);
+  if (r == nullptr || r->state != JobState::kPending) return status;
+  status.queue_position = r->position;
+  const PlacementRequest request = RequestOf(*r);
+  const uint64_t free_matching = Placer::DomainBoundMilli(state_, DomainId(0), request);
+  const uint64_t need = request.milli();
+  auto devices = [](uint64_t milli) { return static_cast<double>(milli) / 1000.0; };
+  std::vector<PendingCode>& reasons = status.reasons;
+  if (r->code != PendingCode::kNone) reasons.push_back(r->code);
+  if (r->never_fits) {
+    status.message = fmt::format(
+        "No node in this cluster can ever hold it: {} task(s) of {} device(s) matching '{}' with "
+        "{} mCPU and {} MiB each.",
+        r->job.task_count, r->job.task.devices, r->job.task.selector.text(), r->job.task.cpu_milli,
+        r->job.task.memory_mib);
+    return status;
+  }
+  if (job == blocked_head_ && reserved_start_us_ != kNever) {
+    status.expected_start_us = reserved_start_us_;
+  }
+  // Add the capacity picture whatever the pass said, so a user sees every constraint.
+  if (need > 0 && free_matching < need && r->code != PendingCode::kCapacity) {
+    reasons.push_back(PendingCode::kCapacity);
+  }
+  std::sort(reasons.begin(), reasons.end());
+  reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
+  switch (reasons.empty() ? PendingCode::kNone : reasons.front()) {
+    case PendingCode::kCapacity:
+      status.message = fmt::format(
+          "Waiting for capacity: needs {:g} matching device(s), {:g} are free.", devices(need),
+          devices(free_matching));
+      break;
+    case PendingCode::kTopology:
+      status.message = fmt::format(
+          "{:g} matching device(s) are free, but not {} task(s) of {} on nodes that can take them "
+          "(fragmentation, topology, CPU or memory).",
+          devices(free_matching), r->job.task_count, r->job.task.devices);
+      break;
+    case PendingCode::kReservation:
+      status.message =
+          "It would fit now, but the capacity is reserved for a higher-priority job and it would "
+          "still be running when that job starts.";
+      break;
+    case PendingCode::kPriority:
+      status.message = "Waiting behind a higher-priority job that cannot start yet.";
+      break;
+    case PendingCode::kNotConsidered:
+      status.message = "Not yet looked at: beyond this pass's queue depth or backfill window.";
+      break;
+    default:
+      status.message = "Pending.";
+      break;
+  }
+  if (status.expected_start_us != kNever) {
+    status.message += fmt::format(" Reserved to start at t={:.0f}s.",
+                                  UsToSeconds(status.expected_start_us));
+  }
+  return status;
+}
+
+std::string Engine::CheckInvariants() const {
+  if (std::string problem = state_.CheckInvariants(); !problem.empty()) return problem;
+  std::vector<uint32_t> device_milli(cluster_.devices().size(), 0);
+  size_t pending = 0;
+  size_t running = 0;
+  for (size_t i = 0; i < jobs_.size(); ++i) {
+    const JobRecord& r = jobs_[i];
+    if (r.state == JobState::kPending) ++pending;
+    if (r.state != JobState::kRunning) continue;
+    ++running;
+    if (r.tasks.size() != r.job.task_count) {
+      return fmt::format("job {}: {} tasks allocated, gang has {}", i, r.tasks.size(),
+                         r.job.task_count);
+    }
+    for (const TaskAllocation& task : r.tasks) {
+      for (DeviceId device : task.devices) device_milli[device.value()] += task.milli_per_device;
+    }
+  }
+  for (size_t d = 0; d < device_milli.size(); ++d) {
+    if (device_milli[d] + state_.free_milli(DeviceId(static_cast<uint32_t>(d))) !=
+        model::kMilliPerDevice) {
+      return fmt::format("device {}: running jobs hold {} milli but {} is free", d,
+                         device_milli[d], state_.free_milli(DeviceId(static_cast<uint32_t>(d))));
+    }
+  }
+  if (pending != queue_.size() + arrivals_.size()) {
+    return fmt::format("{} pending jobs but {} queued", pending, queue_.size() + arrivals_.size());
+  }
+  if (running != running_by_end_.size()) {
+    return fmt::format("{} running jobs but {} in the end-time index", running,
+                       running_by_end_.size());
+  }
+  return "";
+}
+
+}  // namespace headroom::engine

@@ -1,0 +1,128 @@
+// Engine: the scheduler as a function. Step(events, now) applies what happened, runs one
+// scheduling pass under the configured policy and returns what to start. It reads no clock,
+// does no I/O and holds no global state; the simulator and the daemon are its only callers,
+// and a journal of their inputs replays it exactly.
+//
+// One pass: order the queue (queue_order.h); walk it, starting every job that fits (placement.h)
+// until the first that does not. What happens behind that blocked job is the backfill mode's:
+// nothing (kNone), anything that fits (kSkip), or EASY — the blocked job gets a reservation at
+// the earliest time enough running work will have ended (by the estimates), and later jobs
+// start now only where they cannot delay it: they end before that time, or they avoid the
+// reserved devices, CPU and memory.
+//
+// Speed: a request shape that failed to place is not tried again until capacity is released;
+// domain aggregates make the per-placement cost proportional to the domains examined.
+//
+// Invariants, checked by CheckInvariants: ClusterState's own; every running job's allocations
+// are applied exactly once; a job is in exactly one state; pending jobs are in the queue once.
+// Threading: single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/time.h"
+#include "engine/cluster_state.h"
+#include "engine/decision.h"
+#include "engine/event.h"
+#include "engine/fair_share.h"
+#include "engine/pending_reason.h"
+#include "engine/placement.h"
+#include "engine/policy_config.h"
+#include "engine/queue_order.h"
+#include "model/cluster.h"
+
+namespace headroom::engine {
+
+enum class JobState : uint8_t { kUnknown, kPending, kRunning, kFinished, kCancelled };
+
+class Engine {
+ public:
+  // `cluster` must outlive the engine; `policy` must have passed ValidatePolicy.
+  Engine(const model::Cluster& cluster, const PolicyConfig& policy);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Events are consumed (moved from). `now` must not go backwards.
+  Decisions Step(std::span<Event> events, TimeUs now);
+
+  JobState state(JobId job) const;
+  // Why a pending job waits; empty reasons for a job that is not pending.
+  PendingStatus Explain(JobId job) const;
+  const std::vector<TaskAllocation>* allocations(JobId job) const;
+
+  size_t pending_count() const { return queue_.size(); }
+  size_t running_count() const { return running_by_end_.size(); }
+  const ClusterState& cluster_state() const { return state_; }
+  const PolicyConfig& policy() const { return policy_; }
+
+  // When the engine wants to be stepped again even if nothing happens (a backfill interval or
+  // a priority recalculation falls due while jobs wait); kNever when it does not.
+  TimeUs NextWakeupUs() const;
+
+  // Free milli-devices the first blocked job could not use on any node it cannot take a task
+  // on (0 when nothing is blocked). O(nodes); for metrics sampling.
+  uint64_t FragmentedMilli() const;
+
+  // Empty when every invariant holds; else the first violation. O(cluster + jobs).
+  std::string CheckInvariants() const;
+
+ private:
+  struct Shape;
+  struct ShapeHash;
+  struct JobRecord;
+
+  void Apply(Event& event, TimeUs now);
+  void Submit(JobId id, model::Job job, TimeUs now);
+  void Finish(JobId id, JobState final_state);
+  void Schedule(TimeUs now, Decisions& decisions);
+  void Reorder(TimeUs now);
+  bool TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions);
+  bool ComputeReservation(JobId head, TimeUs now);
+  PendingCode Analyze(const JobRecord& record) const;
+  PlacementRequest RequestOf(const JobRecord& record) const;
+  uint32_t MaskFor(const model::Selector& selector);
+  bool NeverFits(const JobRecord& record) const;
+  JobRecord& record(JobId id);
+  const JobRecord* find(JobId id) const;
+
+  const model::Cluster& cluster_;
+  PolicyConfig policy_;
+  std::unique_ptr<QueueOrder> order_;
+  Placer placer_;
+  ClusterState state_;
+  FairShare fair_share_;
+
+  std::vector<JobRecord> jobs_;              // By JobId.
+  std::vector<JobId> queue_;                 // Pending, in order.
+  std::vector<JobId> arrivals_;              // Submitted since the last pass.
+  std::set<std::pair<TimeUs, uint32_t>> running_by_end_;  // (expected end, job id).
+
+  std::vector<ClassMask> masks_;
+  std::unordered_map<std::string, uint32_t> mask_by_selector_;
+  std::unordered_map<std::string, uint32_t> tenant_ids_;
+  int32_t max_priority_ = 0;
+
+  // Capacity released since construction; a cached placement failure is valid while unchanged.
+  uint64_t release_epoch_ = 0;
+  std::unique_ptr<std::unordered_map<Shape, uint64_t, ShapeHash>> failed_shapes_;
+  bool dirty_ = true;             // Something changed that a pass could act on.
+  TimeUs last_reorder_us_ = 0;
+  TimeUs last_backfill_us_ = 0;
+  bool reordered_once_ = false;
+  bool backfilled_once_ = false;
+  TimeUs last_now_us_ = 0;
+
+  JobId blocked_head_;            // First job that could not start in the last pass.
+  TimeUs reserved_start_us_ = kNever;
+  ReservedCapacity reservation_;
+};
+
+}  // namespace headroom::engine

@@ -1,0 +1,37 @@
+// Events: what the engine is told happened since the last step. The simulator and the daemon
+// produce them; the engine consumes them in order inside Step().
+#pragma once
+
+#include <variant>
+#include <vector>
+
+#include "base/ids.h"
+#include "model/job.h"
+
+namespace headroom::engine {
+
+// A new job; `id` is chosen by the caller, dense, and never reused.
+struct JobSubmitted {
+  JobId id;
+  model::Job job;
+};
+
+// A running job ended (completed, failed or was killed outside the engine); its capacity is free.
+struct JobFinished {
+  JobId id;
+};
+
+// Withdraw a job: pending jobs leave the queue, running ones release their capacity.
+struct JobCancelled {
+  JobId id;
+};
+
+// A node stops (or resumes) accepting new work; running work is untouched.
+struct NodeDrained {
+  NodeId node;
+  bool drained = true;
+};
+
+using Event = std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained>;
+
+}  // namespace headroom::engine

@@ -1,0 +1,35 @@
+// FairShare: decayed device usage per tenant, for the multifactor queue order. Usage is
+// integrated in milli-device-seconds between updates and halves every decay half-life
+// (Slurm PriorityDecayHalfLife). Tenants have equal shares; the factor is Slurm's classic
+// 2^(−U/S) with U = tenant usage ÷ total usage and S = 1 ÷ number of tenants.
+// Threading: single-threaded, owned by the engine.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/time.h"
+
+namespace headroom::engine {
+
+class FairShare {
+ public:
+  explicit FairShare(TimeUs half_life_us) : half_life_us_(half_life_us) {}
+
+  void EnsureTenant(TenantId tenant);
+  // Running allocation changes (milli-devices) for a tenant.
+  void AddRunning(TenantId tenant, int64_t milli);
+  // Integrates usage up to `now` and applies decay.
+  void Advance(TimeUs now);
+  double Factor(TenantId tenant) const;
+
+ private:
+  TimeUs half_life_us_;
+  TimeUs last_us_ = 0;
+  bool started_ = false;
+  std::vector<double> usage_;          // Decayed milli-device-seconds.
+  std::vector<int64_t> running_milli_;
+};
+
+}  // namespace headroom::engine

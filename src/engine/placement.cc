@@ -1,0 +1,341 @@
+#include "engine/placement.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "base/check.h"
+
+namespace headroom::engine {
+namespace {
+
+bool Reserved(const ReservedCapacity* avoid, uint32_t device) {
+  return avoid != nullptr && avoid->device_reserved[device] != 0;
+}
+
+// Lexicographic comparison key for ordering candidates: smaller goes first.
+struct Candidate {
+  uint64_t key;
+  uint32_t id;
+  friend bool operator<(const Candidate& a, const Candidate& b) {
+    return a.key != b.key ? a.key < b.key : a.id < b.id;
+  }
+};
+
+uint64_t OrderKey(FitOrder order, uint64_t free, uint32_t id) {
+  switch (order) {
+    case FitOrder::kFirstFit:
+      return id;
+    case FitOrder::kBestFit:
+      return free;
+    case FitOrder::kWorstFit:
+      return std::numeric_limits<uint64_t>::max() - free;
+  }
+  return id;
+}
+
+}  // namespace
+
+uint32_t Placer::NodeCapacity(const ClusterState& state, NodeId node_id,
+                              const PlacementRequest& request, const ReservedCapacity* avoid) {
+  if (state.drained(node_id)) return 0;
+  const model::TaskShape& shape = *request.shape;
+  const uint32_t n = node_id.value();
+  const bool reserved_here = avoid != nullptr && !avoid->empty() &&
+                             (avoid->node_devices[n] != 0 || avoid->node_cpu_milli[n] != 0 ||
+                              avoid->node_memory_mib[n] != 0);
+  uint64_t capacity = request.task_count;
+  if (shape.cpu_milli > 0) {
+    int64_t free = state.free_cpu_milli(node_id);
+    if (reserved_here) free -= avoid->node_cpu_milli[n];
+    capacity = std::min<uint64_t>(capacity, free <= 0 ? 0 : free / shape.cpu_milli);
+  }
+  if (shape.memory_mib > 0) {
+    int64_t free = state.free_memory_mib(node_id);
+    if (reserved_here) free -= avoid->node_memory_mib[n];
+    capacity = std::min<uint64_t>(capacity, free <= 0 ? 0 : free / shape.memory_mib);
+  }
+  if (shape.devices == 0 || capacity == 0) return static_cast<uint32_t>(capacity);
+
+  const model::Cluster& cluster = state.cluster();
+  const model::Node& node = cluster.node(node_id);
+  const ClassMask& mask = *request.classes;
+  if (!shape.fractional()) {
+    uint64_t free = 0;
+    if (reserved_here && avoid->node_devices[n] != 0) {
+      for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+        if (mask.matches[cluster.devices()[d].device_class.value()] &&
+            state.free_milli(DeviceId(d)) == model::kMilliPerDevice && !Reserved(avoid, d)) {
+          ++free;
+        }
+      }
+    } else {
+      for (DeviceClassId device_class : mask.classes) free += state.whole_free(node_id, device_class);
+    }
+    return static_cast<uint32_t>(std::min<uint64_t>(capacity, free / shape.devices));
+  }
+  uint64_t shares = 0;
+  for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+    if (mask.matches[cluster.devices()[d].device_class.value()] && !Reserved(avoid, d)) {
+      shares += state.free_milli(DeviceId(d)) / shape.milli_per_device;
+    }
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(capacity, shares));
+}
+
+uint64_t Placer::DomainBoundMilli(const ClusterState& state, DomainId domain,
+                                  const PlacementRequest& request) {
+  if (request.shape->devices == 0) return std::numeric_limits<uint64_t>::max();
+  uint64_t bound = 0;
+  for (DeviceClassId device_class : request.classes->classes) {
+    bound += request.whole_devices()
+                 ? uint64_t{state.domain_whole_free(domain, device_class)} * model::kMilliPerDevice
+                 : state.domain_free_milli(domain, device_class);
+  }
+  return bound;
+}
+
+std::vector<TaskAllocation> AllocateOnNode(const ClusterState& state, NodeId node_id,
+                                           const PlacementRequest& request, uint32_t tasks,
+                                           const ReservedCapacity* avoid) {
+  const model::Cluster& cluster = state.cluster();
+  const model::Node& node = cluster.node(node_id);
+  const model::TaskShape& shape = *request.shape;
+  std::vector<TaskAllocation> allocations(tasks);
+  for (TaskAllocation& task : allocations) {
+    task.node = node_id;
+    task.milli_per_device = shape.milli_per_device;
+    task.cpu_milli = shape.cpu_milli;
+    task.memory_mib = shape.memory_mib;
+  }
+  if (shape.devices == 0) return allocations;
+
+  auto usable = [&](uint32_t d) {
+    return request.classes->matches[cluster.devices()[d].device_class.value()] &&
+           !Reserved(avoid, d);
+  };
+  if (!shape.fractional()) {
+    uint32_t task = 0;
+    for (uint32_t d = node.first_device; d < node.first_device + node.device_count && task < tasks;
+         ++d) {
+      if (!usable(d) || state.free_milli(DeviceId(d)) != model::kMilliPerDevice) continue;
+      allocations[task].devices.push_back(DeviceId(d));
+      if (allocations[task].devices.size() == shape.devices) ++task;
+    }
+    HR_CHECK(task == tasks);
+    return allocations;
+  }
+  // Shares: each task on the device with the least free share that still holds it (best fit),
+  // ties to the lower index.
+  std::vector<uint32_t> free(node.device_count);
+  for (uint32_t i = 0; i < node.device_count; ++i) {
+    free[i] = state.free_milli(DeviceId(node.first_device + i));
+  }
+  for (TaskAllocation& task : allocations) {
+    uint32_t best = node.device_count;
+    for (uint32_t i = 0; i < node.device_count; ++i) {
+      if (!usable(node.first_device + i) || free[i] < shape.milli_per_device) continue;
+      if (best == node.device_count || free[i] < free[best]) best = i;
+    }
+    HR_CHECK(best < node.device_count);
+    free[best] -= shape.milli_per_device;
+    task.devices.push_back(DeviceId(node.first_device + best));
+  }
+  return allocations;
+}
+
+std::optional<std::vector<TaskAllocation>> Placer::Place(ClusterState& state,
+                                                         const PlacementRequest& request,
+                                                         const ReservedCapacity* avoid) const {
+  HR_CHECK(request.shape != nullptr && request.classes != nullptr && request.task_count > 0);
+  if (request.shape->devices > 0 && request.classes->classes.empty()) return std::nullopt;
+  const DomainId root(0);
+  if (DomainBoundMilli(state, root, request) < request.milli()) return std::nullopt;
+  return options_.gang == GangPlacement::kPerTask ? PlacePerTask(state, request, avoid)
+                                                  : PlaceBlock(state, request, avoid);
+}
+
+std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(
+    ClusterState& state, const PlacementRequest& request, const ReservedCapacity* avoid) const {
+  const model::Cluster& cluster = state.cluster();
+  PlacementRequest one = request;
+  one.task_count = 1;
+  const uint64_t one_milli = one.milli();
+  const bool first_fit_only = options_.scorers.size() == 1 &&
+                              options_.scorers[0].kind == ScorerKind::kFirstFit;
+  std::vector<TaskAllocation> result;
+  result.reserve(request.task_count);
+  const ClusterState::Mark mark = state.mark();
+  for (uint32_t t = 0; t < request.task_count; ++t) {
+    NodeId best;
+    double best_score = 0;
+    for (DomainId domain : cluster.domains_at_level(cluster.deepest_level())) {
+      if (DomainBoundMilli(state, domain, one) < one_milli) continue;
+      const model::Domain& d = cluster.domain(domain);
+      for (uint32_t n = d.node_begin; n < d.node_end; ++n) {
+        if (NodeCapacity(state, NodeId(n), one, avoid) == 0) continue;
+        if (first_fit_only) {
+          best = NodeId(n);
+          break;
+        }
+        const double score = ScoreNode(state, NodeId(n), one, 1, options_.scorers);
+        if (!best.valid() || score > best_score) {
+          best = NodeId(n);
+          best_score = score;
+        }
+      }
+      if (first_fit_only && best.valid()) break;
+    }
+    if (!best.valid()) {
+      state.RollbackTo(mark);
+      return std::nullopt;
+    }
+    std::vector<TaskAllocation> task = AllocateOnNode(state, best, one, 1, avoid);
+    state.Allocate(task[0]);
+    result.push_back(std::move(task[0]));
+  }
+  state.RollbackTo(mark);
+  return result;
+}
+
+// Working memory of one block search: per-node task capacities of the domain being filled.
+struct Placer::Search {
+  const ClusterState& state;
+  const PlacementRequest& request;
+  const ReservedCapacity* avoid;
+  const PlacementOptions& options;
+  std::vector<std::pair<NodeId, uint32_t>> chosen;  // (node, tasks)
+
+  uint32_t Capacity(NodeId node) const { return NodeCapacity(state, node, request, avoid); }
+
+  uint64_t DomainCapacity(DomainId domain_id, uint64_t cap) const {
+    const model::Domain& domain = state.cluster().domain(domain_id);
+    uint64_t total = 0;
+    for (uint32_t n = domain.node_begin; n < domain.node_end && total < cap; ++n) {
+      total += Capacity(NodeId(n));
+    }
+    return total;
+  }
+
+  // Places `tasks` tasks inside `domain_id`, which must hold them.
+  void Fill(DomainId domain_id, uint32_t tasks) {
+    const model::Cluster& cluster = state.cluster();
+    const model::Domain& domain = cluster.domain(domain_id);
+    if (domain.children.empty()) {
+      FillNodes(domain.node_begin, domain.node_end, tasks);
+      return;
+    }
+    std::vector<std::pair<DomainId, uint64_t>> children;
+    for (DomainId child : domain.children) {
+      const uint64_t capacity = DomainCapacity(child, UINT64_MAX);
+      if (capacity > 0) children.push_back({child, capacity});
+    }
+    uint32_t remaining = tasks;
+    while (remaining > 0) {
+      HR_CHECK(!children.empty());
+      // A single child that holds the rest, chosen by the policy's order.
+      size_t pick = children.size();
+      for (size_t i = 0; i < children.size(); ++i) {
+        if (children[i].second < remaining) continue;
+        if (pick == children.size() ||
+            Candidate{OrderKey(options.domain_order, children[i].second, i), 0} <
+                Candidate{OrderKey(options.domain_order, children[pick].second, pick), 0}) {
+          pick = i;
+        }
+      }
+      if (pick < children.size()) {
+        Fill(children[pick].first, remaining);
+        return;
+      }
+      // Otherwise the largest child, to span as few domains as possible.
+      size_t largest = 0;
+      for (size_t i = 1; i < children.size(); ++i) {
+        if (children[i].second > children[largest].second) largest = i;
+      }
+      const uint32_t take = static_cast<uint32_t>(children[largest].second);
+      Fill(children[largest].first, take);
+      remaining -= take;
+      children.erase(children.begin() + static_cast<std::ptrdiff_t>(largest));
+    }
+  }
+
+  void FillNodes(uint32_t begin, uint32_t end, uint32_t tasks) {
+    struct NodeOption {
+      NodeId node;
+      uint32_t capacity;
+    };
+    std::vector<NodeOption> nodes;
+    for (uint32_t n = begin; n < end; ++n) {
+      const uint32_t capacity = Capacity(NodeId(n));
+      if (capacity > 0) nodes.push_back({NodeId(n), capacity});
+    }
+    uint32_t remaining = tasks;
+    while (remaining > 0) {
+      HR_CHECK(!nodes.empty());
+      size_t pick = nodes.size();
+      double pick_score = 0;
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].capacity < remaining) continue;
+        const double score =
+            ScoreNode(state, nodes[i].node, request, remaining, options.scorers);
+        if (pick == nodes.size() || score > pick_score) {
+          pick = i;
+          pick_score = score;
+        }
+      }
+      if (pick < nodes.size()) {
+        chosen.push_back({nodes[pick].node, remaining});
+        return;
+      }
+      size_t largest = 0;
+      for (size_t i = 1; i < nodes.size(); ++i) {
+        if (nodes[i].capacity > nodes[largest].capacity) largest = i;
+      }
+      chosen.push_back({nodes[largest].node, nodes[largest].capacity});
+      remaining -= nodes[largest].capacity;
+      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(largest));
+    }
+  }
+};
+
+std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(
+    ClusterState& state, const PlacementRequest& request, const ReservedCapacity* avoid) const {
+  const model::Cluster& cluster = state.cluster();
+  const uint64_t need_milli = request.milli();
+  Search search{state, request, avoid, options_, {}};
+  for (int level = static_cast<int>(cluster.deepest_level()); level >= 0; --level) {
+    std::vector<Candidate> candidates;
+    for (DomainId domain : cluster.domains_at_level(static_cast<uint32_t>(level))) {
+      const uint64_t bound = DomainBoundMilli(state, domain, request);
+      if (bound < need_milli) continue;
+      candidates.push_back(
+          {OrderKey(options_.domain_order, bound == UINT64_MAX ? 0 : bound, domain.value()),
+           domain.value()});
+    }
+    const size_t budget = level == 0 ? candidates.size()
+                                     : std::min<size_t>(candidates.size(),
+                                                        options_.domains_tried_per_level);
+    std::partial_sort(candidates.begin(),
+                      candidates.begin() + static_cast<std::ptrdiff_t>(budget), candidates.end());
+    for (size_t i = 0; i < budget; ++i) {
+      const DomainId domain(candidates[i].id);
+      if (search.DomainCapacity(domain, request.task_count) < request.task_count) continue;
+      search.Fill(domain, request.task_count);
+      std::vector<TaskAllocation> result;
+      result.reserve(request.task_count);
+      // Materialise device choices node by node inside a rolled-back mark, so that two
+      // entries for one node never pick the same devices.
+      const ClusterState::Mark mark = state.mark();
+      for (const auto& [node, tasks] : search.chosen) {
+        for (TaskAllocation& task : AllocateOnNode(state, node, request, tasks, avoid)) {
+          state.Allocate(task);
+          result.push_back(std::move(task));
+        }
+      }
+      state.RollbackTo(mark);
+      return result;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace headroom::engine

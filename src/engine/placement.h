@@ -1,0 +1,77 @@
+// Placement: finds where a gang goes, all-or-nothing, or says it does not fit now.
+//
+// Filter → score → pick. A node passes the filter for k tasks when it is not drained, has k×cpu
+// and k×memory free and k×devices free devices of a matching class (whole devices, or shares
+// of single devices for fractional tasks), outside any reserved capacity it must avoid.
+// Scoring uses the policy's weighted scorers (scorer.h); ties go to the lower id.
+//
+// Gang modes (PolicyConfig::gang_placement):
+//  kPerTask        every task to the best node for it, one after another.
+//  kTopologyBlock  the smallest fabric domain that holds the whole gang — trying the deepest
+//                  level first (rack / NVLink domain), then its parents — with candidate domains
+//                  ordered by the policy's FitOrder and at most `domains_tried_per_level` tried
+//                  per level; inside it, recursively, a single child that holds the rest if one
+//                  exists (best fit among those), else the largest children first. This is the
+//                  tree best fit of Slurm's topology/tree plugin and Kueue TAS's BestFit.
+// Cost: O(domains at a level) to filter by the per-domain free index, plus O(nodes) of the
+// domains actually examined.
+// Promise: on success the returned allocations fit the state as given, use each device share
+// at most once, and leave the state unchanged (the search runs inside a rolled-back mark).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "engine/cluster_state.h"
+#include "engine/decision.h"
+#include "engine/policy_config.h"
+#include "engine/request.h"
+#include "engine/scorer.h"
+
+namespace headroom::engine {
+
+struct PlacementOptions {
+  GangPlacement gang = GangPlacement::kTopologyBlock;
+  FitOrder domain_order = FitOrder::kBestFit;
+  std::vector<WeightedScorer> scorers;
+  uint32_t domains_tried_per_level = 8;
+};
+
+class Placer {
+ public:
+  explicit Placer(PlacementOptions options) : options_(std::move(options)) {}
+
+  // `avoid` may be null. The state is only touched inside a mark that is rolled back.
+  std::optional<std::vector<TaskAllocation>> Place(ClusterState& state,
+                                                   const PlacementRequest& request,
+                                                   const ReservedCapacity* avoid) const;
+
+  // How many tasks of the request `node` could take now (capped at the request's count).
+  static uint32_t NodeCapacity(const ClusterState& state, NodeId node,
+                               const PlacementRequest& request, const ReservedCapacity* avoid);
+
+  // Upper bound on the request's device demand a domain can hold (milli-devices), from the
+  // aggregates alone. CPU-only requests return UINT64_MAX.
+  static uint64_t DomainBoundMilli(const ClusterState& state, DomainId domain,
+                                   const PlacementRequest& request);
+
+ private:
+  struct Search;
+
+  std::optional<std::vector<TaskAllocation>> PlacePerTask(ClusterState& state,
+                                                          const PlacementRequest& request,
+                                                          const ReservedCapacity* avoid) const;
+  std::optional<std::vector<TaskAllocation>> PlaceBlock(ClusterState& state,
+                                                        const PlacementRequest& request,
+                                                        const ReservedCapacity* avoid) const;
+
+  PlacementOptions options_;
+};
+
+// Picks devices on `node` for `tasks` tasks and returns one allocation per task. The node must
+// have capacity for them (NodeCapacity >= tasks).
+std::vector<TaskAllocation> AllocateOnNode(const ClusterState& state, NodeId node,
+                                           const PlacementRequest& request, uint32_t tasks,
+                                           const ReservedCapacity* avoid);
+
+}  // namespace headroom::engine

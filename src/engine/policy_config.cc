@@ -1,0 +1,38 @@
+#include "engine/policy_config.h"
+
+#include "engine/queue_order.h"
+#include "engine/scorer.h"
+
+namespace headroom::engine {
+
+Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
+  auto context = [&](Error error) {
+    return tl::unexpected(WithContext(std::move(error), "policy '" + config.name + "'"));
+  };
+  if (auto order = MakeQueueOrder(config.queue_order, config.multifactor); !order) {
+    return context(order.error());
+  }
+  if (config.node_scorers.empty()) {
+    return context(Error{ErrorCode::kInvalidArgument, "node_scorers: expected at least one"});
+  }
+  for (const NamedWeight& scorer : config.node_scorers) {
+    if (auto kind = ScorerByName(scorer.name); !kind) return context(kind.error());
+    if (!(scorer.weight >= 0)) {
+      return context(Error{ErrorCode::kInvalidArgument,
+                           fmt::format("scorer '{}': expected a non-negative weight, got {}",
+                                       scorer.name, scorer.weight)});
+    }
+  }
+  const MultifactorWeights& w = config.multifactor;
+  if (w.max_age_us <= 0 || w.decay_half_life_us <= 0 || w.recalc_period_us <= 0) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "multifactor: expected positive max age, half-life and period"});
+  }
+  if (config.backfill_interval_us < 0) {
+    return context(
+        Error{ErrorCode::kInvalidArgument, "backfill_interval: expected a non-negative time"});
+  }
+  return config;
+}
+
+}  // namespace headroom::engine

@@ -1,0 +1,87 @@
+// PolicyConfig: a scheduling policy as a value. The engine is one program; FIFO, Slurm-like
+// EASY backfill, Kubernetes-like spread and headroom's own policy are configurations of it
+// (see presets.h). Every named piece is validated by ValidatePolicy; an unknown name is a
+// configuration error, never a silent default.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "base/time.h"
+
+namespace headroom::engine {
+
+// How a gang's tasks are spread over nodes.
+enum class GangPlacement {
+  // Each task independently, in order, to the best node for it (how kube-scheduler and
+  // Slurm's linear node selection behave); the gang still starts all-or-nothing.
+  kPerTask,
+  // The whole gang inside the smallest fabric domain that holds it, then recursively inside
+  // the fewest, best-fitting child domains (Slurm topology/tree; Kueue Topology Aware
+  // Scheduling's BestFit).
+  kTopologyBlock,
+};
+
+// Order in which candidate domains (and nodes with equal score) are tried.
+enum class FitOrder {
+  kFirstFit,  // Lowest id first.
+  kBestFit,   // Least free capacity that still fits first.
+  kWorstFit,  // Most free capacity first.
+};
+
+enum class BackfillMode {
+  kNone,  // Strict order: the first job that cannot start blocks everything behind it.
+  kSkip,  // Any job that fits starts; nothing is reserved (kube-scheduler's behaviour).
+  kEasy,  // The first blocked job gets a reservation; later jobs start only if they do not
+          // delay it (Lifka 1995; Mu'alem & Feitelson 2001; Slurm sched/backfill).
+};
+
+struct MultifactorWeights {
+  // Slurm priority/multifactor (https://slurm.schedmd.com/priority_multifactor.html):
+  // priority = w_age·age + w_fairshare·fairshare + w_job_size·size + w_qos·qos.
+  double age = 0;
+  double fairshare = 0;
+  double job_size = 0;
+  double qos = 0;
+  TimeUs max_age_us = 7 * 24 * 3600 * kUsPerSecond;           // PriorityMaxAge (7-0).
+  TimeUs decay_half_life_us = 7 * 24 * 3600 * kUsPerSecond;   // PriorityDecayHalfLife (7-0).
+  TimeUs recalc_period_us = 5 * 60 * kUsPerSecond;            // PriorityCalcPeriod (5 min).
+};
+
+struct NamedWeight {
+  std::string name;
+  double weight = 1;
+};
+
+struct PolicyConfig {
+  std::string name;
+  std::string description;
+
+  // Queue order: "fifo", "priority" or "multifactor" (queue_order.h).
+  std::string queue_order = "fifo";
+  MultifactorWeights multifactor;
+
+  BackfillMode backfill = BackfillMode::kNone;
+  // Backfill runs at most this often (Slurm bf_interval); 0 = on every step.
+  TimeUs backfill_interval_us = 0;
+  // Jobs looked at per backfill pass (Slurm bf_max_job_test); 0 = all.
+  uint32_t backfill_max_jobs = 0;
+  // Jobs looked at per step by the main pass before the first blocked one (Slurm
+  // default_queue_depth); 0 = all.
+  uint32_t main_queue_depth = 0;
+
+  GangPlacement gang_placement = GangPlacement::kTopologyBlock;
+  FitOrder domain_order = FitOrder::kBestFit;
+  // Node scorers by name with weights (scorer.h): the best-scoring node wins, ties by id.
+  std::vector<NamedWeight> node_scorers = {{"best_fit", 1}};
+  // Candidate domains tried per topology level before moving up a level (work budget,
+  // counts domains, not time).
+  uint32_t domains_tried_per_level = 8;
+};
+
+Result<PolicyConfig> ValidatePolicy(PolicyConfig config);
+
+}  // namespace headroom::engine

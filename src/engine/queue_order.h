@@ -1,0 +1,63 @@
+// QueueOrder: who goes next, kept apart from what they get (the Mesos allocator's split).
+// Each order maps a pending job to a key; smaller keys go first, ties by submit time, then id.
+//
+//  fifo         submit time (Slurm's builtin order; FIFO baselines).
+//  priority     priority class descending, then submit time (kube-scheduler PrioritySort).
+//  multifactor  Slurm priority/multifactor: w_age·age + w_fairshare·fairshare +
+//               w_job_size·size + w_qos·qos, descending; factors in [0, 1]:
+//                 age       = min(wait ÷ PriorityMaxAge, 1)
+//                 fairshare = 2^(−U/S), U = tenant's decayed usage ÷ all usage, S = its share
+//                             (equal shares), the classic formula
+//                 size      = devices requested ÷ devices in the cluster (PriorityFavorSmall=NO)
+//                 qos       = priority ÷ the highest priority seen (0 when none is positive)
+//               (https://slurm.schedmd.com/priority_multifactor.html). Keys change with time, so
+//               the engine recomputes them every PriorityCalcPeriod, as Slurm does.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/result.h"
+#include "base/time.h"
+#include "engine/policy_config.h"
+#include "model/job.h"
+
+namespace headroom::engine {
+
+struct QueueKey {
+  double primary = 0;
+  TimeUs submit_time_us = 0;
+  uint32_t id = 0;
+  friend bool operator<(const QueueKey& a, const QueueKey& b) {
+    if (a.primary != b.primary) return a.primary < b.primary;
+    if (a.submit_time_us != b.submit_time_us) return a.submit_time_us < b.submit_time_us;
+    return a.id < b.id;
+  }
+};
+
+// What an order may look at besides the job itself.
+struct OrderContext {
+  TimeUs now_us = 0;
+  uint64_t cluster_devices = 1;
+  int32_t max_priority = 0;
+  // Fair-share factor of the job's tenant, in [0, 1] (fair_share.h).
+  double fairshare = 1;
+};
+
+class QueueOrder {
+ public:
+  virtual ~QueueOrder() = default;
+  virtual std::string_view name() const = 0;
+  virtual QueueKey Key(const model::Job& job, JobId id, const OrderContext& context) const = 0;
+  // True when keys drift with time or usage and must be recomputed periodically.
+  virtual bool time_dependent() const { return false; }
+};
+
+Result<std::unique_ptr<QueueOrder>> MakeQueueOrder(std::string_view name,
+                                                   const MultifactorWeights& weights);
+std::vector<std::string_view> QueueOrderNames();
+
+}  // namespace headroom::engine

@@ -1,0 +1,47 @@
+// PlacementRequest: one gang as placement sees it — the task shape, how many tasks, and which
+// device classes its selector accepts (evaluated once per class, not per device).
+// ReservedCapacity: devices, CPU and memory promised to a reserved job; placements for work
+// that would still run at the reservation's start must avoid them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/ids.h"
+#include "model/job.h"
+
+namespace headroom::engine {
+
+struct ClassMask {
+  std::vector<uint8_t> matches;         // Indexed by device class id.
+  std::vector<DeviceClassId> classes;   // The matching ones, ascending.
+};
+
+struct PlacementRequest {
+  const model::TaskShape* shape = nullptr;
+  uint32_t task_count = 1;
+  const ClassMask* classes = nullptr;
+
+  bool whole_devices() const { return shape->devices > 0 && !shape->fractional(); }
+  // Device demand in milli-devices (0 for CPU-only).
+  uint64_t milli() const {
+    return uint64_t{task_count} * shape->devices * shape->milli_per_device;
+  }
+};
+
+struct ReservedCapacity {
+  std::vector<uint8_t> device_reserved;    // By device id.
+  std::vector<uint16_t> node_devices;      // Reserved devices per node.
+  std::vector<int64_t> node_cpu_milli;     // Reserved CPU per node.
+  std::vector<int64_t> node_memory_mib;    // Reserved memory per node.
+  std::vector<uint32_t> touched_nodes;     // Nodes with any reservation, for cheap clearing.
+  std::vector<uint32_t> touched_devices;
+
+  void Resize(size_t nodes, size_t devices);
+  void Clear();
+  void Reserve(NodeId node, const std::vector<DeviceId>& devices, int64_t cpu_milli,
+               int64_t memory_mib);
+  bool empty() const { return touched_nodes.empty(); }
+};
+
+}  // namespace headroom::engine

@@ -1,0 +1,54 @@
+// Job: a gang of identical tasks that starts all-or-nothing. Each task lands on one node and
+// asks for devices (whole ones, or a share of one device), CPU and memory; the selector says
+// which devices qualify. This is the shape of Slurm's `--nodes=N --gpus-per-node=G` and of a
+// Kubernetes ResourceClaim with a count and a CEL-like selector.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/time.h"
+#include "model/selector.h"
+
+namespace headroom::model {
+
+inline constexpr uint32_t kMilliPerDevice = 1000;
+
+struct TaskShape {
+  // Whole devices per task, or 1 with milli_per_device < 1000 for a share of one device
+  // (openb's gpu_milli). 0 devices: a CPU-only task.
+  uint32_t devices = 0;
+  uint32_t milli_per_device = kMilliPerDevice;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  Selector selector;
+
+  bool fractional() const { return devices == 1 && milli_per_device < kMilliPerDevice; }
+};
+
+enum class TraceOutcome { kUnknown, kCompleted, kFailed, kKilled };
+
+struct Job {
+  std::string name;
+  std::string tenant = "default";
+  int32_t priority = 0;  // Larger runs first where the queue order looks at it.
+  TimeUs submit_time_us = 0;
+  // What the user promised (Slurm's --time); backfill plans with it. Never below runtime_us
+  // in a trace-faithful replay unless the workload says so.
+  TimeUs runtime_estimate_us = 0;
+  // How long the job really runs at full speed (simulator input; unknown to the engine's
+  // planning, which sees only the estimate).
+  TimeUs runtime_us = 0;
+  uint32_t task_count = 1;
+  TaskShape task;
+  TraceOutcome trace_outcome = TraceOutcome::kUnknown;
+
+  // Total whole devices (shares count as one device each for reporting).
+  uint64_t total_devices() const { return uint64_t{task_count} * task.devices; }
+  // Device demand in milli-devices: the accounting unit for load and allocation.
+  uint64_t total_milli() const {
+    return uint64_t{task_count} * task.devices * task.milli_per_device;
+  }
+};
+
+}  // namespace headroom::model

@@ -1,0 +1,225 @@
+#include "model/yaml_field.h"
+
+#include <charconv>
+#include <cmath>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace headroom::model {
+namespace {
+
+constexpr size_t kMaxQuoted = 60;
+
+int LineOf(const YAML::Node& node, int fallback) {
+  const YAML::Mark mark = node.Mark();
+  return mark.is_null() || mark.line < 0 ? fallback : mark.line + 1;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+std::string QuoteForMessage(std::string_view text) {
+  std::string out = "\"";
+  size_t shown = 0;
+  for (const char c : text) {
+    if (shown++ == kMaxQuoted) {
+      out += "...";
+      break;
+    }
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+bool LooksNumeric(std::string_view text) {
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  size_t digits = 0;
+  while (i < text.size() && IsDigit(text[i])) ++i, ++digits;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && IsDigit(text[i])) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    size_t exponent_digits = 0;
+    while (i < text.size() && IsDigit(text[i])) ++i, ++exponent_digits;
+    if (exponent_digits == 0) return false;
+  }
+  return i == text.size();
+}
+
+YamlField::YamlField(YAML::Node node, std::string path, std::string_view source, int line)
+    : node_(std::move(node)), path_(std::move(path)), source_(source), line_(line) {}
+
+YamlField YamlField::Document(const YAML::Node& node, std::string_view source) {
+  return YamlField(node, "", source, LineOf(node, 1));
+}
+
+std::string YamlField::Where() const {
+  if (path_.empty()) return fmt::format("{}:{}: document", source_, line_);
+  return fmt::format("{}:{}: field '{}'", source_, line_, path_);
+}
+
+Error YamlField::Invalid(std::string_view expected) const { return Invalid(expected, Describe()); }
+
+Error YamlField::Invalid(std::string_view expected, std::string_view got) const {
+  return Error{ErrorCode::kInvalidArgument,
+               fmt::format("{}: expected {}, got {}", Where(), expected, got)};
+}
+
+std::string YamlField::Describe() const {
+  switch (node_.Type()) {
+    case YAML::NodeType::Scalar:
+      return QuoteForMessage(node_.Scalar());
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      break;
+  }
+  return "nothing";
+}
+
+Result<std::string> YamlField::Text() const {
+  if (!node_.IsScalar()) return tl::unexpected(Invalid("text"));
+  return node_.Scalar();
+}
+
+Result<std::string> YamlField::Name() const {
+  if (!node_.IsScalar() || node_.Scalar().empty()) return tl::unexpected(Invalid("a name"));
+  for (const char c : node_.Scalar()) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      return tl::unexpected(Invalid("a name without control characters"));
+    }
+  }
+  return node_.Scalar();
+}
+
+Result<int64_t> YamlField::Integer(int64_t min, int64_t max, std::string_view expected) const {
+  if (!node_.IsScalar()) return tl::unexpected(Invalid(expected));
+  const std::string& text = node_.Scalar();
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < min ||
+      value > max) {
+    return tl::unexpected(Invalid(expected));
+  }
+  return value;
+}
+
+Result<double> YamlField::Number(double min, bool min_inclusive, double max,
+                                 std::string_view expected) const {
+  if (!node_.IsScalar() || !LooksNumeric(node_.Scalar())) {
+    return tl::unexpected(Invalid(expected));
+  }
+  std::string_view text = node_.Scalar();
+  if (text.front() == '+') text.remove_prefix(1);
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const bool above_min = min_inclusive ? value >= min : value > min;
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+      !above_min || value > max) {
+    return tl::unexpected(Invalid(expected));
+  }
+  return value;
+}
+
+Result<std::vector<YamlField>> YamlField::Items() const {
+  if (!node_.IsSequence()) return tl::unexpected(Invalid("a list"));
+  std::vector<YamlField> items;
+  items.reserve(node_.size());
+  size_t index = 0;
+  for (auto it = node_.begin(); it != node_.end(); ++it, ++index) {
+    YAML::Node item = *it;
+    const int line = LineOf(item, line_);
+    items.emplace_back(item, fmt::format("{}[{}]", path_, index), source_, line);
+  }
+  return items;
+}
+
+YamlField YamlField::Child(YAML::Node node, std::string_view key, int key_line) const {
+  // A value left empty (`key:`) carries the mark of whatever follows it; the key's line is
+  // where the reader looks.
+  const int line = node.IsNull() ? key_line : LineOf(node, key_line);
+  std::string path = path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+  return YamlField(std::move(node), std::move(path), source_, line);
+}
+
+Result<YamlMap> YamlField::Map(std::initializer_list<std::string_view> allowed) const {
+  return MapImpl(&allowed);
+}
+
+Result<YamlMap> YamlField::FreeMap() const { return MapImpl(nullptr); }
+
+Result<YamlMap> YamlField::MapImpl(const std::initializer_list<std::string_view>* allowed) const {
+  if (!node_.IsMap()) {
+    return tl::unexpected(Invalid(path_.empty() ? "a map of top-level keys" : "a map"));
+  }
+  std::vector<std::pair<std::string, YamlField>> entries;
+  std::unordered_set<std::string> seen;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const YAML::Node key_node = it->first;
+    const int key_line = LineOf(key_node, line_);
+    if (!key_node.IsScalar() || key_node.Scalar().empty()) {
+      YamlField key_field(key_node, path_, source_, key_line);
+      return tl::unexpected(key_field.Invalid("a text key", key_field.Describe()));
+    }
+    std::string key = key_node.Scalar();
+    YamlField value = Child(it->second, key, key_line);
+    if (allowed != nullptr) {
+      bool known = false;
+      for (std::string_view name : *allowed) known = known || name == key;
+      if (!known) {
+        return tl::unexpected(
+            value.Invalid(fmt::format("one of the keys {}", fmt::join(*allowed, ", ")),
+                          fmt::format("unknown key {}", QuoteForMessage(key))));
+      }
+    } else if (auto name = YamlField(key_node, value.path(), source_, key_line).Name(); !name) {
+      return tl::unexpected(name.error());
+    }
+    if (!seen.insert(key).second) {
+      return tl::unexpected(value.Invalid("each key once", "a second " + QuoteForMessage(key)));
+    }
+    entries.emplace_back(std::move(key), std::move(value));
+  }
+  return YamlMap(*this, std::move(entries));
+}
+
+const YamlField* YamlMap::Find(std::string_view key) const {
+  for (const auto& [name, field] : entries_) {
+    if (name == key) return &field;
+  }
+  return nullptr;
+}
+
+Error YamlMap::Missing(std::string_view key, std::string_view expected) const {
+  return self_.Child(YAML::Node(), key, self_.line()).Invalid(expected, "nothing");
+}
+
+Result<YamlField> YamlMap::Require(std::string_view key, std::string_view expected) const {
+  if (const YamlField* field = Find(key)) return *field;
+  return tl::unexpected(Missing(key, expected));
+}
+
+}  // namespace headroom::model

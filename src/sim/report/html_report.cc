@@ -1,0 +1,384 @@
+#include "sim/report/html_report.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/report/text_table.h"
+
+namespace headroom::sim {
+namespace {
+
+using svg::EscapeXml;
+
+constexpr size_t kMaxCdfPoints = 500;
+constexpr size_t kMaxSeriesPoints = 600;
+constexpr int kPlotWidthPx = 1100;
+constexpr int kPlotHeightPx = 360;
+constexpr double kSecondsPerHour = 3600;
+
+constexpr std::string_view kStyle = R"css(
+:root { color-scheme: light; }
+body { margin: 0; background: #f3f4f6; color: #111827;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; }
+main { max-width: 1240px; margin: 0 auto; padding: 28px 24px 48px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 17px; margin: 0 0 12px; }
+.lead { color: #4b5563; margin: 0 0 16px; }
+.card { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; padding: 18px 20px;
+  margin: 18px 0; }
+.facts { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr));
+  gap: 14px 28px; margin: 0; }
+.facts dt { font-size: 12px; text-transform: uppercase; letter-spacing: .05em; color: #6b7280; }
+.facts dd { margin: 2px 0 0; }
+.src { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px;
+  color: #374151; word-break: break-all; }
+.muted { color: #6b7280; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; font-size: 13px;
+  font-variant-numeric: tabular-nums; }
+th, td { padding: 6px 7px; border-bottom: 1px solid #e5e7eb; text-align: right;
+  white-space: nowrap; }
+thead th { font-size: 12px; color: #4b5563; font-weight: 600; vertical-align: bottom; }
+thead th.group { text-align: center; border-bottom: 1px solid #d1d5db; }
+th.name, td.name { text-align: left; white-space: normal; min-width: 150px; }
+tbody tr:nth-child(even) { background: #f9fafb; }
+.desc { display: block; color: #6b7280; font-size: 12px; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px;
+  margin-right: 6px; }
+.note { color: #6b7280; font-size: 12.5px; margin: 10px 0 0; }
+figure { margin: 0; }
+figcaption { color: #6b7280; font-size: 12.5px; margin-top: 6px; }
+svg { display: block; max-width: 100%; height: auto; }
+footer { color: #9ca3af; font-size: 12px; text-align: center; }
+)css";
+
+// "1234567" → "1,234,567": counts read more easily grouped, and this needs no locale.
+std::string Grouped(uint64_t value) {
+  std::string digits = fmt::format("{}", value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string Fixed2(double value) {
+  if (!std::isfinite(value)) return "-";
+  return fmt::format("{:.2f}", value);
+}
+
+std::string JoinCounts(const std::vector<std::pair<std::string, uint64_t>>& counts) {
+  std::string out;
+  for (const auto& [name, count] : counts) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} \xC3\x97 {}", EscapeXml(name), Grouped(count));  // U+00D7 ×.
+  }
+  return out;
+}
+
+void AppendHeader(std::string& out, const RunReport& report) {
+  const ClusterSummary& c = report.cluster;
+  const WorkloadSummary& w = report.workload;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it,
+                 "<header>\n<h1>headroom simulation report</h1>\n<p class=\"lead\">{} "
+                 "{} compared on the same cluster and workload.</p>\n",
+                 report.policies.size(), report.policies.size() == 1 ? "policy" : "policies");
+  out += "<div class=\"card\"><dl class=\"facts\">\n";
+
+  std::string levels;
+  for (const std::string& level : c.levels) {
+    if (!levels.empty()) levels += " \xE2\x86\x92 ";  // U+2192 →.
+    levels += EscapeXml(level);
+  }
+  fmt::format_to(it,
+                 "<div><dt>Cluster</dt><dd>{} devices on {} nodes<br><span class=\"src\">{}"
+                 "</span>",
+                 Grouped(c.devices), Grouped(c.nodes), EscapeXml(c.source));
+  if (!levels.empty()) fmt::format_to(it, "<br><span class=\"muted\">levels: {}</span>", levels);
+  if (!c.devices_by_model.empty()) {
+    fmt::format_to(it, "<br><span class=\"muted\">models: {}</span>",
+                   JoinCounts(c.devices_by_model));
+  }
+  out += "</dd></div>\n";
+
+  fmt::format_to(it,
+                 "<div><dt>Workload</dt><dd>{} jobs, format {}<br><span class=\"src\">{}"
+                 "</span><br><span class=\"muted\">arrivals span {}</span>",
+                 Grouped(w.jobs), EscapeXml(w.format), EscapeXml(w.source),
+                 FormatDuration(w.arrival_span_s));
+  if (w.skipped_rows > 0) {
+    fmt::format_to(it, "<br><span class=\"muted\">{} rows skipped", Grouped(w.skipped_rows));
+    if (!w.skipped_reasons.empty()) fmt::format_to(it, ": {}", JoinCounts(w.skipped_reasons));
+    out += "</span>";
+  }
+  out += "</dd></div>\n";
+
+  fmt::format_to(it,
+                 "<div><dt>Load</dt><dd>offered load {}<br><span class=\"muted\">device-time "
+                 "demanded \xC3\xB7 (capacity \xC3\x97 arrival span)</span><br>load scale {}"
+                 "</dd></div>\n",
+                 Fixed2(w.offered_load), Fixed2(w.load_scale));
+  fmt::format_to(it, "<div><dt>Seed</dt><dd>{}</dd></div>\n", report.seed);
+  out += "</dl></div>\n</header>\n";
+}
+
+void AppendMetricsTable(std::string& out, const RunReport& report) {
+  auto it = std::back_inserter(out);
+  out +=
+      "<section class=\"card\">\n<h2>Policies side by side</h2>\n<div class=\"scroll\">"
+      "<table>\n<thead>\n<tr><th class=\"name\" rowspan=\"2\">Policy</th>"
+      "<th rowspan=\"2\">Allocation</th><th class=\"group\" colspan=\"4\">Queue wait</th>"
+      "<th class=\"group\" colspan=\"2\">Job completion time</th>"
+      "<th rowspan=\"2\">Bounded<br>slowdown</th><th rowspan=\"2\">Fragmen&shy;tation</th>"
+      "<th rowspan=\"2\">Completed</th><th rowspan=\"2\">Unplaced</th>"
+      "<th rowspan=\"2\">Makespan</th><th rowspan=\"2\">Placement<br>slowdown</th></tr>\n"
+      "<tr><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>mean</th><th>p95</th></tr>\n"
+      "</thead>\n<tbody>\n";
+  for (size_t i = 0; i < report.policies.size(); ++i) {
+    const PolicyRun& run = report.policies[i];
+    const PolicyMetrics& m = run.metrics;
+    fmt::format_to(it,
+                   "<tr><td class=\"name\"><span class=\"swatch\" style=\"background:{}\">"
+                   "</span><strong>{}</strong><span class=\"desc\">{}</span></td>",
+                   svg::PaletteColor(i), EscapeXml(run.name), EscapeXml(run.description));
+    fmt::format_to(
+        it,
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td></tr>\n",
+        FormatPercent(m.allocation_rate), FormatDuration(m.wait_s.mean),
+        FormatDuration(m.wait_s.p50), FormatDuration(m.wait_s.p95), FormatDuration(m.wait_s.p99),
+        FormatDuration(m.jct_s.mean), FormatDuration(m.jct_s.p95), Fixed2(m.bounded_slowdown.mean),
+        FormatPercent(m.fragmentation_rate), Grouped(m.jobs_completed), Grouped(m.jobs_unplaced),
+        FormatDuration(m.makespan_s), Fixed2(m.mean_slowdown_from_placement));
+  }
+  if (report.policies.empty()) {
+    out += "<tr><td class=\"name\" colspan=\"14\">No policies were run.</td></tr>\n";
+  }
+  out +=
+      "</tbody>\n</table></div>\n<p class=\"note\">Allocation: time-weighted mean of allocated "
+      "\xC3\xB7 total devices from the first arrival to the last completion. Bounded slowdown: "
+      "max(1, (wait + run) \xC3\xB7 max(run, 10 s)), mean over jobs. Fragmentation: "
+      "time-weighted mean of free devices the queue head cannot use \xC3\xB7 total devices. "
+      "Unplaced: jobs never started by the end of the run. Placement slowdown: mean runtime "
+      "stretch from placement (actual \xC3\xB7 compact runtime) over completed jobs.</p>\n"
+      "</section>\n";
+}
+
+svg::PlotSpec NewPlot(std::string title) {
+  svg::PlotSpec spec;
+  spec.title = std::move(title);
+  spec.width_px = kPlotWidthPx;
+  spec.height_px = kPlotHeightPx;
+  return spec;
+}
+
+svg::Axis LinearAxis(std::string label, double min, double max) {
+  svg::Axis axis;
+  axis.label = std::move(label);
+  axis.min = min;
+  axis.max = max;
+  return axis;
+}
+
+// The lines of a time-series plot: `value` of each point against time in hours, bucketed.
+std::vector<svg::Line> SeriesLines(const RunReport& report,
+                                   const std::function<double(const SeriesPoint&)>& value) {
+  std::vector<svg::Line> lines;
+  for (const PolicyRun& run : report.policies) {
+    std::vector<svg::Point> points;
+    points.reserve(run.series.size());
+    for (const SeriesPoint& p : run.series) {
+      points.push_back({p.time_s / kSecondsPerHour, value(p)});
+    }
+    lines.push_back({run.name, BucketMeans(points, kMaxSeriesPoints)});
+  }
+  return lines;
+}
+
+// The x axis of time plots: hours, from the earliest to the latest sample rounded out to
+// whole tick steps.
+svg::Axis HoursAxis(const std::vector<svg::Line>& lines) {
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
+  for (const svg::Line& line : lines) {
+    for (const svg::Point& p : line.points) {
+      if (!std::isfinite(p.x)) continue;
+      min = std::min(min, p.x);
+      max = std::max(max, p.x);
+    }
+  }
+  if (!(max > min)) {
+    min = std::isfinite(min) ? min : 0;
+    max = min + 1;
+  }
+  const double step = svg::NiceStep(min, max, 8);
+  return LinearAxis("simulated time (hours)", std::floor(min / step + 1e-9) * step,
+                    std::ceil(max / step - 1e-9) * step);
+}
+
+// A y axis from 0 to the largest value rounded up to a tick step, at least `floor`, at most
+// `ceiling`.
+svg::Axis ZeroBasedAxis(const std::vector<svg::Line>& lines, std::string label, double floor,
+                        double ceiling) {
+  double max = floor;
+  for (const svg::Line& line : lines) {
+    for (const svg::Point& p : line.points) {
+      if (std::isfinite(p.y)) max = std::max(max, p.y);
+    }
+  }
+  const double step = svg::NiceStep(0, max, 6);
+  max = std::min(ceiling, std::ceil(max / step - 1e-9) * step);
+  return LinearAxis(std::move(label), 0, max);
+}
+
+void AppendFigure(std::string& out, const svg::PlotSpec& spec, std::string_view caption) {
+  out += "<section class=\"card\">\n<figure>\n";
+  out += svg::RenderLinePlot(spec);
+  fmt::format_to(std::back_inserter(out), "<figcaption>{}</figcaption>\n", caption);
+  out += "</figure>\n</section>\n";
+}
+
+void AppendAllocationPlot(std::string& out, const RunReport& report) {
+  svg::PlotSpec spec = NewPlot("Allocation over time");
+  spec.lines = SeriesLines(report, [](const SeriesPoint& p) { return p.allocation * 100; });
+  spec.x = HoursAxis(spec.lines);
+  spec.y = LinearAxis("allocated devices (%)", 0, 100);
+  AppendFigure(out, spec,
+               "Allocated \xC3\xB7 total devices on the sampling grid, averaged into at most "
+               "600 points per policy.");
+}
+
+void AppendWaitCdfPlot(std::string& out, const RunReport& report) {
+  svg::PlotSpec spec = NewPlot("CDF of queue wait");
+  double max_wait_s = 1;
+  for (const PolicyRun& run : report.policies) {
+    spec.lines.push_back({run.name, WaitCdfPoints(run.sorted_wait_s, kMaxCdfPoints)});
+    for (const svg::Point& p : spec.lines.back().points) max_wait_s = std::max(max_wait_s, p.x);
+  }
+  // Human tick marks on the log axis; the axis ends at the first mark past the longest wait.
+  static constexpr std::array<std::pair<double, std::string_view>, 10> kMarks = {{
+      {1, "1s"},
+      {10, "10s"},
+      {60, "1m"},
+      {600, "10m"},
+      {3600, "1h"},
+      {36000, "10h"},
+      {86400, "1d"},
+      {864000, "10d"},
+      {8640000, "100d"},
+      {86400000, "1000d"},
+  }};
+  spec.x = LinearAxis("queue wait (log scale; waits under 1 s drawn at 1 s)", 1, 60);
+  spec.x.scale = svg::Scale::kLog10;
+  for (const auto& [seconds, label] : kMarks) {
+    spec.x.ticks.push_back({seconds, std::string(label)});
+    spec.x.max = seconds;
+    if (seconds >= max_wait_s && seconds >= 60) break;
+  }
+  spec.y = LinearAxis("fraction of started jobs", 0, 1);
+  spec.empty_message = "no job started";
+  AppendFigure(out, spec,
+               "Fraction of started jobs that waited at most x; jobs never started are not in "
+               "the curve (see Unplaced).");
+}
+
+void AppendFragmentationPlot(std::string& out, const RunReport& report) {
+  svg::PlotSpec spec = NewPlot("Fragmentation over time");
+  spec.lines = SeriesLines(report, [](const SeriesPoint& p) { return p.fragmentation * 100; });
+  spec.x = HoursAxis(spec.lines);
+  spec.y = ZeroBasedAxis(spec.lines, "fragmented devices (%)", 1, 100);
+  AppendFigure(out, spec,
+               "Free devices the job at the head of the queue cannot use \xC3\xB7 total "
+               "devices.");
+}
+
+void AppendPendingPlot(std::string& out, const RunReport& report) {
+  svg::PlotSpec spec = NewPlot("Pending jobs over time");
+  spec.lines =
+      SeriesLines(report, [](const SeriesPoint& p) { return static_cast<double>(p.pending_jobs); });
+  spec.x = HoursAxis(spec.lines);
+  spec.y = ZeroBasedAxis(spec.lines, "pending jobs", 1, std::numeric_limits<double>::infinity());
+  AppendFigure(out, spec, "Jobs queued and not yet started, averaged like the allocation plot.");
+}
+
+}  // namespace
+
+std::vector<svg::Point> WaitCdfPoints(const std::vector<double>& sorted_wait_s, size_t max_points) {
+  std::vector<double> sorted_copy;
+  const std::vector<double>* waits = &sorted_wait_s;
+  if (!std::is_sorted(sorted_wait_s.begin(), sorted_wait_s.end())) {
+    sorted_copy = sorted_wait_s;
+    std::sort(sorted_copy.begin(), sorted_copy.end());
+    waits = &sorted_copy;
+  }
+  const size_t n = waits->size();
+  if (n == 0) return {};
+  max_points = std::max<size_t>(max_points, 2);
+  auto at = [&](size_t rank) { return std::max(1.0, (*waits)[rank]); };
+
+  // One point for where the curve leaves 0, then up to max_points - 1 ranks spread evenly
+  // from the first to the last, each at its cumulative fraction (rank + 1) / n.
+  std::vector<svg::Point> points{{at(0), 0.0}};
+  const size_t samples = std::min(n, max_points - 1);
+  for (size_t k = 0; k < samples; ++k) {
+    const size_t rank = samples == 1 ? n - 1 : (k * (n - 1) + (samples - 1) / 2) / (samples - 1);
+    points.push_back({at(rank), static_cast<double>(rank + 1) / static_cast<double>(n)});
+  }
+  return points;
+}
+
+std::vector<svg::Point> BucketMeans(const std::vector<svg::Point>& points, size_t max_buckets) {
+  const size_t n = points.size();
+  if (max_buckets == 0 || n <= max_buckets) return points;
+  std::vector<svg::Point> out;
+  out.reserve(max_buckets);
+  for (size_t b = 0; b < max_buckets; ++b) {
+    const size_t begin = b * n / max_buckets;
+    const size_t end = (b + 1) * n / max_buckets;
+    svg::Point sum;
+    for (size_t i = begin; i < end; ++i) {
+      sum.x += points[i].x;
+      sum.y += points[i].y;
+    }
+    const auto count = static_cast<double>(end - begin);
+    out.push_back({sum.x / count, sum.y / count});
+  }
+  return out;
+}
+
+std::string WriteHtmlReport(const RunReport& report) {
+  std::string out;
+  auto it = std::back_inserter(out);
+  fmt::format_to(it,
+                 "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                 "<title>headroom simulation report: {} \xC3\x97 {}</title>\n<style>{}</style>\n"
+                 "</head>\n<body>\n<main>\n",
+                 EscapeXml(report.cluster.source), EscapeXml(report.workload.source), kStyle);
+  AppendHeader(out, report);
+  AppendMetricsTable(out, report);
+  AppendAllocationPlot(out, report);
+  AppendWaitCdfPlot(out, report);
+  AppendFragmentationPlot(out, report);
+  AppendPendingPlot(out, report);
+  fmt::format_to(it,
+                 "<footer>Generated by headroom sim, seed {}. Same inputs, same report.</footer>\n"
+                 "</main>\n</body>\n</html>\n",
+                 report.seed);
+  return out;
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,135 @@
+#include "sim/report/json_report.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace headroom::sim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kSignificantDigits = 6;
+
+Json Number(double value) {
+  const double rounded = RoundForReport(value);
+  if (std::isnan(rounded)) return Json(nullptr);
+  return Json(rounded);
+}
+
+Json DistributionJson(const Distribution& d, bool with_max) {
+  Json out = Json::object();
+  out["mean"] = Number(d.mean);
+  out["p50"] = Number(d.p50);
+  out["p95"] = Number(d.p95);
+  out["p99"] = Number(d.p99);
+  if (with_max) out["max"] = Number(d.max);
+  return out;
+}
+
+Json CountsJson(const std::vector<std::pair<std::string, uint64_t>>& counts) {
+  Json out = Json::object();
+  for (const auto& [key, count] : counts) out[key] = count;
+  return out;
+}
+
+Json ClusterJson(const ClusterSummary& c) {
+  Json out = Json::object();
+  out["devices"] = c.devices;
+  out["nodes"] = c.nodes;
+  out["source"] = c.source;
+  out["levels"] = Json::array();
+  for (const std::string& level : c.levels) out["levels"].push_back(level);
+  out["devices_by_model"] = CountsJson(c.devices_by_model);
+  return out;
+}
+
+Json WorkloadJson(const WorkloadSummary& w) {
+  Json out = Json::object();
+  out["format"] = w.format;
+  out["source"] = w.source;
+  out["jobs"] = w.jobs;
+  out["offered_load"] = Number(w.offered_load);
+  out["load_scale"] = Number(w.load_scale);
+  out["arrival_span_s"] = Number(w.arrival_span_s);
+  out["skipped_rows"] = w.skipped_rows;
+  out["skipped_reasons"] = CountsJson(w.skipped_reasons);
+  return out;
+}
+
+Json MetricsJson(const PolicyMetrics& m) {
+  Json out = Json::object();
+  out["allocation_rate"] = Number(m.allocation_rate);
+  out["wait_s"] = DistributionJson(m.wait_s, /*with_max=*/true);
+  out["jct_s"] = DistributionJson(m.jct_s, /*with_max=*/true);
+  out["bounded_slowdown"] = DistributionJson(m.bounded_slowdown, /*with_max=*/false);
+  out["fragmentation_rate"] = Number(m.fragmentation_rate);
+  out["jobs_completed"] = m.jobs_completed;
+  out["jobs_unplaced"] = m.jobs_unplaced;
+  out["makespan_s"] = Number(m.makespan_s);
+  out["mean_slowdown_from_placement"] = Number(m.mean_slowdown_from_placement);
+  out["engine_steps"] = m.engine_steps;
+  out["events"] = m.events;
+  return out;
+}
+
+Json SeriesJson(const std::vector<SeriesPoint>& series) {
+  Json time_s = Json::array();
+  Json allocation = Json::array();
+  Json fragmentation = Json::array();
+  Json pending_jobs = Json::array();
+  for (const SeriesPoint& point : series) {
+    time_s.push_back(Number(point.time_s));
+    allocation.push_back(Number(point.allocation));
+    fragmentation.push_back(Number(point.fragmentation));
+    pending_jobs.push_back(point.pending_jobs);
+  }
+  Json out = Json::object();
+  out["time_s"] = std::move(time_s);
+  out["allocation"] = std::move(allocation);
+  out["fragmentation"] = std::move(fragmentation);
+  out["pending_jobs"] = std::move(pending_jobs);
+  return out;
+}
+
+}  // namespace
+
+double RoundForReport(double value) {
+  if (!std::isfinite(value)) return std::numeric_limits<double>::quiet_NaN();
+  if (value == 0) return 0;  // Also turns -0 into 0.
+  // Decimals that leave 6 significant digits, but never fewer than 0 (promise 2). Printing
+  // with fixed decimals and parsing back gives the double nearest that decimal, which
+  // nlohmann then prints as its shortest round-trip form, i.e. the same short decimal.
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value)))) + 1;
+  const int decimals = std::max(0, kSignificantDigits - magnitude);
+  const std::string text = fmt::format("{:.{}f}", value, decimals);
+  double rounded = 0;
+  std::from_chars(text.data(), text.data() + text.size(), rounded);  // Locale-independent.
+  return rounded == 0 ? 0 : rounded;
+}
+
+std::string WriteJsonReport(const RunReport& report) {
+  Json root = Json::object();
+  root["cluster"] = ClusterJson(report.cluster);
+  root["workload"] = WorkloadJson(report.workload);
+  root["seed"] = report.seed;
+  Json policies = Json::array();
+  for (const PolicyRun& run : report.policies) {
+    Json policy = Json::object();
+    policy["name"] = run.name;
+    policy["description"] = run.description;
+    policy["metrics"] = MetricsJson(run.metrics);
+    policy["series"] = SeriesJson(run.series);
+    policies.push_back(std::move(policy));
+  }
+  root["policies"] = std::move(policies);
+  return root.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,46 @@
+// WriteJsonReport: the machine-readable result of a simulation run, a contract other tools
+// (plots, CI quality bands, the dashboard) read. Shape, with keys in exactly this order:
+//
+//   {"cluster": {"devices", "nodes", "source", "levels": [..], "devices_by_model": {model: n}},
+//    "workload": {"format", "source", "jobs", "offered_load", "load_scale", "arrival_span_s",
+//                 "skipped_rows", "skipped_reasons": {reason: n}},
+//    "seed",
+//    "policies": [{"name", "description",
+//                  "metrics": {"allocation_rate",
+//                              "wait_s": {"mean", "p50", "p95", "p99", "max"},
+//                              "jct_s": {"mean", "p50", "p95", "p99", "max"},
+//                              "bounded_slowdown": {"mean", "p50", "p95", "p99"},
+//                              "fragmentation_rate", "jobs_completed", "jobs_unplaced",
+//                              "makespan_s", "mean_slowdown_from_placement",
+//                              "engine_steps", "events"},
+//                  "series": {"time_s": [..], "allocation": [..], "fragmentation": [..],
+//                             "pending_jobs": [..]}}]}
+//
+// Promises:
+//   1. Byte-identical output for identical input: 2-space indentation, fixed key order,
+//      a trailing newline, no clock or locale.
+//   2. Every double is rounded to 6 significant digits, except that values of 1e6 and more
+//      are rounded to an integer (so times of a month stay exact to the second). Rounding
+//      keeps floating-point noise out of the bytes; -0 is written as 0.
+//   3. NaN and ±infinity are written as null — never as a number, never as invalid JSON.
+//      Readers must accept null wherever the shape has a double.
+//   4. Counts (devices, jobs, steps, pending_jobs, …) are JSON integers.
+//   5. Object keys built from data (models, skip reasons) keep the report's order; a repeated
+//      key keeps its first position and its last value. Invalid UTF-8 in strings is replaced
+//      with U+FFFD rather than failing.
+// Threading: a stateless function, safe to call from any thread.
+#pragma once
+
+#include <string>
+
+#include "sim/run_result.h"
+
+namespace headroom::sim {
+
+std::string WriteJsonReport(const RunReport& report);
+
+// The rounding of promise 2, exposed for tests: the double the writer prints for `value`.
+// Returns NaN for NaN and infinite input (printed as null).
+double RoundForReport(double value);
+
+}  // namespace headroom::sim

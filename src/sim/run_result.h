@@ -1,0 +1,85 @@
+// RunResult: everything one simulated run of one policy measured — the numbers the report
+// writers print and plot. Pure data; the simulator fills it, report/ renders it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace headroom::sim {
+
+struct Distribution {
+  double mean = 0;
+  double p50 = 0;
+  double p95 = 0;
+  double p99 = 0;
+  double max = 0;
+  uint64_t count = 0;
+};
+
+// One point of a time series, sampled on a fixed grid of simulated time.
+struct SeriesPoint {
+  double time_s = 0;
+  double allocation = 0;     // Allocated ÷ total device capacity, in [0, 1].
+  double fragmentation = 0;  // Free devices the queue head cannot use ÷ total devices.
+  uint64_t pending_jobs = 0;
+  uint64_t running_jobs = 0;
+};
+
+struct PolicyMetrics {
+  // Time-weighted mean of allocated ÷ capacity over the arrival window (first to last
+  // arrival), the window the offered load is defined over; the drain after the last arrival,
+  // when no new work is offered, is left out so the two numbers compare.
+  double allocation_rate = 0;
+  Distribution wait_s;
+  Distribution jct_s;
+  // Bounded slowdown: max(1, (wait + run) / max(run, 10 s)) (Feitelson et al.).
+  Distribution bounded_slowdown;
+  // Time-weighted mean of fragmented ÷ total devices (see SeriesPoint::fragmentation).
+  double fragmentation_rate = 0;
+  uint64_t jobs_completed = 0;
+  uint64_t jobs_unplaced = 0;  // Never started by the end of the run (unplaceable or starved).
+  double makespan_s = 0;       // First arrival to last completion.
+  // Mean runtime stretch from the speed model: actual ÷ compact runtime, over completed jobs.
+  double mean_slowdown_from_placement = 0;
+  uint64_t engine_steps = 0;
+  uint64_t events = 0;
+};
+
+struct PolicyRun {
+  std::string name;
+  std::string description;  // One line: queue order, backfill, placement.
+  PolicyMetrics metrics;
+  std::vector<SeriesPoint> series;
+  // Sorted waits in seconds of every started job, for the CDF plot (downsampled by the
+  // writer when long).
+  std::vector<double> sorted_wait_s;
+};
+
+struct ClusterSummary {
+  std::string source;
+  uint64_t devices = 0;
+  uint64_t nodes = 0;
+  std::vector<std::string> levels;
+  std::vector<std::pair<std::string, uint64_t>> devices_by_model;  // Sorted by model.
+};
+
+struct WorkloadSummary {
+  std::string format;
+  std::string source;
+  uint64_t jobs = 0;
+  double offered_load = 0;  // Device-time demanded ÷ (capacity × arrival span).
+  double load_scale = 1;    // The --load factor applied to arrival times (1 = as published).
+  double arrival_span_s = 0;
+  uint64_t skipped_rows = 0;  // Rows the loader dropped, with reasons counted below.
+  std::vector<std::pair<std::string, uint64_t>> skipped_reasons;
+};
+
+struct RunReport {
+  ClusterSummary cluster;
+  WorkloadSummary workload;
+  uint64_t seed = 0;
+  std::vector<PolicyRun> policies;
+};
+
+}  // namespace headroom::sim

@@ -1,0 +1,205 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <future>
+#include <queue>
+#include <thread>
+
+#include "base/check.h"
+#include "engine/engine.h"
+#include "sim/stats.h"
+
+namespace headroom::sim {
+namespace {
+
+struct Completion {
+  TimeUs time_us;
+  uint64_t sequence;
+  uint32_t job;
+  friend bool operator>(const Completion& a, const Completion& b) {
+    return a.time_us != b.time_us ? a.time_us > b.time_us : a.sequence > b.sequence;
+  }
+};
+
+// Time series on a fixed grid that coarsens (halving its points) when a run outlasts it.
+class SeriesSampler {
+ public:
+  SeriesSampler(TimeUs origin_us, TimeUs step_us, uint32_t max_points)
+      : origin_us_(origin_us), step_us_(std::max<TimeUs>(step_us, 1)), max_points_(max_points) {}
+
+  TimeUs next_us() const { return origin_us_ + step_us_ * static_cast<TimeUs>(points_.size()); }
+
+  void Add(SeriesPoint point) {
+    points_.push_back(point);
+    if (points_.size() >= 2 * static_cast<size_t>(max_points_)) {
+      std::vector<SeriesPoint> kept;
+      for (size_t i = 0; i < points_.size(); i += 2) kept.push_back(points_[i]);
+      points_ = std::move(kept);
+      step_us_ *= 2;
+    }
+  }
+
+  std::vector<SeriesPoint>& points() { return points_; }
+
+ private:
+  TimeUs origin_us_;
+  TimeUs step_us_;
+  uint32_t max_points_;
+  std::vector<SeriesPoint> points_;
+};
+
+}  // namespace
+
+PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workload,
+                   const engine::PolicyConfig& policy, const SimOptions& options,
+                   Observer* observer) {
+  PolicyRun run;
+  run.name = policy.name;
+  run.description = policy.description;
+  PolicyMetrics& metrics = run.metrics;
+  const std::vector<model::Job>& jobs = workload.jobs;
+  if (jobs.empty()) return run;
+
+  engine::Engine engine(cluster, policy);
+  const SpeedModel speed = SpeedModel::Default(cluster);
+  const double capacity = std::max<double>(static_cast<double>(engine.cluster_state().capacity_milli()), 1);
+
+  const TimeUs first_arrival = jobs.front().submit_time_us;
+  const TimeUs last_arrival = jobs.back().submit_time_us;
+  const TimeUs span = std::max<TimeUs>(last_arrival - first_arrival, kUsPerSecond);
+  SeriesSampler sampler(first_arrival, span / std::max<uint32_t>(options.series_points, 1),
+                        std::max<uint32_t>(options.series_points, 16));
+  const TimeUs drain_limit = last_arrival + SecondsToUs(options.max_drain_s);
+
+  std::vector<TimeUs> start_us(jobs.size(), -1);
+  std::vector<double> stretch_of(jobs.size(), 1.0);
+  std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
+  uint64_t sequence = 0;
+  size_t next_arrival = 0;
+
+  std::vector<double> waits;
+  std::vector<double> jcts;
+  std::vector<double> slowdowns;
+  waits.reserve(jobs.size());
+  double allocated_integral = 0;  // milli-device-microseconds
+  double stretch_sum = 0;
+  TimeUs last_time = first_arrival;
+  TimeUs last_completion = first_arrival;
+
+  std::vector<engine::Event> events;
+  while (true) {
+    TimeUs now = kNever;
+    if (next_arrival < jobs.size()) now = jobs[next_arrival].submit_time_us;
+    if (!completions.empty()) now = std::min(now, completions.top().time_us);
+    const bool work_in_flight = now != kNever;
+    const TimeUs wakeup = engine.NextWakeupUs();
+    if (wakeup != kNever && (work_in_flight || engine.running_count() == 0)) {
+      now = std::min(now, std::max(wakeup, last_time));
+    }
+    if (now == kNever || now > drain_limit) break;
+
+    // Sample the series on the grid up to `now` (the state is constant in between).
+    while (sampler.next_us() <= now) {
+      const TimeUs t = sampler.next_us();
+      SeriesPoint point;
+      point.time_s = UsToSeconds(t - first_arrival);
+      point.allocation = static_cast<double>(engine.cluster_state().allocated_milli()) / capacity;
+      point.fragmentation = static_cast<double>(engine.FragmentedMilli()) / capacity;
+      point.pending_jobs = engine.pending_count();
+      point.running_jobs = engine.running_count();
+      sampler.Add(point);
+    }
+    if (last_time < last_arrival) {
+      allocated_integral += static_cast<double>(engine.cluster_state().allocated_milli()) *
+                            static_cast<double>(std::min(now, last_arrival) - last_time);
+    }
+    last_time = now;
+
+    events.clear();
+    while (next_arrival < jobs.size() && jobs[next_arrival].submit_time_us == now) {
+      events.push_back(engine::JobSubmitted{JobId(static_cast<uint32_t>(next_arrival)),
+                                            jobs[next_arrival]});
+      ++next_arrival;
+    }
+    while (!completions.empty() && completions.top().time_us == now) {
+      const uint32_t job = completions.top().job;
+      completions.pop();
+      events.push_back(engine::JobFinished{JobId(job)});
+      const double run_s = UsToSeconds(now - start_us[job]);
+      const double wait_s = UsToSeconds(start_us[job] - jobs[job].submit_time_us);
+      jcts.push_back(wait_s + run_s);
+      slowdowns.push_back(std::max(1.0, (wait_s + run_s) / std::max(run_s, 10.0)));
+      stretch_sum += stretch_of[job];
+      ++metrics.jobs_completed;
+      last_completion = now;
+    }
+    metrics.events += events.size();
+    const size_t running_before = engine.running_count();
+    const engine::Decisions decisions = engine.Step(events, now);
+    ++metrics.engine_steps;
+    for (const engine::StartJob& start : decisions.starts) {
+      const uint32_t job = start.job.value();
+      start_us[job] = now;
+      waits.push_back(UsToSeconds(now - jobs[job].submit_time_us));
+      const double stretch = speed.Stretch(cluster, start.tasks);
+      stretch_of[job] = stretch;
+      const TimeUs runtime =
+          static_cast<TimeUs>(std::llround(static_cast<double>(jobs[job].runtime_us) * stretch));
+      completions.push(Completion{now + std::max<TimeUs>(runtime, 0), sequence++, job});
+    }
+    if (options.paranoid) {
+      const std::string problem = engine.CheckInvariants();
+      HR_CHECK(problem.empty());
+    }
+    if (observer != nullptr) observer->AfterStep(SimView{engine, now, decisions});
+    // A wake-up that started nothing with nothing else left would repeat forever.
+    if (events.empty() && decisions.starts.empty() && completions.empty() &&
+        next_arrival == jobs.size() && running_before == 0) {
+      break;
+    }
+  }
+
+  const TimeUs end = std::max(last_completion, first_arrival + 1);
+  metrics.makespan_s = UsToSeconds(end - first_arrival);
+  metrics.allocation_rate =
+      last_arrival > first_arrival
+          ? allocated_integral / (capacity * static_cast<double>(last_arrival - first_arrival))
+          : 0;
+  metrics.jobs_unplaced = jobs.size() - waits.size();
+  metrics.wait_s = Summarize(waits);
+  metrics.jct_s = Summarize(jcts);
+  metrics.bounded_slowdown = Summarize(slowdowns);
+  metrics.mean_slowdown_from_placement =
+      metrics.jobs_completed == 0 ? 1.0 : stretch_sum / static_cast<double>(metrics.jobs_completed);
+  run.series = std::move(sampler.points());
+  double fragmentation_sum = 0;
+  for (const SeriesPoint& point : run.series) fragmentation_sum += point.fragmentation;
+  metrics.fragmentation_rate =
+      run.series.empty() ? 0 : fragmentation_sum / static_cast<double>(run.series.size());
+  std::sort(waits.begin(), waits.end());
+  run.sorted_wait_s = std::move(waits);
+  return run;
+}
+
+std::vector<PolicyRun> RunPolicies(const model::Cluster& cluster, const model::Workload& workload,
+                                   const std::vector<engine::PolicyConfig>& policies,
+                                   const SimOptions& options, unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<PolicyRun> runs(policies.size());
+  size_t next = 0;
+  while (next < policies.size()) {
+    std::vector<std::future<PolicyRun>> batch;
+    const size_t batch_end = std::min(policies.size(), next + threads);
+    for (size_t i = next; i < batch_end; ++i) {
+      batch.push_back(std::async(std::launch::async, [&, i] {
+        return Simulate(cluster, workload, policies[i], options);
+      }));
+    }
+    for (size_t i = next; i < batch_end; ++i) runs[i] = batch[i - next].get();
+    next = batch_end;
+  }
+  return runs;
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,57 @@
+// Simulator: replays a workload through the engine on a virtual clock. Arrivals come from the
+// workload, completions from the engine's start decisions (runtime × the speed model's
+// stretch), wake-ups from the engine (backfill intervals, priority recalculation). Events at
+// one instant are handed to the engine together, ordered (time, sequence), so a run is a pure
+// function of (cluster, workload, policy, options): the same inputs give the same result.
+// Threading: one simulator per thread; RunPolicies runs independent policies in parallel.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/policy_config.h"
+#include "model/cluster.h"
+#include "model/workload.h"
+#include "sim/run_result.h"
+#include "sim/speed_model.h"
+
+namespace headroom::sim {
+
+struct SimOptions {
+  // Target number of points in the time series (allocation, fragmentation).
+  uint32_t series_points = 1000;
+  // Check every engine invariant after every step (slow; tests and debugging).
+  bool paranoid = false;
+  // Stop (and count the rest as unplaced) after this much simulated time past the last
+  // arrival; guards replays of workloads that overload the cluster forever.
+  double max_drain_s = 365.0 * 24 * 3600;
+};
+
+// What an observer sees after each step.
+struct SimView {
+  const engine::Engine& engine;
+  TimeUs now_us;
+  const engine::Decisions& decisions;
+};
+
+// Called after every step, for tests that check properties along the way.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void AfterStep(const SimView& view) = 0;
+};
+
+PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workload,
+                   const engine::PolicyConfig& policy, const SimOptions& options,
+                   Observer* observer = nullptr);
+
+// Runs every policy (in parallel, at most `threads` at a time; 0 = hardware concurrency) and
+// returns the runs in the order given.
+std::vector<PolicyRun> RunPolicies(const model::Cluster& cluster, const model::Workload& workload,
+                                   const std::vector<engine::PolicyConfig>& policies,
+                                   const SimOptions& options, unsigned threads = 0);
+
+}  // namespace headroom::sim

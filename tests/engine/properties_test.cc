@@ -1,0 +1,266 @@
+// Properties of the engine under every preset policy, on small random clusters and workloads
+// driven through Engine::Step directly (submit at the submit time, finish exactly runtime after
+// the start). After every step:
+//  1. engine.CheckInvariants() is empty;
+//  2. independently of the engine's accounting, from the decisions alone: no device share over
+//     1000 milli, no node over its CPU or memory, and the engine's free capacity agrees;
+//  3. gangs are all-or-nothing: a StartJob has exactly task_count tasks, each on one node with
+//     the requested number of distinct devices of a class the selector accepts, the requested
+//     share, CPU and memory; a job starts once, only while pending;
+//  4. every pending job explains itself; a job said to wait for kCapacity has no placement by a
+//     brute-force search; kUnschedulable is exact (brute force on an empty cluster agrees);
+//  5. the first job of the queue that is not unschedulable never waits while it fits (every
+//     policy walks the queue until the first job that does not fit); under `spread` (no
+//     reservation) no pending job fits; under `fifo` jobs start in arrival order;
+// and at the end of the run no job is lost: nothing runs, and every job that did not finish is
+// unschedulable (by Explain and by brute force).
+// A further property: the same inputs give the same decisions.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include "engine/engine.h"
+#include "engine/presets.h"
+#include "testing/cluster_fixtures.h"
+
+namespace headroom::engine {
+namespace {
+
+using testing::BruteForcePlacer;
+using testing::ClusterSpec;
+using testing::EngineDriver;
+using testing::FreeCapacity;
+using testing::JobSpec;
+using testing::StepInfo;
+
+bool Contains(const std::vector<PendingCode>& reasons, PendingCode code) {
+  return std::find(reasons.begin(), reasons.end(), code) != reasons.end();
+}
+
+std::string Reasons(const PendingStatus& status) {
+  std::string out;
+  for (PendingCode code : status.reasons) {
+    out += (out.empty() ? "" : ",") + std::string(PendingCodeName(code));
+  }
+  return out + " (" + status.message + ")";
+}
+
+enum class Stage { kPending, kRunning, kFinished };
+
+// Checks one preset on one cluster and workload; RC_ASSERTs on the first broken property.
+void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& specs,
+                 std::string_view policy_name) {
+  auto policy = PresetPolicy(policy_name);
+  RC_ASSERT(policy.has_value());
+  const std::vector<model::Job> jobs = testing::ToJobs(specs);
+  EngineDriver driver(cluster, *policy, jobs);
+
+  // Whether each job fits an empty cluster, by brute force.
+  std::vector<bool> ever_fits;
+  for (const model::Job& job : jobs) {
+    ever_fits.push_back(BruteForcePlacer(cluster, job).Fits(FreeCapacity::Empty(cluster)));
+  }
+  FreeCapacity free = FreeCapacity::Empty(cluster);
+  std::vector<Stage> stage(jobs.size(), Stage::kPending);
+  std::vector<bool> submitted(jobs.size(), false);
+  std::vector<std::vector<TaskAllocation>> held(jobs.size());
+  size_t running = 0;
+
+  auto after_step = [&](const StepInfo& step) {
+    const Engine& engine = driver.engine();
+    const std::string at = fmt::format("t={}us {}", step.now_us, policy_name);
+    // 1. The engine's own invariants.
+    const std::string problem = engine.CheckInvariants();
+    RC_ASSERT(problem.empty());
+
+    for (JobId id : step.submitted) submitted[id.value()] = true;
+    for (JobId id : step.finished) {
+      RC_ASSERT(stage[id.value()] == Stage::kRunning);
+      for (const TaskAllocation& task : held[id.value()]) free.Apply(task, -1);
+      held[id.value()].clear();
+      stage[id.value()] = Stage::kFinished;
+      --running;
+    }
+    // 3. Gangs all-or-nothing, of the requested shape.
+    for (const StartJob& start : step.decisions->starts) {
+      const uint32_t j = start.job.value();
+      RC_ASSERT(j < jobs.size());
+      RC_ASSERT(submitted[j]);
+      RC_ASSERT(stage[j] == Stage::kPending);
+      RC_ASSERT(ever_fits[j]);
+      const model::Job& job = jobs[j];
+      RC_ASSERT(start.tasks.size() == job.task_count);
+      for (const TaskAllocation& task : start.tasks) {
+        RC_ASSERT(task.node.value() < cluster.nodes().size());
+        RC_ASSERT(task.devices.size() == job.task.devices);
+        RC_ASSERT(task.cpu_milli == job.task.cpu_milli);
+        RC_ASSERT(task.memory_mib == job.task.memory_mib);
+        if (job.task.devices > 0) RC_ASSERT(task.milli_per_device == job.task.milli_per_device);
+        std::vector<DeviceId> distinct = task.devices;
+        std::sort(distinct.begin(), distinct.end());
+        RC_ASSERT(std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end());
+        for (DeviceId device : task.devices) {
+          RC_ASSERT(device.value() < cluster.devices().size());
+          RC_ASSERT(cluster.device(device).node == task.node);
+          const model::DeviceClass& device_class =
+              cluster.device_class(cluster.device(device).device_class);
+          RC_ASSERT(job.task.selector.Matches(device_class.attributes));
+        }
+        free.Apply(task, +1);
+      }
+      held[j] = start.tasks;
+      stage[j] = Stage::kRunning;
+      ++running;
+      // fifo: a job starts only after every earlier job that can ever run has started.
+      if (policy_name == "fifo") {
+        for (uint32_t earlier = 0; earlier < j; ++earlier) {
+          RC_ASSERT(stage[earlier] != Stage::kPending || !ever_fits[earlier]);
+        }
+      }
+    }
+    // 2. Independent accounting: nothing over capacity, and the engine's state agrees.
+    for (size_t d = 0; d < cluster.devices().size(); ++d) {
+      RC_ASSERT(free.device_milli[d] >= 0);
+      RC_ASSERT(free.device_milli[d] ==
+                engine.cluster_state().free_milli(DeviceId(static_cast<uint32_t>(d))));
+    }
+    for (const model::Node& node : cluster.nodes()) {
+      const uint32_t n = node.id.value();
+      RC_ASSERT(free.node_cpu_milli[n] >= 0);
+      RC_ASSERT(free.node_memory_mib[n] >= 0);
+      RC_ASSERT(free.node_cpu_milli[n] == engine.cluster_state().free_cpu_milli(node.id));
+      RC_ASSERT(free.node_memory_mib[n] == engine.cluster_state().free_memory_mib(node.id));
+    }
+    RC_ASSERT(engine.running_count() == running);
+
+    // 4 and 5. Pending jobs, their reasons, and the brute force.
+    JobId head;
+    uint32_t head_position = 0;
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      const JobId id(j);
+      if (!submitted[j]) {
+        RC_ASSERT(engine.state(id) == JobState::kUnknown);
+        continue;
+      }
+      const JobState expected = stage[j] == Stage::kPending   ? JobState::kPending
+                                : stage[j] == Stage::kRunning ? JobState::kRunning
+                                                              : JobState::kFinished;
+      RC_ASSERT(engine.state(id) == expected);
+      if (stage[j] == Stage::kRunning) {
+        const std::vector<TaskAllocation>* allocations = engine.allocations(id);
+        RC_ASSERT(allocations != nullptr);
+        RC_ASSERT(allocations->size() == held[j].size());
+      }
+      if (stage[j] != Stage::kPending) continue;
+      const PendingStatus status = engine.Explain(id);
+      if (status.reasons.empty()) {
+        RC_FAIL(fmt::format("{}: pending job {} gives no reason", at, j));
+      }
+      const bool unschedulable = Contains(status.reasons, PendingCode::kUnschedulable);
+      if (unschedulable == ever_fits[j]) {
+        RC_FAIL(
+            fmt::format("{}: job {} reasons {} but brute force on an empty cluster says it "
+                        "{} fit",
+                        at, j, Reasons(status), ever_fits[j] ? "does" : "does not"));
+      }
+      if (unschedulable) continue;
+      const bool fits_now = BruteForcePlacer(cluster, jobs[j]).Fits(free);
+      if (Contains(status.reasons, PendingCode::kCapacity) && fits_now) {
+        RC_FAIL(fmt::format("{}: job {} said to wait for capacity ({}) but it fits now", at, j,
+                            Reasons(status)));
+      }
+      if (policy_name == "spread" && fits_now) {
+        RC_FAIL(fmt::format("{}: spread left job {} pending ({}) though it fits", at, j,
+                            Reasons(status)));
+      }
+      if (!head.valid() || status.queue_position < head_position) {
+        head = id;
+        head_position = status.queue_position;
+      }
+    }
+    if (head.valid() && BruteForcePlacer(cluster, jobs[head.value()]).Fits(free)) {
+      RC_FAIL(fmt::format("{}: queue head job {} (position {}) waits ({}) though it fits", at,
+                          head.value(), head_position, Reasons(engine.Explain(head))));
+    }
+  };
+
+  RC_ASSERT(driver.Run(after_step));
+
+  // No job lost: the run drained, and every job that did not run can never run.
+  RC_ASSERT(driver.engine().running_count() == 0u);
+  for (uint32_t j = 0; j < jobs.size(); ++j) {
+    if (stage[j] == Stage::kFinished) continue;
+    RC_ASSERT(stage[j] == Stage::kPending);
+    const PendingStatus status = driver.engine().Explain(JobId(j));
+    if (!Contains(status.reasons, PendingCode::kUnschedulable) || ever_fits[j]) {
+      RC_FAIL(fmt::format("{}: job {} never ran ({}); brute force on an empty cluster: {}",
+                          policy_name, j, Reasons(status), ever_fits[j] ? "fits" : "no fit"));
+    }
+  }
+}
+
+RC_GTEST_PROP(EnginePropertyTest, FifoKeepsEveryPromise, ()) {
+  const ClusterSpec spec = *testing::GenClusterSpec();
+  const std::vector<JobSpec> jobs = *testing::GenWorkload();
+  CheckPolicy(spec.Build(), jobs, "fifo");
+}
+
+RC_GTEST_PROP(EnginePropertyTest, SlurmLikeKeepsEveryPromise, ()) {
+  const ClusterSpec spec = *testing::GenClusterSpec();
+  const std::vector<JobSpec> jobs = *testing::GenWorkload();
+  CheckPolicy(spec.Build(), jobs, "slurm-like");
+}
+
+RC_GTEST_PROP(EnginePropertyTest, SpreadKeepsEveryPromise, ()) {
+  const ClusterSpec spec = *testing::GenClusterSpec();
+  const std::vector<JobSpec> jobs = *testing::GenWorkload();
+  CheckPolicy(spec.Build(), jobs, "spread");
+}
+
+RC_GTEST_PROP(EnginePropertyTest, HeadroomKeepsEveryPromise, ()) {
+  const ClusterSpec spec = *testing::GenClusterSpec();
+  const std::vector<JobSpec> jobs = *testing::GenWorkload();
+  CheckPolicy(spec.Build(), jobs, "headroom");
+}
+
+// Every decision of a run, as text.
+std::string DecisionLog(const model::Cluster& cluster, const std::vector<model::Job>& jobs,
+                        const PolicyConfig& policy) {
+  EngineDriver driver(cluster, policy, jobs);
+  std::string log;
+  const bool done = driver.Run([&](const StepInfo& step) {
+    for (const StartJob& start : step.decisions->starts) {
+      log += fmt::format("{} start {}:", step.now_us, start.job.value());
+      for (const TaskAllocation& task : start.tasks) {
+        log += fmt::format(" n{}", task.node.value());
+        for (DeviceId device : task.devices) log += fmt::format(",d{}", device.value());
+      }
+      log += "\n";
+    }
+    for (uint32_t j = 0; j < jobs.size(); ++j) {
+      if (driver.engine().state(JobId(j)) != JobState::kPending) continue;
+      log += fmt::format("{} pending {}: {}\n", step.now_us, j,
+                         driver.engine().Explain(JobId(j)).message);
+    }
+  });
+  RC_ASSERT(done);
+  return log;
+}
+
+RC_GTEST_PROP(EnginePropertyTest, SameInputsSameDecisions, ()) {
+  const ClusterSpec spec = *testing::GenClusterSpec();
+  const std::vector<model::Job> jobs = testing::ToJobs(*testing::GenWorkload());
+  const model::Cluster cluster = spec.Build();
+  for (std::string_view name : PresetNames()) {
+    const PolicyConfig policy = *PresetPolicy(name);
+    RC_ASSERT(DecisionLog(cluster, jobs, policy) == DecisionLog(cluster, jobs, policy));
+  }
+}
+
+}  // namespace
+}  // namespace headroom::engine

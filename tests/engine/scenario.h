@@ -1,0 +1,107 @@
+// Small hand-built clusters and jobs for the engine's scenario tests, with exact expectations.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/engine.h"
+#include "engine/presets.h"
+#include "model/cluster_builder.h"
+
+namespace headroom::engine::testing {
+
+// Racks of nodes under one root: {{"r0", {{"n0", 8}, {"n1", 8}}}, ...}; all devices "H100".
+struct NodeDef {
+  std::string name;
+  uint32_t devices = 8;
+  std::string model = "H100";
+  int64_t cpu_milli = 64000;
+  int64_t memory_mib = 512 * 1024;
+};
+struct RackDef {
+  std::string name;
+  std::vector<NodeDef> nodes;
+};
+
+inline model::Cluster MakeCluster(const std::vector<RackDef>& racks) {
+  model::ClusterBuilder builder({"cluster", "rack"});
+  for (const RackDef& rack : racks) {
+    const DomainId domain = builder.AddDomain(builder.root(), rack.name);
+    for (const NodeDef& node : rack.nodes) {
+      model::NodeSpec spec{node.name, node.cpu_milli, node.memory_mib, {}};
+      for (uint32_t i = 0; i < node.devices; ++i) {
+        spec.devices.push_back(model::DeviceAttributes(node.model, 80));
+      }
+      builder.AddNode(domain, std::move(spec));
+    }
+  }
+  auto cluster = std::move(builder).Build();
+  EXPECT_TRUE(cluster.has_value()) << cluster.error().message;
+  return std::move(*cluster);
+}
+
+inline model::Job MakeJob(uint32_t tasks, uint32_t devices, double runtime_s,
+                          std::string selector = "", int64_t cpu_milli = 0) {
+  model::Job job;
+  job.task_count = tasks;
+  job.task.devices = devices;
+  job.task.cpu_milli = cpu_milli;
+  auto parsed = model::Selector::Parse(selector);
+  EXPECT_TRUE(parsed.has_value());
+  job.task.selector = *parsed;
+  job.runtime_us = SecondsToUs(runtime_s);
+  job.runtime_estimate_us = job.runtime_us;
+  return job;
+}
+
+inline PolicyConfig Preset(std::string_view name) {
+  auto policy = PresetPolicy(name);
+  EXPECT_TRUE(policy.has_value());
+  return *policy;
+}
+
+// Drives an engine by hand: submit jobs, step, and read where they went.
+class Harness {
+ public:
+  Harness(const model::Cluster& cluster, std::string_view policy)
+      : cluster_(cluster), engine_(cluster, Preset(policy)) {}
+
+  JobId Submit(model::Job job) {
+    const JobId id(next_id_++);
+    pending_.push_back(JobSubmitted{id, std::move(job)});
+    return id;
+  }
+  void Finish(JobId id) { pending_.push_back(JobFinished{id}); }
+  void Drain(const std::string& node) {
+    pending_.push_back(NodeDrained{cluster_.FindNode(node)->id, true});
+  }
+
+  Decisions Step(double now_s) {
+    Decisions decisions = engine_.Step(pending_, SecondsToUs(now_s));
+    pending_.clear();
+    EXPECT_EQ(engine_.CheckInvariants(), "");
+    return decisions;
+  }
+
+  // Node names of a running job's tasks, in rank order.
+  std::vector<std::string> NodesOf(JobId id) const {
+    std::vector<std::string> names;
+    if (const auto* tasks = engine_.allocations(id)) {
+      for (const TaskAllocation& task : *tasks) names.push_back(cluster_.node(task.node).name);
+    }
+    return names;
+  }
+
+  Engine& engine() { return engine_; }
+
+ private:
+  const model::Cluster& cluster_;
+  Engine engine_;
+  std::vector<Event> pending_;
+  uint32_t next_id_ = 0;
+};
+
+}  // namespace headroom::engine::testing
