@@ -79,8 +79,8 @@ const T& Pick(Rng& rng, const std::pair<T, double> (&choices)[N]) {
 
 // One job drawn like the synthetic workload's default spec (sim/traces/synthetic_spec.h).
 model::Job DrawJob(Rng& rng, uint32_t id, TimeUs now_us) {
-  static constexpr std::pair<uint32_t, double> kSizes[] = {
-      {1, 75}, {2, 4}, {4, 7}, {8, 10}, {16, 2.5}, {32, 1}, {64, 0.5}};
+  static constexpr std::pair<uint32_t, double> kSizes[] = {{1, 75},   {2, 4},  {4, 7},   {8, 10},
+                                                           {16, 2.5}, {32, 1}, {64, 0.5}};
   static constexpr std::pair<const char*, double> kTenants[] = {
       {"team-a", 40}, {"team-b", 30}, {"team-c", 20}, {"team-d", 10}};
   static constexpr std::pair<int32_t, double> kPriorities[] = {{0, 60}, {1, 30}, {2, 10}};

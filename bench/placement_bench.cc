@@ -187,8 +187,7 @@ class Churn {
 Churn& SteadyBuilding(const std::string& family, const std::string& preset, int64_t devices,
                       Gang (*draw)(Rng&)) {
   static std::map<std::string, std::unique_ptr<Churn>> buildings;
-  std::unique_ptr<Churn>& slot =
-      buildings[family + "/" + preset + "/" + std::to_string(devices)];
+  std::unique_ptr<Churn>& slot = buildings[family + "/" + preset + "/" + std::to_string(devices)];
   if (!slot) {
     slot = std::make_unique<Churn>(Building(devices), preset, /*seed=*/1);
     slot->FillTo(kTargetFill, draw);
@@ -200,8 +199,8 @@ Gang DrawOneDevice(Rng&) { return GangOf(1); }
 
 // The synthetic workload's default size mix (sim/traces/synthetic_spec.h).
 Gang DrawMixed(Rng& rng) {
-  static constexpr std::pair<uint32_t, double> kMix[] = {{1, 75},   {2, 4},  {4, 7},  {8, 10},
-                                                          {16, 2.5}, {32, 1}, {64, 0.5}};
+  static constexpr std::pair<uint32_t, double> kMix[] = {{1, 75},   {2, 4},  {4, 7},   {8, 10},
+                                                         {16, 2.5}, {32, 1}, {64, 0.5}};
   double u = rng.Uniform() * 100.0;
   for (const auto& [devices, weight] : kMix) {
     if (u < weight) return GangOf(devices);

@@ -83,8 +83,8 @@ double PeakRssMib() {
 }
 
 // Runs Simulate once per iteration and reports the replay counters described above.
-void Replay(benchmark::State& state, const model::Cluster& cluster,
-            const model::Workload& workload, const char* preset) {
+void Replay(benchmark::State& state, const model::Cluster& cluster, const model::Workload& workload,
+            const char* preset) {
   auto policy = engine::PresetPolicy(preset);
   HR_CHECK(policy.has_value());
   const sim::SimOptions options;
@@ -108,8 +108,7 @@ void Replay(benchmark::State& state, const model::Cluster& cluster,
 }
 
 void BM_ReplayItp(benchmark::State& state, const char* preset) {
-  static const std::optional<model::Workload> workload =
-      []() -> std::optional<model::Workload> {
+  static const std::optional<model::Workload> workload = []() -> std::optional<model::Workload> {
     const std::string path = TracePath("microsoft-itp-elasticflow/cluster04.csv");
     if (!std::filesystem::is_regular_file(path)) return std::nullopt;
     auto loaded = sim::LoadWorkload("itp:" + path, {.max_devices_per_node = kDevicesPerNode});

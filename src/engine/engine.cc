@@ -73,7 +73,8 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy)
       placer_(OptionsFrom(policy)),
       state_(cluster),
       fair_share_(policy.multifactor.decay_half_life_us),
-      failed_shapes_(std::make_unique<std::unordered_map<Shape, uint64_t, ShapeHash>>()) {
+      failed_shapes_(std::make_unique<FailureCache>()),
+      failed_avoiding_(std::make_unique<FailureCache>()) {
   auto order = MakeQueueOrder(policy.queue_order, policy.multifactor);
   HR_CHECK(order.has_value());
   order_ = std::move(*order);
@@ -240,13 +241,20 @@ void Engine::Reorder(TimeUs now) {
   context.now_us = now;
   context.cluster_devices = std::max<uint64_t>(cluster_.device_count(), 1);
   context.max_priority = max_priority_;
+  std::vector<double> factors;
+  if (order_->time_dependent()) {
+    if (recompute) fair_share_.Advance(now);
+    factors = fair_share_.Factors();
+  }
+  auto fairshare_of = [&](const JobRecord& r) {
+    return r.tenant.value() < factors.size() ? factors[r.tenant.value()] : 1.0;
+  };
   if (recompute) {
-    fair_share_.Advance(now);
     last_reorder_us_ = now;
     reordered_once_ = true;
     for (JobId id : queue_) {
       JobRecord& r = record(id);
-      context.fairshare = fair_share_.Factor(r.tenant);
+      context.fairshare = fairshare_of(r);
       r.key = order_->Key(r.job, id, context);
     }
     std::sort(queue_.begin(), queue_.end(),
@@ -255,7 +263,7 @@ void Engine::Reorder(TimeUs now) {
   if (arrivals_.empty()) return;
   for (JobId id : arrivals_) {
     JobRecord& r = record(id);
-    context.fairshare = fair_share_.Factor(r.tenant);
+    context.fairshare = fairshare_of(r);
     r.key = order_->Key(r.job, id, context);
   }
   auto by_key = [&](JobId a, JobId b) { return record(a).key < record(b).key; };
@@ -272,14 +280,18 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid,
   JobRecord& r = record(id);
   const Shape shape = r.shape();
   const bool plain = avoid == nullptr || avoid->empty();
-  if (plain) {
-    auto it = failed_shapes_->find(shape);
-    if (it != failed_shapes_->end() && it->second == release_epoch_) return false;
+  // A failure stays a failure until capacity is released (and, avoiding a reservation, while
+  // the reservation is the same one).
+  const uint64_t version = plain ? 0 : reservation_version_;
+  auto& failures = plain ? *failed_shapes_ : *failed_avoiding_;
+  if (auto it = failures.find(shape);
+      it != failures.end() && it->second.first == release_epoch_ && it->second.second == version) {
+    return false;
   }
   const PlacementRequest request = RequestOf(r);
   auto placement = placer_.Place(state_, request, avoid);
   if (!placement) {
-    if (plain) (*failed_shapes_)[shape] = release_epoch_;
+    failures[shape] = {release_epoch_, version};
     return false;
   }
   for (const TaskAllocation& task : *placement) state_.Allocate(task);
@@ -299,23 +311,42 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid,
 bool Engine::ComputeReservation(JobId head, TimeUs now) {
   reservation_.Clear();
   reserved_start_us_ = kNever;
+  reservation_head_ = head;
+  reservation_epoch_ = release_epoch_;
+  reservation_stale_ = false;
+  ++reservation_version_;
   const JobRecord& r = record(head);
   const PlacementRequest request = RequestOf(r);
   const ClusterState::Mark mark = state_.mark();
+  // The gang fits exactly when the nodes together take task_count tasks (the root domain is
+  // always a candidate of last resort), so track per-node task capacity as jobs end instead
+  // of searching after every release.
+  std::vector<uint32_t>& capacity = reservation_scratch_;
+  capacity.assign(cluster_.nodes().size(), 0);
+  uint64_t total = 0;
+  for (const model::Node& node : cluster_.nodes()) {
+    capacity[node.id.value()] = Placer::NodeCapacity(state_, node.id, request, nullptr);
+    total += capacity[node.id.value()];
+  }
   std::optional<std::vector<TaskAllocation>> placement;
   for (auto it = running_by_end_.begin(); it != running_by_end_.end();) {
     const TimeUs end = it->first;
     // Release every job ending at this instant before trying.
     while (it != running_by_end_.end() && it->first == end) {
-      for (const TaskAllocation& task : record(JobId(it->second)).tasks) state_.Release(task);
+      for (const TaskAllocation& task : record(JobId(it->second)).tasks) {
+        state_.Release(task);
+        const uint32_t before = capacity[task.node.value()];
+        const uint32_t after = Placer::NodeCapacity(state_, task.node, request, nullptr);
+        capacity[task.node.value()] = after;
+        total += after - before;
+      }
       ++it;
     }
-    if (Placer::DomainBoundMilli(state_, DomainId(0), request) < request.milli()) continue;
+    if (total < request.task_count) continue;
     placement = placer_.Place(state_, request, nullptr);
-    if (placement) {
-      reserved_start_us_ = std::max(end, now);
-      break;
-    }
+    HR_CHECK(placement.has_value());
+    reserved_start_us_ = std::max(end, now);
+    break;
   }
   state_.RollbackTo(mark);
   if (!placement) return false;
@@ -345,10 +376,10 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
     last_backfill_us_ = now;
     backfilled_once_ = true;
   }
+  const JobId previous_head = blocked_head_;
   blocked_head_ = JobId();
-  reserved_start_us_ = kNever;
-  reservation_.Clear();
 
+  std::unordered_map<Shape, bool, ShapeHash> held_for_reservation;
   uint32_t examined = 0;
   uint32_t backfill_examined = 0;
   uint32_t position = 0;
@@ -368,12 +399,19 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
       } else {
         ++examined;
         started = TryStart(id, now, nullptr, decisions);
+        // Work started in the main pass was placed without regard to any reservation.
+        reservation_stale_ |= started;
         if (!started) {
           blocked = true;
           blocked_head_ = id;
           r.code = Analyze(r);
           if (policy_.backfill == BackfillMode::kEasy && backfill_pass) {
-            ComputeReservation(id, now);
+            // A reservation stays valid while its head is the same, no capacity came back
+            // and nothing started ahead of it: everything started since respected it.
+            const bool still_valid = id == previous_head && reservation_head_ == id &&
+                                     reservation_epoch_ == release_epoch_ &&
+                                     !reservation_stale_;
+            if (!still_valid) ComputeReservation(id, now);
           }
         }
       }
@@ -394,14 +432,22 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
         if (!started) {
           r.code = Analyze(r);
           if (!ends_before_reservation && r.code == PendingCode::kTopology) {
-            // Distinguish "held for the reserved job" from "does not fit at all".
-            const PlacementRequest request = RequestOf(r);
-            if (placer_.Place(state_, request, nullptr)) r.code = PendingCode::kReservation;
+            // Distinguish "held for the reserved job" from "does not fit at all", once per
+            // shape and pass (the answer is a diagnosis, not a decision).
+            auto [it, inserted] = held_for_reservation.emplace(r.shape(), false);
+            if (inserted) it->second = placer_.Place(state_, RequestOf(r), nullptr).has_value();
+            if (it->second) r.code = PendingCode::kReservation;
           }
         }
       }
     }
     if (!started) still_pending.push_back(id);
+  }
+  if (!blocked_head_.valid() || (policy_.backfill == BackfillMode::kEasy && !backfill_pass &&
+                                 blocked_head_ != reservation_head_)) {
+    reservation_.Clear();
+    reservation_head_ = JobId();
+    reserved_start_us_ = kNever;
   }
   queue_ = std::move(still_pending);
   position = 0;

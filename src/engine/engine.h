@@ -112,7 +112,11 @@ class Engine {
 
   // Capacity released since construction; a cached placement failure is valid while unchanged.
   uint64_t release_epoch_ = 0;
-  std::unique_ptr<std::unordered_map<Shape, uint64_t, ShapeHash>> failed_shapes_;
+  // Shape → (release epoch, reservation version) of its last failed placement.
+  using FailureCache =
+      std::unordered_map<Shape, std::pair<uint64_t, uint64_t>, ShapeHash>;
+  std::unique_ptr<FailureCache> failed_shapes_;
+  std::unique_ptr<FailureCache> failed_avoiding_;
   bool dirty_ = true;             // Something changed that a pass could act on.
   TimeUs last_reorder_us_ = 0;
   TimeUs last_backfill_us_ = 0;
@@ -123,6 +127,11 @@ class Engine {
   JobId blocked_head_;            // First job that could not start in the last pass.
   TimeUs reserved_start_us_ = kNever;
   ReservedCapacity reservation_;
+  JobId reservation_head_;        // Whom reservation_ is for.
+  uint64_t reservation_epoch_ = 0;
+  uint64_t reservation_version_ = 0;
+  bool reservation_stale_ = false;  // Something started in a main pass since it was computed.
+  std::vector<uint32_t> reservation_scratch_;
 };
 
 }  // namespace headroom::engine

@@ -33,13 +33,20 @@ void FairShare::Advance(TimeUs now) {
 }
 
 double FairShare::Factor(TenantId tenant) const {
-  if (tenant.value() >= usage_.size() || usage_.empty()) return 1;
+  if (tenant.value() >= usage_.size()) return 1;
+  return Factors()[tenant.value()];
+}
+
+std::vector<double> FairShare::Factors() const {
+  std::vector<double> factors(usage_.size(), 1.0);
   double total = 0;
   for (double usage : usage_) total += usage;
-  if (total <= 0) return 1;
-  const double normalized_usage = usage_[tenant.value()] / total;
+  if (total <= 0) return factors;
   const double share = 1.0 / static_cast<double>(usage_.size());
-  return std::exp2(-normalized_usage / share);
+  for (size_t t = 0; t < usage_.size(); ++t) {
+    factors[t] = std::exp2(-(usage_[t] / total) / share);
+  }
+  return factors;
 }
 
 }  // namespace headroom::engine

@@ -439,33 +439,14 @@ class Parser {
   uint64_t domain_count_ = 0;
 };
 
-int LineOfMark(const YAML::Mark& mark, std::string_view text) {
-  if (!mark.is_null() && mark.line >= 0) return mark.line + 1;
-  return 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
-
 }  // namespace
 
 Result<Cluster> ParseClusterYaml(std::string_view text, const std::string& source_name,
                                  const ClusterYamlLimits& limits) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return MakeError(ErrorCode::kInvalidArgument, "{}:{}: YAML syntax error: {}", source_name,
-                     LineOfMark(e.mark, text), e.msg);
-  } catch (const std::exception& e) {
-    return MakeError(ErrorCode::kInvalidArgument, "{}:1: cannot read YAML: {}", source_name,
-                     e.what());
-  }
-  if (documents.size() > 1) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     "{}:{}: document: expected one YAML document, got {}", source_name,
-                     LineOfMark(documents[1].Mark(), text), documents.size());
-  }
+  YAML_FIELD_TRY(document, LoadYamlDocument(text, source_name));
   try {
     Parser parser(source_name, limits);
-    return parser.Parse(documents.empty() ? YAML::Node() : documents[0]);
+    return parser.Parse(*document);
   } catch (const std::exception& e) {
     // Nothing above throws by design; this keeps a library surprise from ending the process.
     return MakeError(ErrorCode::kInvalidArgument, "{}:1: cannot read the cluster: {}", source_name,

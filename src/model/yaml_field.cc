@@ -1,10 +1,13 @@
 #include "model/yaml_field.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 
 namespace headroom::model {
 namespace {
@@ -17,6 +20,35 @@ int LineOf(const YAML::Node& node, int fallback) {
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+int LineOfMark(const YAML::Mark& mark, std::string_view text) {
+  if (!mark.is_null() && mark.line >= 0) return mark.line + 1;
+  return 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Notes where documents start and ignores everything else: the cheap first pass that finds
+// syntax errors and extra documents without building nodes.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (first_start.is_null()) first_start = mark;
+    last_start = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  YAML::Mark first_start = YAML::Mark::null_mark();
+  YAML::Mark last_start = YAML::Mark::null_mark();
+};
 
 }  // namespace
 
@@ -64,6 +96,34 @@ bool LooksNumeric(std::string_view text) {
     if (exponent_digits == 0) return false;
   }
   return i == text.size();
+}
+
+Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source) {
+  const std::string copy(text);
+  try {
+    std::istringstream in(copy);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    if (parser.HandleNextDocument(starts) && parser.HandleNextDocument(starts)) {
+      // A "document" that starts where the first did is yaml-cpp stuck on a stray token (a
+      // lone ',' does it), not a second document.
+      const int pos = starts.last_start.pos;
+      if (pos == starts.first_start.pos && pos >= 0 && static_cast<size_t>(pos) < text.size()) {
+        return MakeError(ErrorCode::kInvalidArgument, "{}:{}: YAML syntax error: unexpected {}",
+                         source, LineOfMark(starts.last_start, text),
+                         QuoteForMessage(text.substr(static_cast<size_t>(pos), 1)));
+      }
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "{}:{}: document: expected one YAML document, got a second one", source,
+                       LineOfMark(starts.last_start, text));
+    }
+    return YAML::Load(copy);
+  } catch (const YAML::Exception& e) {
+    return MakeError(ErrorCode::kInvalidArgument, "{}:{}: YAML syntax error: {}", source,
+                     LineOfMark(e.mark, text), e.msg);
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kInvalidArgument, "{}:1: cannot read YAML: {}", source, e.what());
+  }
 }
 
 YamlField::YamlField(YAML::Node node, std::string path, std::string_view source, int line)

@@ -106,6 +106,12 @@ class YamlMap {
   std::vector<std::pair<std::string, YamlField>> entries_;
 };
 
+// Parses `text` as exactly one YAML document (empty text gives a null node). Syntax errors
+// read "source:line: YAML syntax error: ...", a second document "source:line: document:
+// expected one YAML document, got a second one". Never throws, and never loops: yaml-cpp 0.7
+// can report endless empty documents after some malformed input, so at most two are read.
+Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source);
+
 // `text` in double quotes with backslash escapes for quotes, backslashes and control bytes,
 // cut to 60 characters — safe to embed in a one-line message.
 std::string QuoteForMessage(std::string_view text);

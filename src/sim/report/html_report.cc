@@ -319,8 +319,12 @@ void AppendPendingPlot(std::string& out, const RunReport& report) {
 std::vector<svg::Point> WaitCdfPoints(const std::vector<double>& sorted_wait_s, size_t max_points) {
   std::vector<double> sorted_copy;
   const std::vector<double>* waits = &sorted_wait_s;
-  if (!std::is_sorted(sorted_wait_s.begin(), sorted_wait_s.end())) {
-    sorted_copy = sorted_wait_s;
+  const bool has_nan = std::any_of(sorted_wait_s.begin(), sorted_wait_s.end(),
+                                   [](double w) { return std::isnan(w); });
+  if (has_nan || !std::is_sorted(sorted_wait_s.begin(), sorted_wait_s.end())) {
+    // NaN has no place on the curve and would break the sort's ordering.
+    std::copy_if(sorted_wait_s.begin(), sorted_wait_s.end(), std::back_inserter(sorted_copy),
+                 [](double w) { return !std::isnan(w); });
     std::sort(sorted_copy.begin(), sorted_copy.end());
     waits = &sorted_copy;
   }

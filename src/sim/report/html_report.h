@@ -31,7 +31,7 @@ std::string WriteHtmlReport(const RunReport& report);
 // The empirical CDF of queue wait as plotted: points (max(wait, 1 s), fraction of started
 // jobs that waited at most that long), starting at (first wait, 0) and ending at
 // (last wait, 1), with at most `max_points` points (>= 2) taken at evenly spaced ranks.
-// `sorted_wait_s` should be ascending; an unsorted input is sorted first.
+// `sorted_wait_s` should be ascending; an unsorted input is sorted first and NaN dropped.
 std::vector<svg::Point> WaitCdfPoints(const std::vector<double>& sorted_wait_s, size_t max_points);
 
 // Averages consecutive points into at most `max_buckets` buckets of (nearly) equal count,

@@ -41,7 +41,8 @@ namespace headroom::sim {
 model::Workload GenerateSyntheticWorkload(const SyntheticSpec& spec, const WorkloadOptions& options,
                                           std::string source);
 
-// `name_or_path`: a preset name (small, default, million), or the path of a YAML spec.
+// `name_or_path`: a preset name (small, default, million), or the path of a YAML spec (a
+// preset name wins over a file of that name; write ./small for the file).
 Result<LoadedWorkload> LoadSyntheticWorkload(std::string_view name_or_path,
                                              const WorkloadOptions& options);
 

@@ -1,5 +1,6 @@
 #include "sim/report/html_report.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,8 @@ TEST(HtmlReportTest, WaitCdfOfShortListKeepsEveryRank) {
   EXPECT_DOUBLE_EQ(points[4].x, 600);
   EXPECT_DOUBLE_EQ(points[4].y, 1);
   EXPECT_TRUE(WaitCdfPoints({}, 500).empty());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(WaitCdfPoints({5, nan, 1}, 500).size(), 3u);
 }
 
 TEST(HtmlReportTest, LongSeriesAreAveragedIntoBuckets) {
