@@ -70,6 +70,7 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
   std::vector<bool> submitted(jobs.size(), false);
   std::vector<std::vector<TaskAllocation>> held(jobs.size());
   size_t running = 0;
+  size_t max_pending = 0; bool capacity_seen = false;
 
   auto after_step = [&](const StepInfo& step) {
     const Engine& engine = driver.engine();
@@ -141,6 +142,7 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
     // 4 and 5. Pending jobs, their reasons, and the brute force.
     JobId head;
     uint32_t head_position = 0;
+    size_t pend = 0;
     for (uint32_t j = 0; j < jobs.size(); ++j) {
       const JobId id(j);
       if (!submitted[j]) {
@@ -157,6 +159,7 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
         RC_ASSERT(allocations->size() == held[j].size());
       }
       if (stage[j] != Stage::kPending) continue;
+      ++pend; max_pending = std::max(max_pending, pend);
       const PendingStatus status = engine.Explain(id);
       if (status.reasons.empty()) {
         RC_FAIL(fmt::format("{}: pending job {} gives no reason", at, j));
@@ -170,6 +173,7 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
       }
       if (unschedulable) continue;
       const bool fits_now = BruteForcePlacer(cluster, jobs[j]).Fits(free);
+      if (Contains(status.reasons, PendingCode::kCapacity)) capacity_seen = true;
       if (Contains(status.reasons, PendingCode::kCapacity) && fits_now) {
         RC_FAIL(fmt::format("{}: job {} said to wait for capacity ({}) but it fits now", at, j,
                             Reasons(status)));
@@ -190,6 +194,9 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
   };
 
   RC_ASSERT(driver.Run(after_step));
+  size_t unsched = 0, fin = 0;
+  for (uint32_t j = 0; j < jobs.size(); ++j) { if (stage[j]==Stage::kFinished) ++fin; else ++unsched; }
+  RC_TAG(jobs.size() / 10 * 10, cluster.nodes().size(), fin > 0 ? "some finished" : "none finished", unsched > 0 ? "some unsched" : "no unsched", driver.steps() / 10 * 10, max_pending/5*5, capacity_seen);
 
   // No job lost: the run drained, and every job that did not run can never run.
   RC_ASSERT(driver.engine().running_count() == 0u);
