@@ -22,7 +22,7 @@ run: build
 	./$(BUILD)/bin/headroom gen-cluster --devices 1024 --devices-per-node 8 --nvlink-domain 32 \
 	  > $(RUN_OUT)/cluster.yaml
 	./$(BUILD)/bin/headroom sim --cluster $(RUN_OUT)/cluster.yaml --workload synthetic:default \
-	  --policy all --seed 1 --out $(RUN_OUT)
+	  --load 0.95 --policy all --seed 1 --out $(RUN_OUT)
 
 test: build
 	@cd $(BUILD) && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)

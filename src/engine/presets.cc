@@ -38,8 +38,14 @@ Result<PolicyConfig> PresetPolicy(std::string_view name) {
     config.domain_order = FitOrder::kFirstFit;
     config.node_scorers = {{"least_allocated", 1}};
   } else if (name == "headroom") {
-    config.description = "priority order, EASY backfill, topology-block best fit, keep blocks whole";
-    config.queue_order = "priority";
+    config.description =
+        "fair-share multifactor order, EASY backfill every step, topology-block best fit";
+    config.queue_order = "multifactor";
+    config.multifactor.age = 1000;
+    config.multifactor.fairshare = 100000;
+    config.multifactor.job_size = 1000;
+    config.multifactor.qos = 10000;
+    config.multifactor.recalc_period_us = 60 * kUsPerSecond;
     config.backfill = BackfillMode::kEasy;
     config.gang_placement = GangPlacement::kTopologyBlock;
     config.domain_order = FitOrder::kBestFit;

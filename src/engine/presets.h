@@ -17,9 +17,11 @@
 //              reserved), nodes scored by NodeResourcesFit LeastAllocated, each task placed on
 //              its own (kube-scheduler schedules pod by pod; the gang is all-or-nothing as with
 //              the coscheduling plugin). Source: kubernetes.io/docs/reference/scheduling/config.
-//  headroom    Ours: priority then arrival order, EASY backfill on every step (never delays the
-//              reserved head), topology-block placement in the smallest fabric domain with best
-//              fit, and tie-breaks that keep whole nodes and whole NVLink domains free.
+//  headroom    Ours: the multifactor order with fair share recomputed every minute (not every
+//              five), EASY backfill on every step rather than every 30 s (never delays the
+//              reserved head), every job in the queue considered, topology-block placement in
+//              the smallest fabric domain with best fit, and tie-breaks that keep whole nodes and
+//              whole NVLink domains free.
 #pragma once
 
 #include <string_view>
