@@ -224,29 +224,31 @@ inline void showValue(const JobSpec& job, std::ostream& os) {
 
 // 1-3 racks (optionally under 1-2 leaves) of 1-4 nodes, each with 1-8 devices of one of 1-2
 // models and small CPU and memory, so that CPU and memory constrain as often as devices.
+// Sizes grow with RapidCheck's size and reach their full range half-way through a run.
 inline rc::Gen<ClusterSpec> GenClusterSpec() {
-  return rc::gen::exec([] {
-    ClusterSpec spec;
-    spec.leaves = *rc::gen::inRange<uint32_t>(0, 3);
-    const uint32_t models = *rc::gen::inRange<uint32_t>(1, 3);
-    const uint32_t racks = *rc::gen::inRange<uint32_t>(1, 4);
-    for (uint32_t r = 0; r < racks; ++r) {
-      ClusterSpec::Rack rack;
-      rack.leaf = spec.leaves > 0 ? *rc::gen::inRange<uint32_t>(0, spec.leaves) : 0;
-      const uint32_t nodes = *rc::gen::inRange<uint32_t>(1, 5);
-      for (uint32_t n = 0; n < nodes; ++n) {
-        TinyNode node;
-        node.name = "r" + std::to_string(r) + "n" + std::to_string(n);
-        node.devices = *rc::gen::inRange<uint32_t>(1, 9);
-        node.model = kModels[*rc::gen::inRange<uint32_t>(0, models)];
-        node.cpu_milli = *rc::gen::element<int64_t>(16'000, 8'000, 32'000);
-        node.memory_mib = *rc::gen::element<int64_t>(32'768, 16'384, 65'536);
-        rack.nodes.push_back(std::move(node));
-      }
-      spec.racks.push_back(std::move(rack));
-    }
-    return spec;
-  });
+  return rc::gen::scale(2.0, rc::gen::exec([] {
+                          ClusterSpec spec;
+                          spec.leaves = *rc::gen::inRange<uint32_t>(0, 3);
+                          const uint32_t models = *rc::gen::inRange<uint32_t>(1, 3);
+                          const uint32_t racks = *rc::gen::inRange<uint32_t>(1, 4);
+                          for (uint32_t r = 0; r < racks; ++r) {
+                            ClusterSpec::Rack rack;
+                            rack.leaf =
+                                spec.leaves > 0 ? *rc::gen::inRange<uint32_t>(0, spec.leaves) : 0;
+                            const uint32_t nodes = *rc::gen::inRange<uint32_t>(1, 5);
+                            for (uint32_t n = 0; n < nodes; ++n) {
+                              TinyNode node;
+                              node.name = "r" + std::to_string(r) + "n" + std::to_string(n);
+                              node.devices = *rc::gen::inRange<uint32_t>(1, 9);
+                              node.model = kModels[*rc::gen::inRange<uint32_t>(0, models)];
+                              node.cpu_milli = *rc::gen::element<int64_t>(16'000, 8'000, 32'000);
+                              node.memory_mib = *rc::gen::element<int64_t>(32'768, 16'384, 65'536);
+                              rack.nodes.push_back(std::move(node));
+                            }
+                            spec.racks.push_back(std::move(rack));
+                          }
+                          return spec;
+                        }));
 }
 
 struct WorkloadOptions {
@@ -268,9 +270,12 @@ inline rc::Gen<JobSpec> GenJobSpec(WorkloadOptions options) {
     } else {
       job.devices = *rc::gen::inRange<uint32_t>(0, 9);
     }
-    job.selector =
-        *rc::gen::element<std::string>("", "model == \"H100\"", "model == \"A100\"",
-                                       "model in [\"A100\", \"H100\"]", "model == \"B200\"");
+    // B200 is on no node: a job that can never run.
+    job.selector = *rc::gen::weightedElement<std::string>({{4, ""},
+                                                           {3, "model == \"H100\""},
+                                                           {3, "model == \"A100\""},
+                                                           {2, "model in [\"A100\", \"H100\"]"},
+                                                           {1, "model == \"B200\""}});
     job.cpu_milli = *rc::gen::element<int64_t>(0, 1'000, 2'000, 4'000, 8'000, 12'000);
     job.memory_mib = *rc::gen::element<int64_t>(0, 2'048, 4'096, 8'192, 16'384, 24'576);
     job.runtime_s = *rc::gen::inRange<int64_t>(0, 400);
@@ -284,13 +289,15 @@ inline rc::Gen<JobSpec> GenJobSpec(WorkloadOptions options) {
 
 // 1..max_jobs jobs sorted by submit time (stable), so that index = JobId = arrival order.
 inline rc::Gen<std::vector<JobSpec>> GenWorkload(WorkloadOptions options = {}) {
-  return rc::gen::exec([options] {
-    const uint32_t count = *rc::gen::inRange<uint32_t>(1, options.max_jobs + 1);
-    auto jobs = *rc::gen::container<std::vector<JobSpec>>(count, GenJobSpec(options));
-    std::stable_sort(jobs.begin(), jobs.end(),
-                     [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
-    return jobs;
-  });
+  return rc::gen::scale(
+      2.0, rc::gen::exec([options] {
+        const uint32_t count = *rc::gen::inRange<uint32_t>(1, options.max_jobs + 1);
+        auto jobs = *rc::gen::container<std::vector<JobSpec>>(count, GenJobSpec(options));
+        std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
+          return a.submit_s < b.submit_s;
+        });
+        return jobs;
+      }));
 }
 
 inline std::vector<model::Job> ToJobs(const std::vector<JobSpec>& specs) {
