@@ -211,6 +211,8 @@ void Engine::Apply(Event& event, TimeUs now) {
     if (drained->node.value() < cluster_.nodes().size()) {
       state_.SetDrained(drained->node, drained->drained);
       if (!drained->drained) ++release_epoch_;
+      // The reservation may hold devices on this node, or could now use them: plan again.
+      reservation_stale_ = true;
       dirty_ = true;
     }
   }
@@ -406,11 +408,13 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
           blocked_head_ = id;
           r.code = Analyze(r);
           if (policy_.backfill == BackfillMode::kEasy && backfill_pass) {
-            // A reservation stays valid while its head is the same, no capacity came back
-            // and nothing started ahead of it: everything started since respected it.
+            // A reservation stays valid while its head is the same, no capacity came back,
+            // no node was drained or undrained, nothing started ahead of it (everything
+            // started since respected it) and its start has not passed (work that overran its
+            // estimate still holds what the reservation counted on).
             const bool still_valid = id == previous_head && reservation_head_ == id &&
-                                     reservation_epoch_ == release_epoch_ &&
-                                     !reservation_stale_;
+                                     reservation_epoch_ == release_epoch_ && !reservation_stale_ &&
+                                     reserved_start_us_ >= now;
             if (!still_valid) ComputeReservation(id, now);
           }
         }
@@ -443,8 +447,11 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
     }
     if (!started) still_pending.push_back(id);
   }
-  if (!blocked_head_.valid() || (policy_.backfill == BackfillMode::kEasy && !backfill_pass &&
-                                 blocked_head_ != reservation_head_)) {
+  // A reservation whose start has passed (work overran its estimate) is not shown or kept
+  // between backfill passes; the next backfill pass plans again.
+  if (!blocked_head_.valid() || reserved_start_us_ < now ||
+      (policy_.backfill == BackfillMode::kEasy && !backfill_pass &&
+       blocked_head_ != reservation_head_)) {
     reservation_.Clear();
     reservation_head_ = JobId();
     reserved_start_us_ = kNever;

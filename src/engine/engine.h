@@ -130,7 +130,7 @@ class Engine {
   JobId reservation_head_;        // Whom reservation_ is for.
   uint64_t reservation_epoch_ = 0;
   uint64_t reservation_version_ = 0;
-  bool reservation_stale_ = false;  // Something started in a main pass since it was computed.
+  bool reservation_stale_ = false;  // A main pass started work, or a drain changed, since.
   std::vector<uint32_t> reservation_scratch_;
 };
 

@@ -1,5 +1,5 @@
 // GenerateCluster: a synthetic building of identical GPU nodes, for simulations and benchmarks
-// at any scale (100,000 devices take a few tens of milliseconds).
+// at any scale (100,000 devices take well under a second: tens of milliseconds once warm).
 //
 // Shape: levels cluster → pod → leaf → rack, always all four. A rack is one NVLink domain of
 // `nvlink_domain` devices rounded down to whole nodes (at least one node); racks fill leaves

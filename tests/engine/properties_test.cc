@@ -14,7 +14,9 @@
 //     reservation) no pending job fits; under `fifo` jobs start in arrival order;
 // and at the end of the run no job is lost: nothing runs, and every job that did not finish is
 // unschedulable (by Explain and by brute force).
-// A further property: the same inputs give the same decisions.
+// The same checks run with nodes drained and undrained along the way (no new work on a drained
+// node; the brute force skips drained nodes). A further property: the same inputs give the same
+// decisions.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -33,6 +35,7 @@ namespace {
 
 using testing::BruteForcePlacer;
 using testing::ClusterSpec;
+using testing::DrainSpec;
 using testing::EngineDriver;
 using testing::FreeCapacity;
 using testing::JobSpec;
@@ -54,11 +57,16 @@ enum class Stage { kPending, kRunning, kFinished };
 
 // Checks one preset on one cluster and workload; RC_ASSERTs on the first broken property.
 void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& specs,
-                 std::string_view policy_name) {
+                 std::string_view policy_name, const std::vector<DrainSpec>& drains = {}) {
   auto policy = PresetPolicy(policy_name);
   RC_ASSERT(policy.has_value());
   const std::vector<model::Job> jobs = testing::ToJobs(specs);
   EngineDriver driver(cluster, *policy, jobs);
+  for (const DrainSpec& drain : drains) {
+    const NodeId node(drain.node % static_cast<uint32_t>(cluster.nodes().size()));
+    driver.AddNodeEvent(drain.from_s * kUsPerSecond, node, true);
+    driver.AddNodeEvent(drain.to_s * kUsPerSecond, node, false);
+  }
 
   // Whether each job fits an empty cluster, by brute force.
   std::vector<bool> ever_fits;
@@ -70,7 +78,6 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
   std::vector<bool> submitted(jobs.size(), false);
   std::vector<std::vector<TaskAllocation>> held(jobs.size());
   size_t running = 0;
-  size_t max_pending = 0; bool capacity_seen = false;
 
   auto after_step = [&](const StepInfo& step) {
     const Engine& engine = driver.engine();
@@ -79,6 +86,9 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
     const std::string problem = engine.CheckInvariants();
     RC_ASSERT(problem.empty());
 
+    for (const NodeDrained& event : step.node_events) {
+      free.node_drained[event.node.value()] = event.drained ? 1 : 0;
+    }
     for (JobId id : step.submitted) submitted[id.value()] = true;
     for (JobId id : step.finished) {
       RC_ASSERT(stage[id.value()] == Stage::kRunning);
@@ -98,6 +108,7 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
       RC_ASSERT(start.tasks.size() == job.task_count);
       for (const TaskAllocation& task : start.tasks) {
         RC_ASSERT(task.node.value() < cluster.nodes().size());
+        RC_ASSERT(free.node_drained[task.node.value()] == 0);
         RC_ASSERT(task.devices.size() == job.task.devices);
         RC_ASSERT(task.cpu_milli == job.task.cpu_milli);
         RC_ASSERT(task.memory_mib == job.task.memory_mib);
@@ -136,13 +147,13 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
       RC_ASSERT(free.node_memory_mib[n] >= 0);
       RC_ASSERT(free.node_cpu_milli[n] == engine.cluster_state().free_cpu_milli(node.id));
       RC_ASSERT(free.node_memory_mib[n] == engine.cluster_state().free_memory_mib(node.id));
+      RC_ASSERT((free.node_drained[n] != 0) == engine.cluster_state().drained(node.id));
     }
     RC_ASSERT(engine.running_count() == running);
 
     // 4 and 5. Pending jobs, their reasons, and the brute force.
     JobId head;
     uint32_t head_position = 0;
-    size_t pend = 0;
     for (uint32_t j = 0; j < jobs.size(); ++j) {
       const JobId id(j);
       if (!submitted[j]) {
@@ -159,7 +170,6 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
         RC_ASSERT(allocations->size() == held[j].size());
       }
       if (stage[j] != Stage::kPending) continue;
-      ++pend; max_pending = std::max(max_pending, pend);
       const PendingStatus status = engine.Explain(id);
       if (status.reasons.empty()) {
         RC_FAIL(fmt::format("{}: pending job {} gives no reason", at, j));
@@ -173,7 +183,6 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
       }
       if (unschedulable) continue;
       const bool fits_now = BruteForcePlacer(cluster, jobs[j]).Fits(free);
-      if (Contains(status.reasons, PendingCode::kCapacity)) capacity_seen = true;
       if (Contains(status.reasons, PendingCode::kCapacity) && fits_now) {
         RC_FAIL(fmt::format("{}: job {} said to wait for capacity ({}) but it fits now", at, j,
                             Reasons(status)));
@@ -194,9 +203,6 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
   };
 
   RC_ASSERT(driver.Run(after_step));
-  size_t unsched = 0, fin = 0;
-  for (uint32_t j = 0; j < jobs.size(); ++j) { if (stage[j]==Stage::kFinished) ++fin; else ++unsched; }
-  RC_TAG(jobs.size() / 10 * 10, cluster.nodes().size(), fin > 0 ? "some finished" : "none finished", unsched > 0 ? "some unsched" : "no unsched", driver.steps() / 10 * 10, max_pending/5*5, capacity_seen);
 
   // No job lost: the run drained, and every job that did not run can never run.
   RC_ASSERT(driver.engine().running_count() == 0u);
@@ -233,6 +239,14 @@ RC_GTEST_PROP(EnginePropertyTest, HeadroomKeepsEveryPromise, ()) {
   const ClusterSpec spec = *testing::GenClusterSpec();
   const std::vector<JobSpec> jobs = *testing::GenWorkload();
   CheckPolicy(spec.Build(), jobs, "headroom");
+}
+
+RC_GTEST_PROP(EnginePropertyTest, DrainsKeepEveryPromise, ()) {
+  const ClusterSpec spec = *testing::GenClusterSpec();
+  const std::vector<JobSpec> jobs = *testing::GenWorkload();
+  const std::vector<DrainSpec> drains = *testing::GenDrains();
+  const model::Cluster cluster = spec.Build();
+  for (std::string_view name : PresetNames()) CheckPolicy(cluster, jobs, name, drains);
 }
 
 // Every decision of a run, as text.

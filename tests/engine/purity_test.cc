@@ -12,7 +12,8 @@
 namespace {
 
 TEST(EnginePurity, IncludesNoIoClockThreadsOrHigherLayers) {
-  const std::filesystem::path engine_dir = std::filesystem::path(HEADROOM_SOURCE_DIR) / "src/engine";
+  const std::filesystem::path engine_dir =
+      std::filesystem::path(HEADROOM_SOURCE_DIR) / "src/engine";
   ASSERT_TRUE(std::filesystem::is_directory(engine_dir)) << engine_dir;
   const std::regex forbidden(
       R"(#include\s*[<"](chrono|thread|mutex|condition_variable|future|atomic|fstream|iostream|)"

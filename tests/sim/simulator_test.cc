@@ -186,33 +186,34 @@ TEST(SimulatorTest, ThreeJobsOnTwoNodesByHand) {
   }
 }
 
-// 2 nodes × 8 GPUs in one rack, all at t=0: A = 8 GPUs for 100 s, B = 2 × 8 GPUs for 50 s, C = 8
-// GPUs for 100 s (estimates exact). B spans both nodes, so it runs 1.05 × 50 = 52.5 s (speed
-// model: +5% for crossing nodes inside a rack).
+// 2 nodes × 8 GPUs in one rack: A = 8 GPUs for 100 s at t=0, B = 2 × 8 GPUs for 50 s at t=1,
+// C = 8 GPUs for 98 s at t=2 (estimates exact). B spans both nodes, so it runs 1.05 × 50 =
+// 52.5 s (speed model: +5% for crossing nodes inside a rack).
 //  fifo:     A at 0 (ends 100); B blocked and C behind it; B at 100 (ends 152.5); C at 152.5
-//            (ends 252.5). Waits 0, 100, 152.5; JCT 100, 152.5, 252.5.
-//  headroom: B is reserved for t=100; C ends by then, so it is backfilled at 0 on the other
-//            node. Waits 0, 100, 0; JCT 100, 152.5, 100.
+//            (ends 250.5). Waits 0, 99, 150.5; JCT 100, 151.5, 248.5.
+//  headroom: B (the larger job, first by multifactor priority) is reserved for t=100; C ends
+//            by then (2 + 98), so it is backfilled at t=2 on the other node. Waits 0, 99, 0;
+//            JCT 100, 151.5, 98.
 TEST(SimulatorTest, BackfillAroundAReservationByHand) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
   const model::Workload workload =
-      WorkloadOf({JobOf(1, 8, "", 0, 0, 100, 100, 0), JobOf(2, 8, "", 0, 0, 50, 50, 0),
-                  JobOf(1, 8, "", 0, 0, 100, 100, 0)});
+      WorkloadOf({JobOf(1, 8, "", 0, 0, 100, 100, 0), JobOf(2, 8, "", 0, 0, 50, 50, 1),
+                  JobOf(1, 8, "", 0, 0, 98, 98, 2)});
   const std::vector<PolicyRun> runs =
       RunPolicies(cluster, workload, *engine::PresetPolicies("fifo,headroom"), SimOptions{}, 1);
   ASSERT_EQ(runs.size(), 2u);
 
   const PolicyMetrics& fifo = runs[0].metrics;
-  EXPECT_EQ(runs[0].sorted_wait_s, (std::vector<double>{0, 100, 152.5}));
-  EXPECT_DOUBLE_EQ(fifo.jct_s.mean, (100 + 152.5 + 252.5) / 3);
-  EXPECT_DOUBLE_EQ(fifo.jct_s.max, 252.5);
-  EXPECT_DOUBLE_EQ(fifo.makespan_s, 252.5);
+  EXPECT_EQ(runs[0].sorted_wait_s, (std::vector<double>{0, 99, 150.5}));
+  EXPECT_DOUBLE_EQ(fifo.jct_s.mean, (100 + 151.5 + 248.5) / 3);
+  EXPECT_DOUBLE_EQ(fifo.jct_s.max, 248.5);
+  EXPECT_DOUBLE_EQ(fifo.makespan_s, 250.5);
   EXPECT_DOUBLE_EQ(fifo.mean_slowdown_from_placement, (1 + 1.05 + 1) / 3);
 
   const PolicyMetrics& headroom = runs[1].metrics;
-  EXPECT_EQ(runs[1].sorted_wait_s, (std::vector<double>{0, 0, 100}));
-  EXPECT_DOUBLE_EQ(headroom.jct_s.mean, (100 + 152.5 + 100) / 3);
-  EXPECT_DOUBLE_EQ(headroom.jct_s.max, 152.5);
+  EXPECT_EQ(runs[1].sorted_wait_s, (std::vector<double>{0, 0, 99}));
+  EXPECT_DOUBLE_EQ(headroom.jct_s.mean, (100 + 151.5 + 98) / 3);
+  EXPECT_DOUBLE_EQ(headroom.jct_s.max, 151.5);
   EXPECT_DOUBLE_EQ(headroom.makespan_s, 152.5);
   EXPECT_EQ(headroom.jobs_completed, 3u);
 }

@@ -300,6 +300,31 @@ inline rc::Gen<std::vector<JobSpec>> GenWorkload(WorkloadOptions options = {}) {
       }));
 }
 
+// A node out of service for a while: drained at from_s, undrained at to_s (> from_s). The node
+// is picked as `node % nodes` of the cluster it is applied to.
+struct DrainSpec {
+  uint32_t node = 0;
+  int64_t from_s = 0;
+  int64_t to_s = 0;
+};
+
+inline void showValue(const DrainSpec& drain, std::ostream& os) {
+  os << "Drain{node#" << drain.node << " " << drain.from_s << "s..." << drain.to_s << "s}";
+}
+
+// 0-3 drains, each starting in [0, 300) s and lasting 10-300 s.
+inline rc::Gen<std::vector<DrainSpec>> GenDrains() {
+  return rc::gen::exec([] {
+    std::vector<DrainSpec> drains(*rc::gen::inRange<size_t>(0, 4));
+    for (DrainSpec& drain : drains) {
+      drain.node = *rc::gen::inRange<uint32_t>(0, 12);
+      drain.from_s = 10 * *rc::gen::inRange<int64_t>(0, 30);
+      drain.to_s = drain.from_s + 10 * *rc::gen::inRange<int64_t>(1, 31);
+    }
+    return drains;
+  });
+}
+
 inline std::vector<model::Job> ToJobs(const std::vector<JobSpec>& specs) {
   std::vector<model::Job> jobs;
   jobs.reserve(specs.size());
@@ -310,14 +335,16 @@ inline std::vector<model::Job> ToJobs(const std::vector<JobSpec>& specs) {
 // ---------------------------------------------------------------------------------------------
 // Driving the Engine directly: job i (jobs sorted by submit time) is submitted as JobId(i) at its
 // submit time and finished exactly runtime_us after it starts. Steps happen at arrivals,
-// completions and the engine's own wake-ups; events of one instant go in one step (arrivals,
-// then completions), as in the simulator. After a drain with nothing running, the driver steps
-// once at a pending wake-up and stops when that starts nothing.
+// completions, node events (AddNodeEvent) and the engine's own wake-ups; events of one instant
+// go in one step (node events, arrivals, then completions, as the simulator orders arrivals
+// before completions). Once the run has emptied (nothing running, nothing left to arrive), the
+// driver steps once at a pending wake-up and stops when that starts nothing.
 
 struct StepInfo {
   TimeUs now_us = 0;
   std::vector<JobId> submitted;
   std::vector<JobId> finished;
+  std::vector<engine::NodeDrained> node_events;
   const engine::Decisions* decisions = nullptr;
 };
 
@@ -329,6 +356,10 @@ class EngineDriver {
 
   const engine::Engine& engine() const { return engine_; }
   const std::vector<model::Job>& jobs() const { return jobs_; }
+  // Drains (or undrains) `node` at `at_us`; node events of an instant go first in its step.
+  void AddNodeEvent(TimeUs at_us, NodeId node, bool drained) {
+    node_events_.insert({{at_us, sequence_++}, engine::NodeDrained{node, drained}});
+  }
   // -1 for a job that never started.
   TimeUs start_us(JobId job) const { return start_us_[job.value()]; }
   size_t steps() const { return steps_; }
@@ -344,6 +375,7 @@ class EngineDriver {
       TimeUs now = kNever;
       if (next < jobs_.size()) now = jobs_[next].submit_time_us;
       if (!completions_.empty()) now = std::min(now, completions_.begin()->first);
+      if (!node_events_.empty()) now = std::min(now, node_events_.begin()->first.first);
       const bool work_in_flight = now != kNever;
       const TimeUs wakeup = engine_.NextWakeupUs();
       if (wakeup != kNever && (work_in_flight || engine_.running_count() == 0)) {
@@ -355,6 +387,11 @@ class EngineDriver {
       StepInfo info;
       info.now_us = now;
       events.clear();
+      while (!node_events_.empty() && node_events_.begin()->first.first == now) {
+        events.push_back(node_events_.begin()->second);
+        info.node_events.push_back(node_events_.begin()->second);
+        node_events_.erase(node_events_.begin());
+      }
       while (next < jobs_.size() && jobs_[next].submit_time_us == now) {
         const JobId id(static_cast<uint32_t>(next));
         events.push_back(engine::JobSubmitted{id, jobs_[next]});
@@ -379,7 +416,7 @@ class EngineDriver {
       info.decisions = &decisions;
       after_step(info);
       if (!had_events && decisions.starts.empty() && completions_.empty() && next == jobs_.size() &&
-          running_before == 0) {
+          node_events_.empty() && running_before == 0) {
         return true;
       }
     }
@@ -391,6 +428,8 @@ class EngineDriver {
   std::vector<model::Job> jobs_;
   std::vector<TimeUs> start_us_;
   std::set<std::pair<TimeUs, uint32_t>> completions_;
+  std::map<std::pair<TimeUs, uint64_t>, engine::NodeDrained> node_events_;
+  uint64_t sequence_ = 0;
   size_t steps_ = 0;
 };
 
@@ -402,10 +441,12 @@ struct FreeCapacity {
   std::vector<int64_t> device_milli;
   std::vector<int64_t> node_cpu_milli;
   std::vector<int64_t> node_memory_mib;
+  std::vector<uint8_t> node_drained;  // A drained node takes no new work.
 
   static FreeCapacity Empty(const model::Cluster& cluster) {
     FreeCapacity free;
     free.device_milli.assign(cluster.devices().size(), model::kMilliPerDevice);
+    free.node_drained.assign(cluster.nodes().size(), 0);
     for (const model::Node& node : cluster.nodes()) {
       free.node_cpu_milli.push_back(node.cpu_milli);
       free.node_memory_mib.push_back(node.memory_mib);
@@ -423,11 +464,11 @@ struct FreeCapacity {
   }
 };
 
-// Whether `job` has any placement in `free`, by exhaustive search: every multiset of nodes for
-// the gang's tasks (they are identical, so order does not matter) and, for shares, every
-// multiset of devices. Whole devices of any matching class are interchangeable for one job, so
-// a node takes k tasks of d devices exactly when it has k·d free matching whole devices and
-// k times the CPU and memory. Exponential; for tiny clusters only.
+// Whether `job` has any placement in `free` (on nodes not drained), by exhaustive search: every
+// multiset of nodes for the gang's tasks (they are identical, so order does not matter) and, for
+// shares, every multiset of devices. Whole devices of any matching class are interchangeable for
+// one job, so a node takes k tasks of d devices exactly when it has k·d free matching whole devices
+// and k times the CPU and memory. Exponential; for tiny clusters only.
 class BruteForcePlacer {
  public:
   BruteForcePlacer(const model::Cluster& cluster, const model::Job& job)
@@ -458,6 +499,7 @@ class BruteForcePlacer {
                                         : static_cast<uint32_t>(cluster_.nodes().size());
     for (uint32_t slot = first_slot; slot < slots; ++slot) {
       const uint32_t node = fractional() ? cluster_.devices()[slot].node.value() : slot;
+      if (free.node_drained[node] != 0) continue;
       if (free.node_cpu_milli[node] < task.cpu_milli) continue;
       if (free.node_memory_mib[node] < task.memory_mib) continue;
       std::vector<uint32_t> taken;

@@ -1,0 +1,158 @@
+// End-to-end tests of the `headroom` binary: the command-line contract of `sim` and
+// `gen-cluster` — exit status 2 and one line naming file, line and field on bad input; both
+// report files on success; byte-identical report.json for the same seed.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/traces.h"
+
+using headroom::testing::TracePath;
+
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string Binary() { return std::string(HEADROOM_BINARY_DIR) + "/bin/headroom"; }
+
+Outcome RunHeadroom(const std::string& arguments) {
+  Outcome outcome;
+  const std::string command = Binary() + " " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) outcome.output.append(buffer, n);
+  const int status = pclose(pipe);
+  outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return outcome;
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class SimCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("headroom-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Cluster() {
+    const std::string path = (dir_ / "cluster.yaml").string();
+    const Outcome generated = RunHeadroom("gen-cluster --devices 64 --nvlink-domain 16 > " + path);
+    EXPECT_EQ(generated.status, 0) << generated.output;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(SimCliTest, WritesBothReportsAndTheTable) {
+  const std::string cluster = Cluster();
+  const Outcome run =
+      RunHeadroom("sim --cluster " + cluster + " --workload synthetic:small --policy all --out " +
+                  (dir_ / "out").string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  for (const char* policy : {"fifo", "slurm-like", "spread", "headroom"}) {
+    EXPECT_NE(run.output.find(policy), std::string::npos) << policy;
+  }
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
+  EXPECT_EQ(report["cluster"]["devices"], 64);
+  EXPECT_EQ(report["workload"]["format"], "synthetic");
+  EXPECT_EQ(report["workload"]["jobs"], 2000);
+  ASSERT_EQ(report["policies"].size(), 4u);
+  for (const auto& policy : report["policies"]) {
+    const auto& metrics = policy["metrics"];
+    for (const char* key : {"allocation_rate", "fragmentation_rate", "makespan_s"}) {
+      EXPECT_TRUE(metrics[key].is_number()) << key;
+    }
+    for (const char* key : {"mean", "p50", "p95", "p99"}) {
+      EXPECT_TRUE(metrics["wait_s"][key].is_number()) << key;
+      EXPECT_TRUE(metrics["jct_s"][key].is_number()) << key;
+    }
+    EXPECT_TRUE(metrics["bounded_slowdown"]["mean"].is_number());
+    EXPECT_EQ(metrics["jobs_completed"].get<int>() + metrics["jobs_unplaced"].get<int>(), 2000);
+  }
+  const std::string html = ReadFile(dir_ / "out/report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
+TEST_F(SimCliTest, SameSeedGivesByteIdenticalReport) {
+  const std::string cluster = Cluster();
+  for (const char* out : {"a", "b"}) {
+    const Outcome run =
+        RunHeadroom("sim --cluster " + cluster + " --workload synthetic:small --seed 7 --out " +
+                    (dir_ / out).string());
+    ASSERT_EQ(run.status, 0) << run.output;
+  }
+  const std::string a = ReadFile(dir_ / "a/report.json");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, ReadFile(dir_ / "b/report.json"));
+}
+
+TEST_F(SimCliTest, BadInputExitsWithStatusTwoAndOneLine) {
+  const std::string cluster = Cluster();
+  const std::filesystem::path bad_yaml = dir_ / "bad.yaml";
+  std::ofstream(bad_yaml) << "levels: [cluster, rack]\ntopology:\n  - name: r0\n    nodes: [{name: "
+                             "n0, cpu_milli: abc}]\n";
+  const std::filesystem::path bad_csv = dir_ / "bad.csv";
+  std::ofstream(bad_csv) << "job_id,submission_time,duration,num_gpu\nj1,0,100,1\nj2,5,oops,1\n";
+  struct Case {
+    std::string arguments;
+    std::string expected;  // A piece of the message.
+  };
+  const Case cases[] = {
+      {"sim --cluster " + cluster + " --workload synthetic:small --bogus-flag", "bogus"},
+      {"sim --cluster /nonexistent.yaml --workload synthetic:small", "/nonexistent.yaml"},
+      {"sim --cluster " + bad_yaml.string() + " --workload synthetic:small", "bad.yaml:4"},
+      {"sim --cluster " + cluster + " --workload itp:" + bad_csv.string(), "bad.csv:3"},
+      {"sim --cluster " + cluster + " --workload nosuch:x", "nosuch"},
+      {"sim --cluster " + cluster + " --workload synthetic:small --policy nosuch", "nosuch"},
+      {"gen-cluster --devices 7 --devices-per-node 8", "devices"},
+  };
+  for (const Case& c : cases) {
+    const Outcome run = RunHeadroom(c.arguments);
+    EXPECT_EQ(run.status, 2) << c.arguments << "\n" << run.output;
+    EXPECT_NE(run.output.find(c.expected), std::string::npos) << c.arguments << "\n" << run.output;
+    // One line: the message ends with the only newline.
+    EXPECT_EQ(run.output.find('\n'), run.output.size() - 1) << c.arguments << "\n" << run.output;
+  }
+}
+
+TEST_F(SimCliTest, ReplaysThePhillyTraceOnItsMachineList) {
+  const std::string machines = TracePath("microsoft-philly/cluster_machine_list");
+  const std::string jobs = TracePath("microsoft-philly/philly_data_training.csv");
+  HEADROOM_SKIP_IF_MISSING(machines);
+  HEADROOM_SKIP_IF_MISSING(jobs);
+  const Outcome run =
+      RunHeadroom("sim --cluster philly:" + machines + " --workload philly:" + jobs +
+                  " --policy fifo,headroom --out " + (dir_ / "philly").string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "philly/report.json"));
+  EXPECT_EQ(report["cluster"]["devices"], 2490);
+  EXPECT_EQ(report["workload"]["jobs"], 15000);
+  for (const auto& policy : report["policies"]) {
+    EXPECT_EQ(policy["metrics"]["jobs_completed"], 15000) << policy["name"];
+  }
+}
+
+}  // namespace
