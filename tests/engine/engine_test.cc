@@ -76,7 +76,7 @@ TEST(EngineScenario, FifoIsFirstFitAndBlocksBehindTheHead) {
 
 TEST(EngineScenario, EasyBackfillReservesTheHeadAndFillsAroundIt) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}});
-  Harness h(cluster, "headroom");
+  Harness h(cluster, testing::InArrivalOrder("headroom"));
   const JobId j1 = h.Submit(MakeJob(1, 8, 100));
   const JobId j2 = h.Submit(MakeJob(1, 4, 200));
   const JobId head = h.Submit(MakeJob(2, 8, 50));
@@ -126,7 +126,7 @@ TEST(EngineScenario, JobsThatCanNeverFitAreUnschedulableAndDoNotBlock) {
 
 TEST(EngineScenario, FragmentedFreeDevicesAreReportedAsTopology) {
   const model::Cluster cluster = TwoRacksOfTwo();
-  Harness h(cluster, "headroom");
+  Harness h(cluster, testing::InArrivalOrder("headroom"));
   for (int i = 0; i < 4; ++i) h.Submit(MakeJob(1, 5, 1000));
   const JobId whole_node = h.Submit(MakeJob(1, 8, 10));
   h.Step(0);

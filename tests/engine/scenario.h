@@ -63,11 +63,21 @@ inline PolicyConfig Preset(std::string_view name) {
   return *policy;
 }
 
+// A preset with its queue order replaced by arrival order (all test jobs share one priority),
+// so that a scenario's expectations do not depend on fair-share or job-size weights.
+inline PolicyConfig InArrivalOrder(std::string_view name) {
+  PolicyConfig policy = Preset(name);
+  policy.queue_order = "priority";
+  return policy;
+}
+
 // Drives an engine by hand: submit jobs, step, and read where they went.
 class Harness {
  public:
   Harness(const model::Cluster& cluster, std::string_view policy)
-      : cluster_(cluster), engine_(cluster, Preset(policy)) {}
+      : Harness(cluster, Preset(policy)) {}
+  Harness(const model::Cluster& cluster, const PolicyConfig& policy)
+      : cluster_(cluster), engine_(cluster, policy) {}
 
   JobId Submit(model::Job job) {
     const JobId id(next_id_++);
