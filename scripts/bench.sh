@@ -35,19 +35,22 @@ awk '
   function verdict(ok) { return ok ? "met" : "NOT met" }
   function flush() {
     if (name == "") return
+    shown = name
+    sub(/\/(manual|real)_time$/, "", shown)
+    sub(/\/iterations:[0-9]+/, "", shown)
     if (error != "") {
-      printf "  %-48s skipped: %s\n", name, error
+      printf "  %-38s skipped: %s\n", shown, error
     } else if (name ~ /^BM_PlaceOneDevice/) {
       goal = ""
       if (name ~ /\/40000\//) goal = "  goal >= 20000/s: " verdict(v["per_cpu_s"] >= 20000)
-      printf "  %-48s %8.0f/s cpu %8.0f/s wall  p50 %6.1f us  p99 %7.1f us%s\n", name,
+      printf "  %-38s %8.0f/s cpu %8.0f/s wall  p50 %6.1f us  p99 %7.1f us%s\n", shown,
              v["per_cpu_s"], v["items_per_second"], v["p50_us"], v["p99_us"], goal
     } else if (name ~ /^BM_PlaceGang/) {
-      printf "  %-48s p50 %7.1f us  p99 %8.1f us  placed %.2f\n", name, v["p50_us"],
+      printf "  %-38s p50 %7.1f us  p99 %8.1f us  placed %.2f\n", shown, v["p50_us"],
              v["p99_us"], v["placed"]
     } else if (name ~ /^BM_EngineStep/) {
-      printf "  %-48s %7.1f ms cpu %7.1f ms wall  p99 %7.1f  max %7.1f ms  goal <= 50 ms: %s\n",
-             name, v["cpu_ms"], v["real_time"], v["p99_ms"], v["max_ms"],
+      printf "  %-38s %7.1f ms cpu %7.1f ms wall  p99 %7.1f  max %7.1f ms  goal <= 50 ms: %s\n",
+             shown, v["cpu_ms"], v["real_time"], v["p99_ms"], v["max_ms"],
              verdict(v["cpu_ms"] <= 50)
     } else if (name ~ /^BM_Replay/) {
       rss = ""
@@ -55,7 +58,7 @@ awk '
         rss = sprintf("  peak %.0f MB (goal <= 2048: %s)", v["peak_rss_mb"],
                       verdict(v["peak_rss_mb"] <= 2048))
       }
-      printf "  %-48s %9.0f events/s cpu %9.0f wall (goal >= 5e6: %s)%s\n", name,
+      printf "  %-38s %9.0f events/s cpu %9.0f wall (goal >= 5e6: %s)%s\n", shown,
              v["events_per_cpu_s"], v["events_per_s"], verdict(v["events_per_cpu_s"] >= 5e6), rss
     }
     name = ""
