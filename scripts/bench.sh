@@ -49,9 +49,9 @@ awk '
       printf "  %-38s p50 %7.1f us  p99 %8.1f us  placed %.2f\n", shown, v["p50_us"],
              v["p99_us"], v["placed"]
     } else if (name ~ /^BM_EngineStep/) {
-      printf "  %-38s %7.1f ms cpu %7.1f ms wall  p99 %7.1f  max %7.1f ms  goal <= 50 ms: %s\n",
-             shown, v["cpu_ms"], v["real_time"], v["p99_ms"], v["max_ms"],
-             verdict(v["cpu_ms"] <= 50)
+      printf "  %-38s mean %6.1f ms cpu %6.1f wall  max %6.1f cpu %6.1f wall  goal <= 50 ms: %s\n",
+             shown, v["cpu_ms"], v["real_time"], v["max_cpu_ms"], v["max_ms"],
+             verdict(v["cpu_ms"] <= 50) (v["max_cpu_ms"] <= 50 ? "" : " (mean; max NOT)")
     } else if (name ~ /^BM_Replay/) {
       rss = ""
       if (name ~ /Million/) {

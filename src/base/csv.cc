@@ -60,8 +60,7 @@ Result<std::vector<std::string>> SplitLine(std::string_view line) {
 
 }  // namespace
 
-Result<CsvTable> CsvTable::Parse(std::string_view text, std::string source,
-                                 bool allow_short_rows) {
+Result<CsvTable> CsvTable::Parse(std::string_view text, std::string source, bool allow_short_rows) {
   CsvTable table;
   table.source_ = std::move(source);
   int64_t line_number = 0;
@@ -80,7 +79,9 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, std::string source,
     }
     if (Trim(line).empty()) continue;
     auto fields = SplitLine(line);
-    if (!fields) return tl::unexpected(WithContext(fields.error(), fmt::format("{}:{}", table.source_, line_number)));
+    if (!fields)
+      return tl::unexpected(
+          WithContext(fields.error(), fmt::format("{}:{}", table.source_, line_number)));
     if (!have_header) {
       table.header_ = std::move(*fields);
       have_header = true;

@@ -159,8 +159,8 @@ std::string ClusterState::CheckInvariants() const {
                          node.cpu_milli);
     }
     if (node_free_memory_[n] < 0 || node_free_memory_[n] > node.memory_mib) {
-      return fmt::format("node {}: free memory {} outside [0, {}]", node.name,
-                         node_free_memory_[n], node.memory_mib);
+      return fmt::format("node {}: free memory {} outside [0, {}]", node.name, node_free_memory_[n],
+                         node.memory_mib);
     }
     for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
       const uint32_t milli = device_free_milli_[d];

@@ -22,9 +22,9 @@ struct Engine::Shape {
 struct Engine::ShapeHash {
   size_t operator()(const Shape& s) const {
     uint64_t h = 1469598103934665603ULL;
-    for (uint64_t v : {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
-                       static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count},
-                       uint64_t{s.mask}}) {
+    for (uint64_t v :
+         {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
+          static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count}, uint64_t{s.mask}}) {
       h = (h ^ v) * 1099511628211ULL;
     }
     return h;
@@ -45,8 +45,9 @@ struct Engine::JobRecord {
   uint32_t position = 0;
 
   Shape shape() const {
-    return Shape{job.task.devices, job.task.milli_per_device, job.task.cpu_milli,
-                 job.task.memory_mib, job.task_count, mask};
+    return Shape{job.task.devices,   job.task.milli_per_device,
+                 job.task.cpu_milli, job.task.memory_mib,
+                 job.task_count,     mask};
   }
 };
 
@@ -134,7 +135,8 @@ bool Engine::NeverFits(const JobRecord& r) const {
   uint64_t tasks = 0;
   for (const model::Node& node : cluster_.nodes()) {
     uint64_t capacity = r.job.task_count;
-    if (shape.cpu_milli > 0) capacity = std::min<uint64_t>(capacity, node.cpu_milli / shape.cpu_milli);
+    if (shape.cpu_milli > 0)
+      capacity = std::min<uint64_t>(capacity, node.cpu_milli / shape.cpu_milli);
     if (shape.memory_mib > 0) {
       capacity = std::min<uint64_t>(capacity, node.memory_mib / shape.memory_mib);
     }
@@ -144,8 +146,9 @@ bool Engine::NeverFits(const JobRecord& r) const {
         if (mask.matches[cluster_.devices()[d].device_class.value()]) ++matching;
       }
       capacity = std::min<uint64_t>(
-          capacity, shape.fractional() ? matching * (model::kMilliPerDevice / shape.milli_per_device)
-                                       : matching / shape.devices);
+          capacity, shape.fractional()
+                        ? matching * (model::kMilliPerDevice / shape.milli_per_device)
+                        : matching / shape.devices);
     }
     tasks += capacity;
     if (tasks >= r.job.task_count) return false;
@@ -223,22 +226,21 @@ Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   last_now_us_ = now;
   for (Event& event : events) Apply(event, now);
   Decisions decisions;
-  const bool reorder_due = order_->time_dependent() &&
-                           (!reordered_once_ ||
-                            now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
-  const bool backfill_due = policy_.backfill != BackfillMode::kNone &&
-                            policy_.backfill_interval_us > 0 &&
-                            (!backfilled_once_ ||
-                             now - last_backfill_us_ >= policy_.backfill_interval_us);
+  const bool reorder_due =
+      order_->time_dependent() &&
+      (!reordered_once_ || now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
+  const bool backfill_due =
+      policy_.backfill != BackfillMode::kNone && policy_.backfill_interval_us > 0 &&
+      (!backfilled_once_ || now - last_backfill_us_ >= policy_.backfill_interval_us);
   if (dirty_ || reorder_due || backfill_due) Schedule(now, decisions);
   state_.Commit(0);
   return decisions;
 }
 
 void Engine::Reorder(TimeUs now) {
-  const bool recompute = order_->time_dependent() &&
-                         (!reordered_once_ ||
-                          now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
+  const bool recompute =
+      order_->time_dependent() &&
+      (!reordered_once_ || now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
   OrderContext context;
   context.now_us = now;
   context.cluster_devices = std::max<uint64_t>(cluster_.device_count(), 1);
@@ -277,8 +279,7 @@ void Engine::Reorder(TimeUs now) {
   arrivals_.clear();
 }
 
-bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid,
-                      Decisions& decisions) {
+bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions) {
   JobRecord& r = record(id);
   const Shape shape = r.shape();
   const bool plain = avoid == nullptr || avoid->empty();
@@ -370,10 +371,9 @@ PendingCode Engine::Analyze(const JobRecord& r) const {
 void Engine::Schedule(TimeUs now, Decisions& decisions) {
   dirty_ = false;
   Reorder(now);
-  const bool backfill_pass =
-      policy_.backfill != BackfillMode::kNone &&
-      (policy_.backfill_interval_us == 0 || !backfilled_once_ ||
-       now - last_backfill_us_ >= policy_.backfill_interval_us);
+  const bool backfill_pass = policy_.backfill != BackfillMode::kNone &&
+                             (policy_.backfill_interval_us == 0 || !backfilled_once_ ||
+                              now - last_backfill_us_ >= policy_.backfill_interval_us);
   if (backfill_pass) {
     last_backfill_us_ = now;
     backfilled_once_ = true;
@@ -429,8 +429,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
         started = TryStart(id, now, nullptr, decisions);
         if (!started) r.code = Analyze(r);
       } else {
-        const bool ends_before_reservation =
-            now + r.job.runtime_estimate_us <= reserved_start_us_;
+        const bool ends_before_reservation = now + r.job.runtime_estimate_us <= reserved_start_us_;
         started = ends_before_reservation ? TryStart(id, now, nullptr, decisions)
                                           : TryStart(id, now, &reservation_, decisions);
         if (!started) {
@@ -522,9 +521,9 @@ PendingStatus Engine::Explain(JobId job) const {
   reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
   switch (reasons.empty() ? PendingCode::kNone : reasons.front()) {
     case PendingCode::kCapacity:
-      status.message = fmt::format(
-          "Waiting for capacity: needs {:g} matching device(s), {:g} are free.", devices(need),
-          devices(free_matching));
+      status.message =
+          fmt::format("Waiting for capacity: needs {:g} matching device(s), {:g} are free.",
+                      devices(need), devices(free_matching));
       break;
     case PendingCode::kTopology:
       status.message = fmt::format(
@@ -548,8 +547,8 @@ PendingStatus Engine::Explain(JobId job) const {
       break;
   }
   if (status.expected_start_us != kNever) {
-    status.message += fmt::format(" Reserved to start at t={:.0f}s.",
-                                  UsToSeconds(status.expected_start_us));
+    status.message +=
+        fmt::format(" Reserved to start at t={:.0f}s.", UsToSeconds(status.expected_start_us));
   }
   return status;
 }
@@ -575,8 +574,8 @@ std::string Engine::CheckInvariants() const {
   for (size_t d = 0; d < device_milli.size(); ++d) {
     if (device_milli[d] + state_.free_milli(DeviceId(static_cast<uint32_t>(d))) !=
         model::kMilliPerDevice) {
-      return fmt::format("device {}: running jobs hold {} milli but {} is free", d,
-                         device_milli[d], state_.free_milli(DeviceId(static_cast<uint32_t>(d))));
+      return fmt::format("device {}: running jobs hold {} milli but {} is free", d, device_milli[d],
+                         state_.free_milli(DeviceId(static_cast<uint32_t>(d))));
     }
   }
   if (pending != queue_.size() + arrivals_.size()) {

@@ -100,9 +100,9 @@ class Engine {
   ClusterState state_;
   FairShare fair_share_;
 
-  std::vector<JobRecord> jobs_;              // By JobId.
-  std::vector<JobId> queue_;                 // Pending, in order.
-  std::vector<JobId> arrivals_;              // Submitted since the last pass.
+  std::vector<JobRecord> jobs_;                           // By JobId.
+  std::vector<JobId> queue_;                              // Pending, in order.
+  std::vector<JobId> arrivals_;                           // Submitted since the last pass.
   std::set<std::pair<TimeUs, uint32_t>> running_by_end_;  // (expected end, job id).
 
   std::vector<ClassMask> masks_;
@@ -113,21 +113,20 @@ class Engine {
   // Capacity released since construction; a cached placement failure is valid while unchanged.
   uint64_t release_epoch_ = 0;
   // Shape → (release epoch, reservation version) of its last failed placement.
-  using FailureCache =
-      std::unordered_map<Shape, std::pair<uint64_t, uint64_t>, ShapeHash>;
+  using FailureCache = std::unordered_map<Shape, std::pair<uint64_t, uint64_t>, ShapeHash>;
   std::unique_ptr<FailureCache> failed_shapes_;
   std::unique_ptr<FailureCache> failed_avoiding_;
-  bool dirty_ = true;             // Something changed that a pass could act on.
+  bool dirty_ = true;  // Something changed that a pass could act on.
   TimeUs last_reorder_us_ = 0;
   TimeUs last_backfill_us_ = 0;
   bool reordered_once_ = false;
   bool backfilled_once_ = false;
   TimeUs last_now_us_ = 0;
 
-  JobId blocked_head_;            // First job that could not start in the last pass.
+  JobId blocked_head_;  // First job that could not start in the last pass.
   TimeUs reserved_start_us_ = kNever;
   ReservedCapacity reservation_;
-  JobId reservation_head_;        // Whom reservation_ is for.
+  JobId reservation_head_;  // Whom reservation_ is for.
   uint64_t reservation_epoch_ = 0;
   uint64_t reservation_version_ = 0;
   bool reservation_stale_ = false;  // A main pass started work, or a drain changed, since.

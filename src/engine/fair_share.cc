@@ -24,8 +24,8 @@ void FairShare::Advance(TimeUs now) {
   }
   if (now <= last_us_) return;
   const double dt_s = UsToSeconds(now - last_us_);
-  const double decay = std::exp2(-static_cast<double>(now - last_us_) /
-                                 static_cast<double>(half_life_us_));
+  const double decay =
+      std::exp2(-static_cast<double>(now - last_us_) / static_cast<double>(half_life_us_));
   for (size_t t = 0; t < usage_.size(); ++t) {
     usage_[t] = usage_[t] * decay + static_cast<double>(running_milli_[t]) * dt_s;
   }

@@ -30,7 +30,7 @@ class FairShare {
   TimeUs half_life_us_;
   TimeUs last_us_ = 0;
   bool started_ = false;
-  std::vector<double> usage_;          // Decayed milli-device-seconds.
+  std::vector<double> usage_;  // Decayed milli-device-seconds.
   std::vector<int64_t> running_milli_;
 };
 

@@ -12,24 +12,24 @@
 namespace headroom::engine {
 
 enum class PendingCode : uint8_t {
-  kNone = 0,           // Not pending (running or finished).
-  kUnschedulable,      // No node of the cluster could ever hold it (selector, size, cpu/memory).
-  kCapacity,           // Not enough free devices of a matching class right now.
-  kTopology,           // Enough free devices, but not on nodes/domains in a usable shape.
-  kCpuMemory,          // Devices would fit, node CPU or memory would not.
-  kReservation,        // It would fit, but the capacity is held for the reserved head job.
-  kPriority,           // Waiting behind a higher-priority job that could not start.
-  kNotConsidered,      // Outside this pass's work budget (queue depth, backfill interval).
-  kDrained,            // Only drained nodes could hold it.
+  kNone = 0,       // Not pending (running or finished).
+  kUnschedulable,  // No node of the cluster could ever hold it (selector, size, cpu/memory).
+  kCapacity,       // Not enough free devices of a matching class right now.
+  kTopology,       // Enough free devices, but not on nodes/domains in a usable shape.
+  kCpuMemory,      // Devices would fit, node CPU or memory would not.
+  kReservation,    // It would fit, but the capacity is held for the reserved head job.
+  kPriority,       // Waiting behind a higher-priority job that could not start.
+  kNotConsidered,  // Outside this pass's work budget (queue depth, backfill interval).
+  kDrained,        // Only drained nodes could hold it.
 };
 
 std::string_view PendingCodeName(PendingCode code);  // "capacity", "topology", ...
 
 struct PendingStatus {
-  std::vector<PendingCode> reasons;  // Every blocking constraint, most severe first.
-  std::string message;               // One sentence for humans.
-  uint32_t queue_position = 0;       // 1-based among pending jobs, as last ordered.
-  TimeUs expected_start_us = kNever; // Where backfill computed a reservation.
+  std::vector<PendingCode> reasons;   // Every blocking constraint, most severe first.
+  std::string message;                // One sentence for humans.
+  uint32_t queue_position = 0;        // 1-based among pending jobs, as last ordered.
+  TimeUs expected_start_us = kNever;  // Where backfill computed a reservation.
 };
 
 }  // namespace headroom::engine

@@ -69,7 +69,8 @@ uint32_t Placer::NodeCapacity(const ClusterState& state, NodeId node_id,
         }
       }
     } else {
-      for (DeviceClassId device_class : mask.classes) free += state.whole_free(node_id, device_class);
+      for (DeviceClassId device_class : mask.classes)
+        free += state.whole_free(node_id, device_class);
     }
     return static_cast<uint32_t>(std::min<uint64_t>(capacity, free / shape.devices));
   }
@@ -160,8 +161,8 @@ std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(
   PlacementRequest one = request;
   one.task_count = 1;
   const uint64_t one_milli = one.milli();
-  const bool first_fit_only = options_.scorers.size() == 1 &&
-                              options_.scorers[0].kind == ScorerKind::kFirstFit;
+  const bool first_fit_only =
+      options_.scorers.size() == 1 && options_.scorers[0].kind == ScorerKind::kFirstFit;
   std::vector<TaskAllocation> result;
   result.reserve(request.task_count);
   const ClusterState::Mark mark = state.mark();
@@ -275,8 +276,7 @@ struct Placer::Search {
       double pick_score = 0;
       for (size_t i = 0; i < nodes.size(); ++i) {
         if (nodes[i].capacity < remaining) continue;
-        const double score =
-            ScoreNode(state, nodes[i].node, request, remaining, options.scorers);
+        const double score = ScoreNode(state, nodes[i].node, request, remaining, options.scorers);
         if (pick == nodes.size() || score > pick_score) {
           pick = i;
           pick_score = score;
@@ -297,8 +297,9 @@ struct Placer::Search {
   }
 };
 
-std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(
-    ClusterState& state, const PlacementRequest& request, const ReservedCapacity* avoid) const {
+std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& state,
+                                                              const PlacementRequest& request,
+                                                              const ReservedCapacity* avoid) const {
   const model::Cluster& cluster = state.cluster();
   const uint64_t need_milli = request.milli();
   Search search{state, request, avoid, options_, {}};
@@ -311,11 +312,11 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(
           {OrderKey(options_.domain_order, bound == UINT64_MAX ? 0 : bound, domain.value()),
            domain.value()});
     }
-    const size_t budget = level == 0 ? candidates.size()
-                                     : std::min<size_t>(candidates.size(),
-                                                        options_.domains_tried_per_level);
-    std::partial_sort(candidates.begin(),
-                      candidates.begin() + static_cast<std::ptrdiff_t>(budget), candidates.end());
+    const size_t budget =
+        level == 0 ? candidates.size()
+                   : std::min<size_t>(candidates.size(), options_.domains_tried_per_level);
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(budget),
+                      candidates.end());
     for (size_t i = 0; i < budget; ++i) {
       const DomainId domain(candidates[i].id);
       if (search.DomainCapacity(domain, request.task_count) < request.task_count) continue;

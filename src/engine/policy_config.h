@@ -46,9 +46,9 @@ struct MultifactorWeights {
   double fairshare = 0;
   double job_size = 0;
   double qos = 0;
-  TimeUs max_age_us = 7 * 24 * 3600 * kUsPerSecond;           // PriorityMaxAge (7-0).
-  TimeUs decay_half_life_us = 7 * 24 * 3600 * kUsPerSecond;   // PriorityDecayHalfLife (7-0).
-  TimeUs recalc_period_us = 5 * 60 * kUsPerSecond;            // PriorityCalcPeriod (5 min).
+  TimeUs max_age_us = 7 * 24 * 3600 * kUsPerSecond;          // PriorityMaxAge (7-0).
+  TimeUs decay_half_life_us = 7 * 24 * 3600 * kUsPerSecond;  // PriorityDecayHalfLife (7-0).
+  TimeUs recalc_period_us = 5 * 60 * kUsPerSecond;           // PriorityCalcPeriod (5 min).
 };
 
 struct NamedWeight {

@@ -33,10 +33,10 @@ class MultifactorOrder final : public QueueOrder {
                                   0.0, 1.0);
     const double size = std::min(1.0, static_cast<double>(job.total_devices()) /
                                           static_cast<double>(context.cluster_devices));
-    const double qos = context.max_priority > 0
-                           ? std::clamp(static_cast<double>(job.priority) / context.max_priority,
-                                        0.0, 1.0)
-                           : 0.0;
+    const double qos =
+        context.max_priority > 0
+            ? std::clamp(static_cast<double>(job.priority) / context.max_priority, 0.0, 1.0)
+            : 0.0;
     const double priority = weights_.age * age + weights_.fairshare * context.fairshare +
                             weights_.job_size * size + weights_.qos * qos;
     return {-priority, job.submit_time_us, id.value()};

@@ -22,8 +22,8 @@ void ReservedCapacity::Clear() {
   touched_devices.clear();
 }
 
-void ReservedCapacity::Reserve(NodeId node, const std::vector<DeviceId>& devices,
-                               int64_t cpu_milli, int64_t memory_mib) {
+void ReservedCapacity::Reserve(NodeId node, const std::vector<DeviceId>& devices, int64_t cpu_milli,
+                               int64_t memory_mib) {
   const uint32_t n = node.value();
   if (node_devices[n] == 0 && node_cpu_milli[n] == 0 && node_memory_mib[n] == 0) {
     touched_nodes.push_back(n);

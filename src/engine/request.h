@@ -13,8 +13,8 @@
 namespace headroom::engine {
 
 struct ClassMask {
-  std::vector<uint8_t> matches;         // Indexed by device class id.
-  std::vector<DeviceClassId> classes;   // The matching ones, ascending.
+  std::vector<uint8_t> matches;        // Indexed by device class id.
+  std::vector<DeviceClassId> classes;  // The matching ones, ascending.
 };
 
 struct PlacementRequest {
@@ -24,17 +24,15 @@ struct PlacementRequest {
 
   bool whole_devices() const { return shape->devices > 0 && !shape->fractional(); }
   // Device demand in milli-devices (0 for CPU-only).
-  uint64_t milli() const {
-    return uint64_t{task_count} * shape->devices * shape->milli_per_device;
-  }
+  uint64_t milli() const { return uint64_t{task_count} * shape->devices * shape->milli_per_device; }
 };
 
 struct ReservedCapacity {
-  std::vector<uint8_t> device_reserved;    // By device id.
-  std::vector<uint16_t> node_devices;      // Reserved devices per node.
-  std::vector<int64_t> node_cpu_milli;     // Reserved CPU per node.
-  std::vector<int64_t> node_memory_mib;    // Reserved memory per node.
-  std::vector<uint32_t> touched_nodes;     // Nodes with any reservation, for cheap clearing.
+  std::vector<uint8_t> device_reserved;  // By device id.
+  std::vector<uint16_t> node_devices;    // Reserved devices per node.
+  std::vector<int64_t> node_cpu_milli;   // Reserved CPU per node.
+  std::vector<int64_t> node_memory_mib;  // Reserved memory per node.
+  std::vector<uint32_t> touched_nodes;   // Nodes with any reservation, for cheap clearing.
   std::vector<uint32_t> touched_devices;
 
   void Resize(size_t nodes, size_t devices);

@@ -27,8 +27,8 @@ uint32_t MatchingWholeFree(const ClusterState& state, NodeId node, const ClassMa
 }
 
 // Mean over the resources the node has of (free after placement ÷ capacity).
-double FreeFractionAfter(const ClusterState& state, NodeId node_id,
-                         const PlacementRequest& request, uint32_t tasks) {
+double FreeFractionAfter(const ClusterState& state, NodeId node_id, const PlacementRequest& request,
+                         uint32_t tasks) {
   const model::Node& node = state.cluster().node(node_id);
   const model::TaskShape& shape = *request.shape;
   double sum = 0;
@@ -49,8 +49,8 @@ double FreeFractionAfter(const ClusterState& state, NodeId node_id,
       free_milli += state.free_milli(DeviceId(d));
     }
     const uint64_t used = uint64_t{tasks} * shape.devices * shape.milli_per_device;
-    sum += static_cast<double>(free_milli - std::min(free_milli, used)) /
-           (1000.0 * node.device_count);
+    sum +=
+        static_cast<double>(free_milli - std::min(free_milli, used)) / (1000.0 * node.device_count);
     ++resources;
   }
   return resources == 0 ? 0 : sum / resources;
@@ -68,7 +68,8 @@ double Score(ScorerKind kind, const ClusterState& state, NodeId node_id,
         const int64_t left = state.free_cpu_milli(node_id) - tasks * request.shape->cpu_milli;
         return 1.0 - static_cast<double>(left) / static_cast<double>(node.cpu_milli);
       }
-      if (request.shape->fractional()) return 1.0 - FreeFractionAfter(state, node_id, request, tasks);
+      if (request.shape->fractional())
+        return 1.0 - FreeFractionAfter(state, node_id, request, tasks);
       const uint32_t free = MatchingWholeFree(state, node_id, *request.classes);
       const uint32_t used = tasks * request.shape->devices;
       const uint32_t left = free > used ? free - used : 0;
@@ -112,7 +113,8 @@ Result<ScorerKind> ScorerByName(std::string_view name) {
     if (scorer.name == name) return scorer.kind;
   }
   std::string known;
-  for (const ScorerName& scorer : kScorers) known += (known.empty() ? "" : ", ") + std::string(scorer.name);
+  for (const ScorerName& scorer : kScorers)
+    known += (known.empty() ? "" : ", ") + std::string(scorer.name);
   return MakeError(ErrorCode::kInvalidArgument, "scorer '{}': expected one of {}", name, known);
 }
 

@@ -24,8 +24,14 @@
 
 namespace headroom::engine {
 
-enum class ScorerKind { kBestFit, kLeastAllocated, kMostAllocated, kFirstFit, kKeepWholeNodes,
-                        kDomainPack };
+enum class ScorerKind {
+  kBestFit,
+  kLeastAllocated,
+  kMostAllocated,
+  kFirstFit,
+  kKeepWholeNodes,
+  kDomainPack
+};
 
 struct WeightedScorer {
   ScorerKind kind;

@@ -7,8 +7,9 @@
 namespace headroom::model {
 
 void Attributes::Set(std::string key, AttributeValue value) {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), key,
-                             [](const auto& entry, const std::string& k) { return entry.first < k; });
+  auto it =
+      std::lower_bound(entries_.begin(), entries_.end(), key,
+                       [](const auto& entry, const std::string& k) { return entry.first < k; });
   if (it != entries_.end() && it->first == key) {
     it->second = std::move(value);
   } else {

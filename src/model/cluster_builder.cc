@@ -79,8 +79,10 @@ Result<Cluster> ClusterBuilder::Build() && {
   for (const Domain& domain : cluster.domains_) {
     cluster.domains_by_level_[domain.level].push_back(domain.id);
     if (!cluster.domain_by_name_.emplace(domain.name, domain.id.value()).second) {
-      return MakeError(ErrorCode::kInvalidArgument, "domain '{}': expected a unique name, got a "
-                       "second domain of that name", domain.name);
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "domain '{}': expected a unique name, got a "
+                       "second domain of that name",
+                       domain.name);
     }
   }
 

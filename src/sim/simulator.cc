@@ -63,7 +63,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
 
   engine::Engine engine(cluster, policy);
   const SpeedModel speed = SpeedModel::Default(cluster);
-  const double capacity = std::max<double>(static_cast<double>(engine.cluster_state().capacity_milli()), 1);
+  const double capacity =
+      std::max<double>(static_cast<double>(engine.cluster_state().capacity_milli()), 1);
 
   const TimeUs first_arrival = jobs.front().submit_time_us;
   const TimeUs last_arrival = jobs.back().submit_time_us;
@@ -118,8 +119,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
 
     events.clear();
     while (next_arrival < jobs.size() && jobs[next_arrival].submit_time_us == now) {
-      events.push_back(engine::JobSubmitted{JobId(static_cast<uint32_t>(next_arrival)),
-                                            jobs[next_arrival]});
+      events.push_back(
+          engine::JobSubmitted{JobId(static_cast<uint32_t>(next_arrival)), jobs[next_arrival]});
       ++next_arrival;
     }
     while (!completions.empty() && completions.top().time_us == now) {

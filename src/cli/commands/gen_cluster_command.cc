@@ -14,8 +14,7 @@ std::function<int()> AddGenClusterCommand(CLI::App& app) {
   command->add_option("--devices", options->devices, "Total devices")->required();
   command->add_option("--devices-per-node", options->devices_per_node, "Devices per node")
       ->capture_default_str();
-  command->add_option("--nvlink-domain", options->nvlink_domain,
-                      "Devices per NVLink domain (rack)")
+  command->add_option("--nvlink-domain", options->nvlink_domain, "Devices per NVLink domain (rack)")
       ->capture_default_str();
   command->add_option("--racks-per-leaf", options->racks_per_leaf)->capture_default_str();
   command->add_option("--leaves-per-pod", options->leaves_per_pod)->capture_default_str();
@@ -23,8 +22,7 @@ std::function<int()> AddGenClusterCommand(CLI::App& app) {
   command->add_option("--memory-gib", options->memory_gib, "Memory per device (GiB)")
       ->capture_default_str();
   command->add_option("--cpu-milli-per-node", options->cpu_milli_per_node)->capture_default_str();
-  command->add_option("--memory-gib-per-node", options->memory_gib_per_node)
-      ->capture_default_str();
+  command->add_option("--memory-gib-per-node", options->memory_gib_per_node)->capture_default_str();
   command->add_option("--name", options->name, "Name of the root domain")->capture_default_str();
   return [options] {
     auto cluster = model::GenerateCluster(*options);

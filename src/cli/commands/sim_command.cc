@@ -63,7 +63,8 @@ int RunSim(const SimFlags& flags) {
   if (!policies) return Fail(policies.error().message);
   auto cluster = model::LoadCluster(flags.cluster);
   if (!cluster) return Fail(cluster.error().message);
-  if (cluster->device_count() == 0) return Fail(flags.cluster + ": expected a cluster with devices, got none");
+  if (cluster->device_count() == 0)
+    return Fail(flags.cluster + ": expected a cluster with devices, got none");
 
   sim::WorkloadOptions workload_options;
   workload_options.max_devices_per_node = std::max<uint32_t>(cluster->max_devices_per_node(), 1);
@@ -120,20 +121,24 @@ std::function<int()> AddSimCommand(CLI::App& app) {
   auto flags = std::make_shared<SimFlags>();
   CLI::App* command =
       app.add_subcommand("sim", "Replay a workload on a cluster under every policy, side by side");
-  command->add_option("--cluster", flags->cluster,
-                      "Cluster YAML, or FORMAT:PATH of a trace's node list (openb:, philly:)")
+  command
+      ->add_option("--cluster", flags->cluster,
+                   "Cluster YAML, or FORMAT:PATH of a trace's node list (openb:, philly:)")
       ->required();
-  command->add_option("--workload", flags->workload,
-                      "FORMAT:PATH with FORMAT openb, philly, helios, itp or synthetic")
+  command
+      ->add_option("--workload", flags->workload,
+                   "FORMAT:PATH with FORMAT openb, philly, helios, itp or synthetic")
       ->required();
-  command->add_option("--policy", flags->policies,
-                      "Comma-separated policies (fifo, slurm-like, spread, headroom) or all")
+  command
+      ->add_option("--policy", flags->policies,
+                   "Comma-separated policies (fifo, slurm-like, spread, headroom) or all")
       ->capture_default_str();
   command->add_option("--seed", flags->seed, "Seed for synthetic inputs")->capture_default_str();
   command->add_option("--out", flags->out, "Directory for report.json and report.html")
       ->capture_default_str();
-  command->add_option("--load", flags->load,
-                      "Scale arrival times so the offered load is this (e.g. 0.9)")
+  command
+      ->add_option("--load", flags->load,
+                   "Scale arrival times so the offered load is this (e.g. 0.9)")
       ->check(CLI::PositiveNumber);
   command->add_option("--threads", flags->threads, "Policies simulated at once (0: all cores)")
       ->capture_default_str();
