@@ -43,7 +43,7 @@ fuzz: deps
 	@bash scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
 bench: build
-	./$(BUILD)/bin/headroom_bench
+	HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ./$(BUILD)/bin/headroom_bench
 
 format:
 	@git ls-files '*.h' '*.cc' | xargs clang-format -i

@@ -303,8 +303,10 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
   const model::Cluster& cluster = state.cluster();
   const uint64_t need_milli = request.milli();
   Search search{state, request, avoid, options_, {}};
+  std::vector<Candidate> candidates;
+  candidates.reserve(cluster.domains_at_level(cluster.deepest_level()).size());
   for (int level = static_cast<int>(cluster.deepest_level()); level >= 0; --level) {
-    std::vector<Candidate> candidates;
+    candidates.clear();
     for (DomainId domain : cluster.domains_at_level(static_cast<uint32_t>(level))) {
       const uint64_t bound = DomainBoundMilli(state, domain, request);
       if (bound < need_milli) continue;
@@ -315,9 +317,11 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
     const size_t budget =
         level == 0 ? candidates.size()
                    : std::min<size_t>(candidates.size(), options_.domains_tried_per_level);
-    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(budget),
-                      candidates.end());
+    // Selection instead of sorting: the first candidate usually fits, so finding the next best
+    // one on demand costs O(candidates) per try rather than a sort of all of them.
     for (size_t i = 0; i < budget; ++i) {
+      const auto next = candidates.begin() + static_cast<std::ptrdiff_t>(i);
+      std::iter_swap(next, std::min_element(next, candidates.end()));
       const DomainId domain(candidates[i].id);
       if (search.DomainCapacity(domain, request.task_count) < request.task_count) continue;
       search.Fill(domain, request.task_count);
