@@ -47,21 +47,7 @@ bool IsPlainSafe(std::string_view text) {
 std::string Scalar(std::string_view text) {
   if (IsPlainSafe(text)) return std::string(text);
   std::string out = "\"";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
-  }
+  for (const char c : text) AppendEscapedChar(out, c);
   out += '"';
   return out;
 }

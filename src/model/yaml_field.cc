@@ -60,22 +60,26 @@ std::string QuoteForMessage(std::string_view text) {
       out += "...";
       break;
     }
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += fmt::format("\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
+    AppendEscapedChar(out, c);
   }
   out += '"';
   return out;
+}
+
+void AppendEscapedChar(std::string& out, char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  if (c == '"' || c == '\\') {
+    out += '\\';
+    out += c;
+  } else if (c == '\n') {
+    out += "\\n";
+  } else if (c == '\t') {
+    out += "\\t";
+  } else if (byte < 0x20 || byte == 0x7f) {
+    out += fmt::format("\\x{:02x}", byte);
+  } else {
+    out += c;
+  }
 }
 
 bool LooksNumeric(std::string_view text) {
