@@ -517,6 +517,23 @@ PendingStatus Engine::Explain(JobId job) const {
   if (need > 0 && free_matching < need && r->code != PendingCode::kCapacity) {
     reasons.push_back(PendingCode::kCapacity);
   }
+  // Devices would do, node CPU or memory would not: the nodes together take the gang once CPU
+  // and memory are set aside (the sum of per-node task capacities decides feasibility).
+  if (r->code == PendingCode::kTopology &&
+      (r->job.task.cpu_milli > 0 || r->job.task.memory_mib > 0)) {
+    model::TaskShape devices_only = r->job.task;
+    devices_only.cpu_milli = 0;
+    devices_only.memory_mib = 0;
+    const PlacementRequest relaxed{&devices_only, r->job.task_count, &masks_[r->mask]};
+    uint64_t tasks = 0;
+    for (const model::Node& node : cluster_.nodes()) {
+      tasks += Placer::NodeCapacity(state_, node.id, relaxed, nullptr);
+    }
+    if (tasks >= r->job.task_count) {
+      std::erase(reasons, PendingCode::kTopology);
+      reasons.push_back(PendingCode::kCpuMemory);
+    }
+  }
   std::sort(reasons.begin(), reasons.end());
   reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
   switch (reasons.empty() ? PendingCode::kNone : reasons.front()) {
@@ -530,6 +547,11 @@ PendingStatus Engine::Explain(JobId job) const {
           "{:g} matching device(s) are free, but not {} task(s) of {} on nodes that can take them "
           "(fragmentation, topology, CPU or memory).",
           devices(free_matching), r->job.task_count, r->job.task.devices);
+      break;
+    case PendingCode::kCpuMemory:
+      status.message =
+          "Matching devices are free, but the nodes that have them lack the CPU or "
+          "memory its tasks ask for.";
       break;
     case PendingCode::kReservation:
       status.message =

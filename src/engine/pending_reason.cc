@@ -20,8 +20,6 @@ std::string_view PendingCodeName(PendingCode code) {
       return "priority";
     case PendingCode::kNotConsidered:
       return "not_considered";
-    case PendingCode::kDrained:
-      return "drained";
   }
   return "unknown";
 }

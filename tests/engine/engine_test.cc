@@ -176,6 +176,19 @@ TEST(EngineScenario, CpuLimitsKeepWorkOffANode) {
   EXPECT_EQ(h.NodesOf(job), std::vector<std::string>{"large"});
 }
 
+TEST(EngineScenario, CpuOrMemoryShortfallIsNamed) {
+  const model::Cluster cluster =
+      MakeCluster({{"r0", {{"small", 8, "H100", 1000}, {"large", 8, "H100", 64000}}}});
+  Harness h(cluster, "fifo");
+  const JobId filler = h.Submit(MakeJob(1, 8, 100, "", 2000));
+  const JobId needs_cpu = h.Submit(MakeJob(1, 1, 10, "", 2000));
+  h.Step(0);
+  // Only "small" has free devices now, and it has 1000 mCPU.
+  EXPECT_EQ(h.NodesOf(filler), std::vector<std::string>{"large"});
+  const PendingStatus status = h.engine().Explain(needs_cpu);
+  EXPECT_EQ(status.reasons, std::vector<PendingCode>{PendingCode::kCpuMemory}) << status.message;
+}
+
 TEST(EngineScenario, CancelledJobsLeaveTheQueueAndReleaseCapacity) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}}}});
   Harness h(cluster, "fifo");
