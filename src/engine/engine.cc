@@ -156,7 +156,7 @@ bool Engine::NeverFits(const JobRecord& r) const {
   return true;
 }
 
-void Engine::Submit(JobId id, model::Job job, TimeUs now) {
+void Engine::Submit(JobId id, model::Job job) {
   if (id.value() >= jobs_.size()) jobs_.resize(id.value() + 1);
   JobRecord& r = jobs_[id.value()];
   HR_CHECK(r.state == JobState::kUnknown);  // Ids are never reused.
@@ -170,7 +170,6 @@ void Engine::Submit(JobId id, model::Job job, TimeUs now) {
   r.never_fits = NeverFits(r);
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
   max_priority_ = std::max(max_priority_, r.job.priority);
-  (void)now;
   arrivals_.push_back(id);
   dirty_ = true;
 }
@@ -203,9 +202,9 @@ void Engine::Finish(JobId id, JobState final_state) {
   dirty_ = true;
 }
 
-void Engine::Apply(Event& event, TimeUs now) {
+void Engine::Apply(Event& event) {
   if (auto* submitted = std::get_if<JobSubmitted>(&event)) {
-    Submit(submitted->id, std::move(submitted->job), now);
+    Submit(submitted->id, std::move(submitted->job));
   } else if (auto* finished = std::get_if<JobFinished>(&event)) {
     if (find(finished->id) != nullptr) Finish(finished->id, JobState::kFinished);
   } else if (auto* cancelled = std::get_if<JobCancelled>(&event)) {
@@ -224,23 +223,29 @@ void Engine::Apply(Event& event, TimeUs now) {
 Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   HR_CHECK(now >= last_now_us_);
   last_now_us_ = now;
-  for (Event& event : events) Apply(event, now);
+  for (Event& event : events) Apply(event);
   Decisions decisions;
-  const bool reorder_due =
-      order_->time_dependent() &&
-      (!reordered_once_ || now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
-  const bool backfill_due =
-      policy_.backfill != BackfillMode::kNone && policy_.backfill_interval_us > 0 &&
-      (!backfilled_once_ || now - last_backfill_us_ >= policy_.backfill_interval_us);
-  if (dirty_ || reorder_due || backfill_due) Schedule(now, decisions);
+  // A pass runs when something changed, or when a periodic pass (priority recalculation, a
+  // backfill interval) falls due; a backfill interval of 0 means every pass, not a timer.
+  const bool timer_due = ReorderDue(now) || (policy_.backfill_interval_us > 0 && BackfillDue(now));
+  if (dirty_ || timer_due) Schedule(now, decisions);
   state_.Commit(0);
   return decisions;
 }
 
+bool Engine::ReorderDue(TimeUs now) const {
+  return order_->time_dependent() &&
+         (!reordered_once_ || now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
+}
+
+bool Engine::BackfillDue(TimeUs now) const {
+  return policy_.backfill != BackfillMode::kNone &&
+         (policy_.backfill_interval_us == 0 || !backfilled_once_ ||
+          now - last_backfill_us_ >= policy_.backfill_interval_us);
+}
+
 void Engine::Reorder(TimeUs now) {
-  const bool recompute =
-      order_->time_dependent() &&
-      (!reordered_once_ || now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
+  const bool recompute = ReorderDue(now);
   OrderContext context;
   context.now_us = now;
   context.cluster_devices = std::max<uint64_t>(cluster_.device_count(), 1);
@@ -371,9 +376,7 @@ PendingCode Engine::Analyze(const JobRecord& r) const {
 void Engine::Schedule(TimeUs now, Decisions& decisions) {
   dirty_ = false;
   Reorder(now);
-  const bool backfill_pass = policy_.backfill != BackfillMode::kNone &&
-                             (policy_.backfill_interval_us == 0 || !backfilled_once_ ||
-                              now - last_backfill_us_ >= policy_.backfill_interval_us);
+  const bool backfill_pass = BackfillDue(now);
   if (backfill_pass) {
     last_backfill_us_ = now;
     backfilled_once_ = true;

@@ -79,11 +79,13 @@ class Engine {
   struct ShapeHash;
   struct JobRecord;
 
-  void Apply(Event& event, TimeUs now);
-  void Submit(JobId id, model::Job job, TimeUs now);
+  void Apply(Event& event);
+  void Submit(JobId id, model::Job job);
   void Finish(JobId id, JobState final_state);
   void Schedule(TimeUs now, Decisions& decisions);
   void Reorder(TimeUs now);
+  bool ReorderDue(TimeUs now) const;
+  bool BackfillDue(TimeUs now) const;
   bool TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions);
   bool ComputeReservation(JobId head, TimeUs now);
   PendingCode Analyze(const JobRecord& record) const;
