@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands/commands.h"
+#include "cli/commands/fill_run.h"
 #include "engine/presets.h"
 #include "model/cluster_source.h"
 #include "sim/report/html_report.h"
@@ -27,6 +28,9 @@ struct SimFlags {
   unsigned threads = 0;
   uint32_t series_points = 1000;
   bool paranoid = false;
+  std::string experiment = "replay";
+  std::string seeds = "42";
+  double tune = 1.3;
 };
 
 int Fail(const std::string& message) {
@@ -59,6 +63,11 @@ sim::ClusterSummary Summarize(const model::Cluster& cluster, const std::string& 
 }
 
 int RunSim(const SimFlags& flags) {
+  if (flags.experiment == "fill") {
+    FillFlags fill{flags.cluster, flags.workload, flags.policies, flags.seeds,
+                   flags.tune,    flags.out,      flags.threads};
+    return RunFillCommand(fill);
+  }
   auto policies = engine::PresetPolicies(flags.policies);
   if (!policies) return Fail(policies.error().message);
   auto cluster = model::LoadCluster(flags.cluster);
@@ -145,6 +154,18 @@ std::function<int()> AddSimCommand(CLI::App& app) {
   command->add_option("--series-points", flags->series_points, "Points in each time series")
       ->capture_default_str()
       ->check(CLI::Range(16u, 100000u));
+  command
+      ->add_option("--experiment", flags->experiment,
+                   "replay: run the trace in time; fill: FGD's fill experiment (place pods one by "
+                   "one, none leaves; --policy then names packing policies: random, dotprod, "
+                   "clustering, packing, bestfit, fgd, headroom)")
+      ->check(CLI::IsMember({"replay", "fill"}))
+      ->capture_default_str();
+  command->add_option("--seeds", flags->seeds, "Fill: seeds, as 42-51 or 42,43")
+      ->capture_default_str();
+  command->add_option("--tune", flags->tune, "Fill: requested GPUs as a multiple of capacity")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command->add_flag("--paranoid", flags->paranoid, "Check every engine invariant after each step");
   return [flags] { return RunSim(*flags); };
 }

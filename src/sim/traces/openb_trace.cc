@@ -147,7 +147,7 @@ Result<std::pair<uint32_t, uint32_t>> DevicesOf(const CsvTable& table, size_t ro
 }  // namespace
 
 Result<LoadedWorkload> ParseOpenbTrace(std::string_view text, std::string source,
-                                       const WorkloadOptions& /*options*/) {
+                                       const WorkloadOptions& options) {
   auto table = CsvTable::Parse(text, source);
   if (!table) return tl::unexpected(table.error());
   auto columns = FindColumns(*table);
@@ -190,7 +190,7 @@ Result<LoadedWorkload> ParseOpenbTrace(std::string_view text, std::string source
       auto scheduled = ReadCount(*table, row, *columns->scheduled_time, kMaxTraceSeconds);
       if (!scheduled) return tl::unexpected(scheduled.error());
     }
-    if (columns->creation_time) {
+    if (columns->creation_time && !options.ignore_times) {
       auto created = ReadCount(*table, row, *columns->creation_time, kMaxTraceSeconds);
       if (!created) return tl::unexpected(created.error());
       auto deleted = ReadCount(*table, row, *columns->deletion_time, kMaxTraceSeconds);

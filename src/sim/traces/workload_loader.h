@@ -31,6 +31,9 @@ struct WorkloadOptions {
   // than that without saying how many nodes becomes ceil(n / this) tasks of equal size.
   uint32_t max_devices_per_node = 8;
   uint64_t seed = 1;  // For synthetic workloads.
+  // Load every row as if the trace had no times (openb): the fill experiment, which ignores
+  // arrival times, needs every pod, zero-runtime ones included.
+  bool ignore_times = false;
 };
 
 struct LoadedWorkload {

@@ -1,0 +1,164 @@
+#include "engine/share_placer.h"
+
+#include <algorithm>
+
+#include "base/check.h"
+#include "model/job.h"
+
+namespace headroom::engine {
+
+size_t SharePlacer::ShapeHash::operator()(const PodShape& s) const {
+  uint64_t h = static_cast<uint64_t>(s.cpu_milli) * 0x9e3779b97f4a7c15ULL;
+  h ^= (uint64_t{s.milli_per_gpu} << 32 | uint64_t{s.gpus} << 16 | s.type) + 0x632be59bd9b4e019ULL +
+       (h << 6) + (h >> 2);
+  return static_cast<size_t>(h);
+}
+
+SharePlacer::SharePlacer(const model::Cluster& cluster, SharePolicy policy,
+                         std::vector<TypicalShape> typical, ShapeTypes types, uint64_t seed)
+    : cluster_(cluster),
+      policy_(policy),
+      typical_(std::move(typical)),
+      types_(std::move(types)),
+      rng_(seed),
+      node_model_(cluster.nodes().size(), UINT32_MAX),
+      node_version_(cluster.nodes().size(), 0),
+      node_kinds_(cluster.nodes().size()),
+      node_rank_(cluster.nodes().size()) {
+  for (uint32_t n = 0; n < node_rank_.size(); ++n) node_rank_[n] = n;
+  for (size_t n = node_rank_.size(); n > 1; --n)
+    std::swap(node_rank_[n - 1], node_rank_[rng_.Below(n)]);
+  for (const model::Node& node : cluster.nodes()) {
+    HR_CHECK(node.device_count <= kMaxShareGpus);
+    if (node.device_count > 0) {
+      node_model_[node.id.value()] =
+          cluster.device(DeviceId(node.first_device)).device_class.value();
+    }
+    node_kinds_[node.id.value()].count_by_kind.assign(kMaxShareGpus + 1, 0);
+  }
+}
+
+NodeView SharePlacer::ViewOf(const ClusterState& state, NodeId node) const {
+  const model::Node& n = cluster_.node(node);
+  NodeView view;
+  view.cpu_left = state.free_cpu_milli(node);
+  view.cpu_capacity = n.cpu_milli;
+  view.memory_left = state.free_memory_mib(node);
+  view.model = node_model_[node.value()];
+  view.gpu_count = n.device_count;
+  for (uint32_t g = 0; g < n.device_count; ++g) {
+    view.gpu_left[g] = static_cast<uint16_t>(state.free_milli(DeviceId(n.first_device + g)));
+  }
+  return view;
+}
+
+uint32_t SharePlacer::ShapeId(const PodShape& shape) {
+  auto [it, inserted] = shape_ids_.try_emplace(shape, static_cast<uint32_t>(cache_.size()));
+  if (inserted) cache_.emplace_back(cluster_.nodes().size());
+  return it->second;
+}
+
+bool SharePlacer::Feasible(const NodeView& view, const PodShape& shape) const {
+  if (view.cpu_left < shape.cpu_milli) return false;
+  if (shape.gpus == 0) return true;
+  if (view.model == UINT32_MAX || !types_.Accepts(shape.type, view.model)) return false;
+  return GpusFit(view, shape);
+}
+
+TaskAllocation SharePlacer::Allocation(const NodeView& view, NodeId node, const PodShape& shape,
+                                       int32_t gpu, int64_t memory_mib) const {
+  TaskAllocation task;
+  task.node = node;
+  task.cpu_milli = shape.cpu_milli;
+  task.memory_mib = memory_mib;
+  task.milli_per_device = shape.milli_per_gpu;
+  const uint32_t first = cluster_.node(node).first_device;
+  if (shape.shares_a_gpu()) {
+    HR_CHECK(gpu >= 0);
+    task.devices.push_back(DeviceId(first + static_cast<uint32_t>(gpu)));
+  } else {
+    // The lowest-indexed fully free GPUs (the artifact's AllocateExclusiveGpuId).
+    for (uint32_t g = 0; g < view.gpu_count && task.devices.size() < shape.gpus; ++g) {
+      if (view.gpu_left[g] == model::kMilliPerDevice) task.devices.push_back(DeviceId(first + g));
+    }
+    HR_CHECK(task.devices.size() == shape.gpus);
+  }
+  return task;
+}
+
+std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodShape& shape,
+                                                 int64_t memory_mib) {
+  const uint32_t id = ShapeId(shape);
+  std::vector<Cached>& cached = cache_[id];
+  const ScoreContext context{&typical_, &types_, nullptr};
+  feasible_scratch_.clear();
+  score_scratch_.clear();
+  const uint32_t node_count = static_cast<uint32_t>(cluster_.nodes().size());
+  for (uint32_t n = 0; n < node_count; ++n) {
+    if (state.drained(NodeId(n)) || state.free_memory_mib(NodeId(n)) < memory_mib) continue;
+    Cached& entry = cached[n];
+    if (entry.version != node_version_[n]) {
+      const NodeView view = ViewOf(state, NodeId(n));
+      entry.version = node_version_[n];
+      entry.feasible = Feasible(view, shape);
+      if (entry.feasible && policy_ != SharePolicy::kRandom) {
+        ScoreContext node_context = context;
+        node_context.kinds = &node_kinds_[n];
+        entry.score = ScoreShareNode(policy_, view, shape, node_context);
+      }
+    }
+    if (!entry.feasible) continue;
+    feasible_scratch_.push_back(n);
+    score_scratch_.push_back(entry.score.score);
+  }
+  if (feasible_scratch_.empty()) return std::nullopt;
+
+  size_t chosen = 0;
+  if (policy_ == SharePolicy::kRandom) {
+    chosen = rng_.Below(feasible_scratch_.size());
+  } else {
+    if (policy_ == SharePolicy::kBestFit) {
+      // kube's NormalizeScore (plugin/plugin_utils.go): integer min–max scaling to [0, 100].
+      const auto [lo, hi] = std::minmax_element(score_scratch_.begin(), score_scratch_.end());
+      const int64_t lowest = *lo, range = *hi - *lo;
+      for (int64_t& s : score_scratch_) s = range == 0 ? 0 : (s - lowest) * 100 / range;
+    }
+    // The artifact's selectHost: the highest score; ties to the node whose name sorts first,
+    // and names carry a random permutation prefix, so ties go by a random fixed rank.
+    for (size_t i = 1; i < score_scratch_.size(); ++i) {
+      if (score_scratch_[i] > score_scratch_[chosen] ||
+          (score_scratch_[i] == score_scratch_[chosen] &&
+           node_rank_[feasible_scratch_[i]] < node_rank_[feasible_scratch_[chosen]])) {
+        chosen = i;
+      }
+    }
+  }
+
+  const NodeId node(feasible_scratch_[chosen]);
+  const NodeView view = ViewOf(state, node);
+  int32_t gpu = -1;
+  if (shape.shares_a_gpu()) {
+    if (policy_ == SharePolicy::kRandom) {
+      uint64_t fitting = 0;
+      for (uint32_t g = 0; g < view.gpu_count; ++g) {
+        if (view.gpu_left[g] >= shape.milli_per_gpu && rng_.Below(++fitting) == 0) {
+          gpu = static_cast<int32_t>(g);
+        }
+      }
+    } else if (policy_ == SharePolicy::kFgd || policy_ == SharePolicy::kHeadroom) {
+      gpu = cached[node.value()].score.gpu;
+    } else {
+      gpu = TightestGpu(view, shape);
+    }
+  }
+  TaskAllocation task = Allocation(view, node, shape, gpu, memory_mib);
+  state.Allocate(task);
+  ++node_version_[node.value()];
+  if (shape.gpus > 0) {
+    NodeKinds& kinds = node_kinds_[node.value()];
+    if (kinds.count_by_kind[KindOf(shape)]++ == 0) ++kinds.distinct;
+  }
+  return task;
+}
+
+}  // namespace headroom::engine

@@ -1,0 +1,207 @@
+#include "engine/share_scorers.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+
+#include "base/check.h"
+
+namespace headroom::engine {
+namespace {
+
+constexpr int64_t kMaxScore = 100;
+// The artifact's normalisers: the largest node of the openb cluster (pkg/type/open-gpu-share/
+// utils/const.go MaxSpecCpu, MaxSpecGpu).
+constexpr double kMaxSpecCpuMilli = 128000;
+constexpr int64_t kMaxSpecGpuMilli = 8000;
+
+struct PolicyName {
+  SharePolicy policy;
+  std::string_view name;
+  std::string_view artifact;
+};
+constexpr std::array<PolicyName, 7> kPolicies = {{
+    {SharePolicy::kRandom, "random", "01-Random"},
+    {SharePolicy::kDotProd, "dotprod", "02-DotProd"},
+    {SharePolicy::kClustering, "clustering", "03-GpuClustering"},
+    {SharePolicy::kPacking, "packing", "04-GpuPacking"},
+    {SharePolicy::kBestFit, "bestfit", "05-BestFit"},
+    {SharePolicy::kFgd, "fgd", "06-FGD"},
+    {SharePolicy::kHeadroom, "headroom", ""},
+}};
+
+// plugin/dot_product_score.go with dimExtMethod "merge", normMethod "max".
+int64_t DotProdScore(const NodeView& node, const PodShape& shape) {
+  const double node_cpu = static_cast<double>(node.cpu_left) / kMaxSpecCpuMilli;
+  const double node_gpu = static_cast<double>(node.total_left()) / kMaxSpecGpuMilli;
+  const double pod_cpu = static_cast<double>(shape.cpu_milli) / kMaxSpecCpuMilli;
+  const double pod_gpu = static_cast<double>(shape.total_milli()) / kMaxSpecGpuMilli;
+  const double score = 1 - (node_cpu * pod_cpu + node_gpu * pod_gpu) / 2;
+  return static_cast<int64_t>(kMaxScore * score);
+}
+
+// plugin/gpu_clustering_score.go.
+int64_t ClusteringScore(const NodeView& node, const PodShape& shape, const NodeKinds& kinds) {
+  if (shape.gpus == 0) return 0;
+  const int64_t fullness =
+      kMaxScore / 4 * (kMaxSpecGpuMilli - node.total_left()) / kMaxSpecGpuMilli;
+  if (kinds.count_by_kind[KindOf(shape)] > 0) {
+    return fullness + (kinds.distinct == 1 ? kMaxScore * 3 / 4 : kMaxScore * 2 / 4);
+  }
+  return fullness + (kinds.distinct == 0 ? kMaxScore / 4 : 0);
+}
+
+// plugin/gpu_packing_score.go.
+int64_t PackingScore(const NodeView& node, const PodShape& shape) {
+  if (shape.gpus == 0) return 0;
+  const uint32_t fully_free = node.fully_free();
+  if (fully_free == node.gpu_count) {
+    return std::max<int64_t>(kMaxScore / 3 - fully_free, fully_free);
+  }
+  std::array<uint32_t, kMaxShareGpus> order{};
+  std::iota(order.begin(), order.begin() + node.gpu_count, 0U);
+  std::stable_sort(order.begin(), order.begin() + node.gpu_count,
+                   [&](uint32_t a, uint32_t b) { return node.gpu_left[a] < node.gpu_left[b]; });
+  uint32_t wanted = shape.gpus;
+  uint32_t fully_free_used = 0;
+  int64_t free_pct_on_used = 0;
+  for (uint32_t i = 0; i < node.gpu_count && wanted > 0; ++i) {
+    const uint16_t left = node.gpu_left[order[i]];
+    if (shape.milli_per_gpu > left) continue;
+    --wanted;
+    fully_free_used += left == 1000;
+    free_pct_on_used += left * 100 / 1000;
+  }
+  HR_CHECK(wanted == 0);
+  if (fully_free_used > 0) return std::max<int64_t>(kMaxScore / 2 - fully_free_used, kMaxScore / 3);
+  return std::max<int64_t>(kMaxScore - free_pct_on_used / 10, kMaxScore / 2);
+}
+
+// plugin/best_fit_score.go, before normalisation.
+int64_t BestFitScore(const NodeView& node, const PodShape& shape) {
+  const double cpu = static_cast<double>(node.cpu_left - shape.cpu_milli) / kMaxSpecCpuMilli;
+  const double gpu =
+      static_cast<double>(node.total_left() - static_cast<int64_t>(shape.total_milli())) /
+      kMaxSpecGpuMilli;
+  return static_cast<int64_t>((1.0 - (cpu * 0.5 + gpu * 0.5)) * kMaxScore);
+}
+
+double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// plugin/fgd_score.go calculateGpuShareFragExtendScore.
+NodeScore FgdScore(const NodeView& node, const PodShape& shape, const ScoreContext& context) {
+  const double before = NodeFragMilli(node, *context.typical, *context.types);
+  auto score_of = [&](const NodeView& after) {
+    const double delta = before - NodeFragMilli(after, *context.typical, *context.types);
+    return static_cast<int64_t>(Sigmoid(delta / 1000) * kMaxScore);
+  };
+  if (!shape.shares_a_gpu()) return {score_of(AfterPlacing(node, shape, -1)), -1};
+  NodeScore best{0, -1};
+  for (uint32_t g = 0; g < node.gpu_count; ++g) {
+    if (node.gpu_left[g] < shape.milli_per_gpu) continue;
+    const int64_t score = score_of(AfterPlacing(node, shape, static_cast<int32_t>(g)));
+    if (best.gpu < 0 || score > best.score) best = {score, static_cast<int32_t>(g)};
+  }
+  return best;
+}
+
+// headroom: FGD's gradient without the integer squashing that turns most small differences into
+// ties broken at random, then, among equal gradients, the placement that leaves the fewest free
+// milli-GPUs on the node (best fit), so emptier nodes stay whole for multi-GPU tasks. The score
+// packs both keys into one integer: gradient in 1/16 milli-GPU steps, then fullness.
+NodeScore HeadroomScore(const NodeView& node, const PodShape& shape, const ScoreContext& context) {
+  const double before = NodeFragMilli(node, *context.typical, *context.types);
+  auto score_of = [&](const NodeView& after) {
+    const double delta = before - NodeFragMilli(after, *context.typical, *context.types);
+    const int64_t gradient = std::llround(delta * 16);
+    return gradient * 100000 + (100000 - 1 - after.total_left());
+  };
+  if (!shape.shares_a_gpu()) return {score_of(AfterPlacing(node, shape, -1)), -1};
+  NodeScore best{0, -1};
+  for (uint32_t g = 0; g < node.gpu_count; ++g) {
+    if (node.gpu_left[g] < shape.milli_per_gpu) continue;
+    const int64_t score = score_of(AfterPlacing(node, shape, static_cast<int32_t>(g)));
+    if (best.gpu < 0 || score > best.score) best = {score, static_cast<int32_t>(g)};
+  }
+  return best;
+}
+
+}  // namespace
+
+Result<SharePolicy> SharePolicyByName(std::string_view name) {
+  for (const PolicyName& p : kPolicies) {
+    if (p.name == name) return p.policy;
+  }
+  return MakeError(ErrorCode::kInvalidArgument,
+                   "unknown packing policy \"{}\": expected random, dotprod, clustering, "
+                   "packing, bestfit, fgd or headroom",
+                   name);
+}
+
+std::string_view SharePolicyName(SharePolicy policy) {
+  return kPolicies[static_cast<size_t>(policy)].name;
+}
+
+std::string_view SharePolicyArtifactName(SharePolicy policy) {
+  return kPolicies[static_cast<size_t>(policy)].artifact;
+}
+
+uint32_t KindOf(const PodShape& shape) { return shape.shares_a_gpu() ? 0 : shape.gpus; }
+
+int32_t TightestGpu(const NodeView& node, const PodShape& shape) {
+  int32_t best = -1;
+  for (uint32_t g = 0; g < node.gpu_count; ++g) {
+    if (node.gpu_left[g] < shape.milli_per_gpu) continue;
+    if (best < 0 || node.gpu_left[g] < node.gpu_left[best]) best = static_cast<int32_t>(g);
+  }
+  return best;
+}
+
+NodeView AfterPlacing(const NodeView& node, const PodShape& shape, int32_t gpu) {
+  NodeView after = node;
+  after.cpu_left -= shape.cpu_milli;
+  if (shape.gpus == 0) return after;
+  if (gpu >= 0) {
+    HR_CHECK(after.gpu_left[gpu] >= shape.milli_per_gpu);
+    after.gpu_left[gpu] = static_cast<uint16_t>(after.gpu_left[gpu] - shape.milli_per_gpu);
+    return after;
+  }
+  std::array<uint32_t, kMaxShareGpus> order{};
+  std::iota(order.begin(), order.begin() + node.gpu_count, 0U);
+  std::stable_sort(order.begin(), order.begin() + node.gpu_count,
+                   [&](uint32_t a, uint32_t b) { return node.gpu_left[a] < node.gpu_left[b]; });
+  uint32_t wanted = shape.gpus;
+  for (uint32_t i = 0; i < node.gpu_count && wanted > 0; ++i) {
+    uint16_t& left = after.gpu_left[order[i]];
+    if (left < shape.milli_per_gpu) continue;
+    left = static_cast<uint16_t>(left - shape.milli_per_gpu);
+    --wanted;
+  }
+  HR_CHECK(wanted == 0);
+  return after;
+}
+
+NodeScore ScoreShareNode(SharePolicy policy, const NodeView& node, const PodShape& shape,
+                         const ScoreContext& context) {
+  switch (policy) {
+    case SharePolicy::kDotProd:
+      return {DotProdScore(node, shape), -1};
+    case SharePolicy::kClustering:
+      return {ClusteringScore(node, shape, *context.kinds), -1};
+    case SharePolicy::kPacking:
+      return {PackingScore(node, shape), -1};
+    case SharePolicy::kBestFit:
+      return {BestFitScore(node, shape), -1};
+    case SharePolicy::kFgd:
+      return FgdScore(node, shape, context);
+    case SharePolicy::kHeadroom:
+      return HeadroomScore(node, shape, context);
+    case SharePolicy::kRandom:
+      break;
+  }
+  HR_CHECK(false && "random has no node score");
+  return {};
+}
+
+}  // namespace headroom::engine

@@ -1,0 +1,239 @@
+#include "sim/fill/fill_experiment.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <thread>
+
+#include "base/rng.h"
+#include "engine/cluster_state.h"
+#include "engine/frag.h"
+#include "engine/share_placer.h"
+
+namespace headroom::sim {
+namespace {
+
+struct Pod {
+  const std::string* name;
+  engine::PodShape shape;
+  int64_t memory_mib;
+};
+
+struct Prepared {
+  std::vector<Pod> pods;  // Sorted by name.
+  engine::ShapeTypes types;
+  std::vector<engine::TypicalShape> typical;
+  uint64_t capacity_milli = 0;
+};
+
+Result<Prepared> Prepare(const model::Cluster& cluster, const model::Workload& workload,
+                         double typical_coverage) {
+  Prepared prepared;
+  prepared.types.accepts.emplace_back(cluster.device_classes().size(), 1);  // Type 0: any.
+  std::map<std::string, uint32_t> type_by_selector;
+  prepared.pods.reserve(workload.jobs.size());
+  for (const model::Job& job : workload.jobs) {
+    if (job.task_count != 1) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "{}: job '{}' has {} tasks; the fill experiment places single-task pods",
+                       workload.source, job.name, job.task_count);
+    }
+    uint32_t type = 0;
+    if (!job.task.selector.MatchesAll()) {
+      auto [it, inserted] = type_by_selector.try_emplace(
+          job.task.selector.text(), static_cast<uint32_t>(prepared.types.accepts.size()));
+      if (inserted) {
+        std::vector<uint8_t> accepts;
+        for (const model::DeviceClass& c : cluster.device_classes()) {
+          accepts.push_back(job.task.selector.Matches(c.attributes) ? 1 : 0);
+        }
+        prepared.types.accepts.push_back(std::move(accepts));
+      }
+      type = it->second;
+    }
+    engine::PodShape shape;
+    shape.cpu_milli = job.task.cpu_milli;
+    shape.gpus = job.task.devices;
+    shape.milli_per_gpu = job.task.devices == 0 ? 0 : job.task.milli_per_device;
+    shape.type = type;
+    prepared.pods.push_back({&job.name, shape, job.task.memory_mib});
+  }
+  std::stable_sort(prepared.pods.begin(), prepared.pods.end(),
+                   [](const Pod& a, const Pod& b) { return *a.name < *b.name; });
+  std::vector<engine::PodShape> shapes;
+  shapes.reserve(prepared.pods.size());
+  for (const Pod& pod : prepared.pods) shapes.push_back(pod.shape);
+  prepared.typical = engine::TypicalShapes(shapes, typical_coverage);
+  prepared.capacity_milli = uint64_t{cluster.device_count()} * model::kMilliPerDevice;
+  return prepared;
+}
+
+// simulator.go SortClusterPods (shuffle) then TunePodsByNodeTotalResource.
+std::vector<uint32_t> ArrivalOrder(const Prepared& prepared, uint64_t seed, double tune) {
+  Rng rng(seed);
+  const uint32_t n = static_cast<uint32_t>(prepared.pods.size());
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  for (uint32_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
+
+  uint64_t total = 0;
+  for (const Pod& pod : prepared.pods) total += pod.shape.total_milli();
+  const double target = tune * static_cast<double>(prepared.capacity_milli);
+  if (static_cast<double>(total) > target) {
+    while (static_cast<double>(total) > target && !order.empty()) {
+      const size_t victim = rng.Below(order.size());
+      total -= prepared.pods[order[victim]].shape.total_milli();
+      order.erase(order.begin() + static_cast<ptrdiff_t>(victim));
+    }
+  } else if (n > 0) {
+    while (true) {
+      const uint32_t drawn = static_cast<uint32_t>(rng.Below(n));
+      const engine::PodShape& shape = prepared.pods[drawn].shape;
+      if (static_cast<double>(total + shape.milli_per_gpu) > target) break;
+      total += shape.total_milli();
+      order.push_back(drawn);
+    }
+  }
+  return order;
+}
+
+double Round2(double value) { return std::nearbyint(value * 100) / 100; }
+
+struct Bin {
+  double allocated = 0;
+  double fragmented = 0;
+  double ratio = 0;
+  uint64_t count = 0;
+  uint64_t ratio_count = 0;
+};
+
+FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
+                      engine::SharePolicy policy, uint64_t seed, double tune) {
+  const std::vector<uint32_t> order = ArrivalOrder(prepared, seed, tune);
+  engine::ClusterState state(cluster);
+  engine::SharePlacer placer(cluster, policy, prepared.typical, prepared.types,
+                             seed ^ 0x5bd1e9955bd1e995ULL);
+  std::vector<double> node_frag(cluster.nodes().size());
+  double total_frag = 0;
+  for (const model::Node& node : cluster.nodes()) {
+    node_frag[node.id.value()] =
+        engine::NodeFragMilli(placer.ViewOf(state, node.id), prepared.typical, prepared.types);
+    total_frag += node_frag[node.id.value()];
+  }
+
+  const double capacity_gpus = static_cast<double>(cluster.device_count());
+  std::vector<Bin> bins(kFillMaxArrivedPct + 1);
+  uint64_t arrived = 0;
+  FillCurve curve;
+  auto record = [&] {
+    // Python's round() is half-to-even, as is nearbyint in the default rounding mode.
+    const double arrived_pct = std::nearbyint(static_cast<double>(arrived) / capacity_gpus / 10);
+    if (arrived_pct < 0 || arrived_pct > kFillMaxArrivedPct) return;
+    Bin& bin = bins[static_cast<size_t>(arrived_pct)];
+    bin.allocated += Round2(static_cast<double>(state.allocated_milli()) / capacity_gpus / 10);
+    bin.fragmented += total_frag;
+    const double free_milli =
+        static_cast<double>(prepared.capacity_milli - state.allocated_milli());
+    if (free_milli > 0) {
+      bin.ratio += 100 * total_frag / free_milli;
+      ++bin.ratio_count;
+    }
+    ++bin.count;
+  };
+  record();
+  for (uint32_t index : order) {
+    const Pod& pod = prepared.pods[index];
+    arrived += pod.shape.total_milli();
+    ++curve.tasks;
+    auto placed = placer.Place(state, pod.shape, pod.memory_mib);
+    if (placed) {
+      const uint32_t n = placed->node.value();
+      total_frag -= node_frag[n];
+      node_frag[n] = engine::NodeFragMilli(placer.ViewOf(state, placed->node), prepared.typical,
+                                           prepared.types);
+      total_frag += node_frag[n];
+    } else {
+      ++curve.failed;
+    }
+    record();
+  }
+
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  curve.allocated_pct.assign(bins.size(), nan);
+  curve.fragmented_pct.assign(bins.size(), nan);
+  curve.fragmentation_ratio_pct.assign(bins.size(), nan);
+  for (size_t p = 0; p < bins.size(); ++p) {
+    // merge_*_discrete.py: the bin itself, else its neighbours within one percent.
+    Bin merged = bins[p];
+    if (merged.count == 0) {
+      for (size_t q = p == 0 ? 0 : p - 1; q <= std::min(p + 1, bins.size() - 1); ++q) {
+        merged.allocated += bins[q].allocated;
+        merged.fragmented += bins[q].fragmented;
+        merged.ratio += bins[q].ratio;
+        merged.count += bins[q].count;
+        merged.ratio_count += bins[q].ratio_count;
+      }
+    }
+    if (merged.count == 0) continue;
+    const double count = static_cast<double>(merged.count);
+    curve.allocated_pct[p] = Round2(merged.allocated / count);
+    curve.fragmented_pct[p] = Round2(100 * merged.fragmented / count / 1000 / capacity_gpus);
+    if (merged.ratio_count > 0) {
+      curve.fragmentation_ratio_pct[p] =
+          Round2(merged.ratio / static_cast<double>(merged.ratio_count));
+    }
+  }
+  return curve;
+}
+
+}  // namespace
+
+Result<FillCurve> RunFill(const model::Cluster& cluster, const model::Workload& workload,
+                          engine::SharePolicy policy, uint64_t seed, double tune,
+                          double typical_coverage) {
+  auto prepared = Prepare(cluster, workload, typical_coverage);
+  if (!prepared) return tl::unexpected(prepared.error());
+  return RunPrepared(cluster, *prepared, policy, seed, tune);
+}
+
+Result<FillReport> RunFillExperiment(const model::Cluster& cluster, const model::Workload& workload,
+                                     const FillOptions& options) {
+  if (!(options.tune > 0)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--tune: expected a positive ratio, got {}",
+                     options.tune);
+  }
+  auto prepared = Prepare(cluster, workload, options.typical_coverage);
+  if (!prepared) return tl::unexpected(prepared.error());
+
+  FillReport report;
+  report.workload_source = workload.source;
+  report.capacity_gpus = cluster.device_count();
+  report.workload_tasks = workload.jobs.size();
+  report.tune = options.tune;
+  for (engine::SharePolicy policy : options.policies) {
+    FillPolicyResult result{policy, options.seeds, {}};
+    result.runs.resize(options.seeds.size());
+    report.policies.push_back(std::move(result));
+  }
+
+  const size_t seeds = options.seeds.size();
+  const size_t jobs = report.policies.size() * seeds;
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t j = next++; j < jobs; j = next++) {
+      FillPolicyResult& result = report.policies[j / seeds];
+      result.runs[j % seeds] =
+          RunPrepared(cluster, *prepared, result.policy, options.seeds[j % seeds], options.tune);
+    }
+  };
+  const size_t threads = std::max<size_t>(1, std::min<size_t>(options.threads, jobs));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& thread : pool) thread.join();
+  return report;
+}
+
+}  // namespace headroom::sim
