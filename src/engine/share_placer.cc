@@ -21,6 +21,7 @@ SharePlacer::SharePlacer(const model::Cluster& cluster, SharePolicy policy,
       typical_(std::move(typical)),
       types_(std::move(types)),
       rng_(seed),
+      cpu_per_gpu_milli_(CpuPerGpuMilli(typical_)),
       node_model_(cluster.nodes().size(), UINT32_MAX),
       node_version_(cluster.nodes().size(), 0),
       node_kinds_(cluster.nodes().size()),
@@ -90,7 +91,7 @@ std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodS
                                                  int64_t memory_mib) {
   const uint32_t id = ShapeId(shape);
   std::vector<Cached>& cached = cache_[id];
-  const ScoreContext context{&typical_, &types_, nullptr};
+  const ScoreContext context{&typical_, &types_, nullptr, cpu_per_gpu_milli_};
   feasible_scratch_.clear();
   score_scratch_.clear();
   const uint32_t node_count = static_cast<uint32_t>(cluster_.nodes().size());

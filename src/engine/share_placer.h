@@ -64,6 +64,7 @@ class SharePlacer {
   std::vector<TypicalShape> typical_;
   ShapeTypes types_;
   Rng rng_;
+  double cpu_per_gpu_milli_;
   std::vector<uint32_t> node_model_;  // Device class of each node's GPUs; UINT32_MAX: none.
   std::vector<uint64_t> node_version_;
   std::vector<NodeKinds> node_kinds_;

@@ -106,23 +106,38 @@ NodeScore FgdScore(const NodeView& node, const PodShape& shape, const ScoreConte
   return best;
 }
 
-// headroom: FGD's gradient without the integer squashing that turns most small differences into
-// ties broken at random, then, among equal gradients, the placement that leaves the fewest free
-// milli-GPUs on the node (best fit), so emptier nodes stay whole for multi-GPU tasks. The score
-// packs both keys into one integer: gradient in 1/16 milli-GPU steps, then fullness.
+// headroom: FGD's gradient over a measure that also counts the free GPUs a node's CPU can no
+// longer feed. FGD sees CPU only as a cliff (a typical task fits or lacks CPU); before the
+// cliff, tasks that take more than their share of a node's CPU strand its remaining GPUs (on
+// the openb cluster, most of FGD's unallocated GPUs at 100% arrived sit on 8-GPU/96-core nodes
+// whose cores were taken by CPU-heavy 1-GPU tasks). The measure adds
+//   λ · max(0, free GPU milli − free CPU milli / c),
+// c being the typical GPU task's CPU per GPU milli, λ = 1. Scores keep FGD's squashing, whose
+// coarse ties go to the seeded node rank and so consolidate load; within a tie, a CPU-only task
+// takes the node with the fewest free GPUs, and a shared-GPU task the GPU it fills most.
 NodeScore HeadroomScore(const NodeView& node, const PodShape& shape, const ScoreContext& context) {
-  const double before = NodeFragMilli(node, *context.typical, *context.types);
-  auto score_of = [&](const NodeView& after) {
-    const double delta = before - NodeFragMilli(after, *context.typical, *context.types);
-    const int64_t gradient = std::llround(delta * 16);
-    return gradient * 100000 + (100000 - 1 - after.total_left());
+  constexpr double kStrandWeight = 1.0;
+  auto measure = [&](const NodeView& n) {
+    const double supported = static_cast<double>(n.cpu_left) / context.cpu_per_gpu_milli;
+    const double stranded = std::max(0.0, static_cast<double>(n.total_left()) - supported);
+    return NodeFragMilli(n, *context.typical, *context.types) + kStrandWeight * stranded;
   };
-  if (!shape.shares_a_gpu()) return {score_of(AfterPlacing(node, shape, -1)), -1};
+  const double before = measure(node);
+  auto score_of = [&](const NodeView& after, int32_t gpu) {
+    const double delta = before - measure(after);
+    const int64_t gradient = static_cast<int64_t>(Sigmoid(delta / 1000) * kMaxScore);
+    int64_t within_tie = 0;
+    if (shape.gpus == 0) within_tie = 99999 - std::min<int64_t>(99999, after.total_left());
+    if (gpu >= 0) within_tie = 1000 - after.gpu_left[gpu];
+    return gradient * 100000 + within_tie;
+  };
+  if (!shape.shares_a_gpu()) return {score_of(AfterPlacing(node, shape, -1), -1), -1};
   NodeScore best{0, -1};
   for (uint32_t g = 0; g < node.gpu_count; ++g) {
     if (node.gpu_left[g] < shape.milli_per_gpu) continue;
-    const int64_t score = score_of(AfterPlacing(node, shape, static_cast<int32_t>(g)));
-    if (best.gpu < 0 || score > best.score) best = {score, static_cast<int32_t>(g)};
+    const auto gpu = static_cast<int32_t>(g);
+    const int64_t score = score_of(AfterPlacing(node, shape, gpu), gpu);
+    if (best.gpu < 0 || score > best.score) best = {score, gpu};
   }
   return best;
 }
@@ -145,6 +160,16 @@ std::string_view SharePolicyName(SharePolicy policy) {
 
 std::string_view SharePolicyArtifactName(SharePolicy policy) {
   return kPolicies[static_cast<size_t>(policy)].artifact;
+}
+
+double CpuPerGpuMilli(const std::vector<TypicalShape>& typical) {
+  double cpu = 0, gpu = 0;
+  for (const TypicalShape& t : typical) {
+    if (t.shape.gpus == 0) continue;
+    cpu += t.weight * static_cast<double>(t.shape.cpu_milli);
+    gpu += t.weight * static_cast<double>(t.shape.total_milli());
+  }
+  return gpu > 0 && cpu > 0 ? cpu / gpu : 1;
 }
 
 uint32_t KindOf(const PodShape& shape) { return shape.shares_a_gpu() ? 0 : shape.gpus; }

@@ -15,8 +15,8 @@
 //              normalised over the feasible nodes (integer arithmetic, as kube's).
 //  fgd         100·sigmoid((F(n) − F(n after)) / 1000): the least growth of fragmentation
 //              (frag.h) under the target workload's typical shapes.
-//  headroom    FGD's gradient plus a look-ahead on what the placement leaves for whole-GPU
-//              demand (see share_scorers.cc).
+//  headroom    FGD's gradient over fragmentation plus the free GPUs the node's CPU can no
+//              longer feed, with tie rules that consolidate (see share_scorers.cc).
 // GPU choice inside the node: random for `random`; the scoring GPU for fgd/headroom; the
 // tightest GPU that fits (lowest index on ties) for the others. Whole-GPU tasks take the
 // lowest-indexed fully free GPUs.
@@ -52,7 +52,12 @@ struct ScoreContext {
   const std::vector<TypicalShape>* typical = nullptr;
   const ShapeTypes* types = nullptr;
   const NodeKinds* kinds = nullptr;  // For clustering.
+  // For headroom: the typical GPU task's CPU per GPU milli (CpuPerGpuMilli below).
+  double cpu_per_gpu_milli = 1;
 };
+
+// Σ weight·cpu ÷ Σ weight·GPU milli over the typical shapes that ask for GPUs; 1 when none do.
+double CpuPerGpuMilli(const std::vector<TypicalShape>& typical);
 
 struct NodeScore {
   int64_t score = 0;
