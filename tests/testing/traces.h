@@ -31,6 +31,15 @@ inline std::string TracePath(std::string_view relative) {
   return TracesRoot() + "/" + std::string(relative);
 }
 
+// Published results to reproduce: $HEADROOM_REFERENCE if set, else "reference" beside the
+// traces root (../shared/reference).
+inline std::string ReferencePath(std::string_view relative) {
+  if (const char* root = std::getenv("HEADROOM_REFERENCE"); root != nullptr && *root != '\0') {
+    return std::string(root) + "/" + std::string(relative);
+  }
+  return TracesRoot() + "/../reference/" + std::string(relative);
+}
+
 inline bool TraceExists(const std::string& path) {
   std::error_code error;
   return std::filesystem::is_regular_file(path, error);
