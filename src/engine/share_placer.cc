@@ -29,6 +29,12 @@ SharePlacer::SharePlacer(const model::Cluster& cluster, SharePolicy policy,
   for (uint32_t n = 0; n < node_rank_.size(); ++n) node_rank_[n] = n;
   for (size_t n = node_rank_.size(); n > 1; --n)
     std::swap(node_rank_[n - 1], node_rank_[rng_.Below(n)]);
+  {
+    std::vector<double> share(cluster.device_classes().size(), 0);
+    for (const model::Device& d : cluster.devices()) share[d.device_class.value()] += 1;
+    for (double& s : share) s /= static_cast<double>(std::max<size_t>(1, cluster.device_count()));
+    scarcity_ = ModelScarcity(typical_, types_, share);
+  }
   for (const model::Node& node : cluster.nodes()) {
     HR_CHECK(node.device_count <= kMaxShareGpus);
     if (node.device_count > 0) {
@@ -91,7 +97,7 @@ std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodS
                                                  int64_t memory_mib) {
   const uint32_t id = ShapeId(shape);
   std::vector<Cached>& cached = cache_[id];
-  const ScoreContext context{&typical_, &types_, nullptr, cpu_per_gpu_milli_};
+  const ScoreContext context{&typical_, &types_, nullptr, cpu_per_gpu_milli_, &scarcity_};
   feasible_scratch_.clear();
   score_scratch_.clear();
   const uint32_t node_count = static_cast<uint32_t>(cluster_.nodes().size());

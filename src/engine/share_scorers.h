@@ -16,7 +16,8 @@
 //  fgd         100·sigmoid((F(n) − F(n after)) / 1000): the least growth of fragmentation
 //              (frag.h) under the target workload's typical shapes.
 //  headroom    FGD's gradient over fragmentation plus the free GPUs the node's CPU can no
-//              longer feed, with tie rules that consolidate (see share_scorers.cc).
+//              longer feed, a charge for flexible pods taking scarce GPU models, and tie
+//              rules that consolidate (see share_scorers.cc).
 // GPU choice inside the node: random for `random`; the scoring GPU for fgd/headroom; the
 // tightest GPU that fits (lowest index on ties) for the others. Whole-GPU tasks take the
 // lowest-indexed fully free GPUs.
@@ -54,7 +55,15 @@ struct ScoreContext {
   const NodeKinds* kinds = nullptr;  // For clustering.
   // For headroom: the typical GPU task's CPU per GPU milli (CpuPerGpuMilli below).
   double cpu_per_gpu_milli = 1;
+  const std::vector<double>* scarcity = nullptr;  // By model (ModelScarcity below).
 };
+
+// Per GPU model m, in [0, 1]: min(1, D_m / C_m), where C_m is m's share of the cluster's GPUs and
+// D_m the share of typical GPU demand (weight × milli) from shapes constrained to a set of
+// models that includes m, each shape's demand split over its models by capacity. 0 for every
+// model when no shape is constrained.
+std::vector<double> ModelScarcity(const std::vector<TypicalShape>& typical, const ShapeTypes& types,
+                                  const std::vector<double>& capacity_share);
 
 // Σ weight·cpu ÷ Σ weight·GPU milli over the typical shapes that ask for GPUs; 1 when none do.
 double CpuPerGpuMilli(const std::vector<TypicalShape>& typical);

@@ -92,7 +92,8 @@ TEST(ShareScorersTest, FgdPicksTheGpuThatGrowsFragmentationLeast) {
 
 TEST(ShareScorersTest, HeadroomCountsGpusTheCpuCanNoLongerFeed) {
   const std::vector<TypicalShape> typical = {{{8000, 1000, 1, 0}, 1.0}};
-  ScoreContext context{&typical, &kAny, nullptr, 8.0};  // 8 CPU milli per GPU milli.
+  const std::vector<double> no_scarcity(1, 0);
+  ScoreContext context{&typical, &kAny, nullptr, 8.0, &no_scarcity};  // 8 CPU per GPU milli.
   // Both nodes keep frag 0 for the typical task, but the CPU-heavy task leaves the first with
   // 8000 CPU for 3000 free GPU milli: 2000 milli stranded.
   const PodShape heavy{24000, 1000, 1, 0};
@@ -114,6 +115,35 @@ TEST(ShareScorersTest, AfterPlacingTakesTheLeastFreeGpusThatFit) {
   EXPECT_EQ(after.gpu_left[3], 1000);
   EXPECT_EQ(TightestGpu(Node({1000, 400, 700}), {0, 300, 1, 0}), 1);
   EXPECT_EQ(TightestGpu(Node({200}), {0, 300, 1, 0}), -1);
+}
+
+}  // namespace
+}  // namespace headroom::engine
+
+namespace headroom::engine {
+namespace {
+
+TEST(ShareScorersTest, ScarcityComparesConstrainedDemandWithCapacity) {
+  // Models 0 and 1 hold 75% and 25% of the GPUs. Half the demand (by milli) may only use
+  // model 1; the other half anything.
+  ShapeTypes types{{{1, 1}, {0, 1}}};
+  const std::vector<TypicalShape> typical = {{{1000, 1000, 1, 1}, 0.5}, {{1000, 1000, 1, 0}, 0.5}};
+  const std::vector<double> scarcity = ModelScarcity(typical, types, {0.75, 0.25});
+  EXPECT_DOUBLE_EQ(scarcity[0], 0);
+  EXPECT_DOUBLE_EQ(scarcity[1], 1);  // 0.5 of demand for 0.25 of capacity, capped at 1.
+  // A flexible pod prefers the plentiful model when all else is equal.
+  ScoreContext context{&typical, &types, nullptr, 1, &scarcity};
+  NodeView plentiful;
+  plentiful.cpu_left = plentiful.cpu_capacity = 64000;
+  plentiful.gpu_count = 2;
+  plentiful.gpu_left = {1000, 1000};
+  NodeView scarce = plentiful;
+  scarce.model = 1;
+  const PodShape flexible{1000, 1000, 1, 0};
+  EXPECT_GT(ScoreShareNode(SharePolicy::kHeadroom, plentiful, flexible, context).score,
+            ScoreShareNode(SharePolicy::kHeadroom, scarce, flexible, context).score);
+  EXPECT_EQ(ModelScarcity({{{1000, 1000, 1, 0}, 1.0}}, types, {0.5, 0.5}),
+            (std::vector<double>{0, 0}));
 }
 
 }  // namespace
