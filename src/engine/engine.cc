@@ -1,55 +1,16 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "base/check.h"
+#include "engine/engine_records.h"
+#include "model/job_topology.h"
 
 namespace headroom::engine {
-
-// Request shapes: two jobs of one shape fit in exactly the same places.
-struct Engine::Shape {
-  uint32_t devices;
-  uint32_t milli;
-  int64_t cpu_milli;
-  int64_t memory_mib;
-  uint32_t task_count;
-  uint32_t mask;
-  friend bool operator==(const Shape&, const Shape&) = default;
-};
-
-struct Engine::ShapeHash {
-  size_t operator()(const Shape& s) const {
-    uint64_t h = 1469598103934665603ULL;
-    for (uint64_t v :
-         {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
-          static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count}, uint64_t{s.mask}}) {
-      h = (h ^ v) * 1099511628211ULL;
-    }
-    return h;
-  }
-};
-
-struct Engine::JobRecord {
-  model::Job job;
-  JobState state = JobState::kUnknown;
-  TenantId tenant;
-  uint32_t mask = 0;
-  bool never_fits = false;
-  QueueKey key;
-  TimeUs start_us = 0;
-  TimeUs expected_end_us = 0;
-  std::vector<TaskAllocation> tasks;
-  PendingCode code = PendingCode::kNone;
-  uint32_t position = 0;
-
-  Shape shape() const {
-    return Shape{job.task.devices,   job.task.milli_per_device,
-                 job.task.cpu_milli, job.task.memory_mib,
-                 job.task_count,     mask};
-  }
-};
 
 namespace {
 
@@ -75,7 +36,8 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy)
       state_(cluster),
       fair_share_(policy.multifactor.decay_half_life_us),
       failed_shapes_(std::make_unique<FailureCache>()),
-      failed_avoiding_(std::make_unique<FailureCache>()) {
+      failed_avoiding_(std::make_unique<FailureCache>()),
+      defrag_(policy.migration) {
   auto order = MakeQueueOrder(policy.queue_order, policy.multifactor);
   HR_CHECK(order.has_value());
   order_ = std::move(*order);
@@ -123,17 +85,26 @@ uint32_t Engine::MaskFor(const model::Selector& selector) {
 }
 
 PlacementRequest Engine::RequestOf(const JobRecord& r) const {
-  return PlacementRequest{&r.job.task, r.job.task_count, &masks_[r.mask]};
+  return PlacementRequest{&r.job.task, r.job.task_count, &masks_[r.mask], r.required_level,
+                          r.preferred_level};
 }
 
 // A job never fits when even an empty cluster could not hold it: no matching device, a task
-// larger than every node, or more tasks than all nodes together take.
+// larger than every node, more tasks than all nodes together take, or more than the nodes of
+// any one domain of its required level take.
 bool Engine::NeverFits(const JobRecord& r) const {
   const model::TaskShape& shape = r.job.task;
   const ClassMask& mask = masks_[r.mask];
+  if (r.unknown_level) return true;
   if (shape.devices > 0 && mask.classes.empty()) return true;
   uint64_t tasks = 0;
+  DomainId block;  // The required-level domain being summed (nodes come in domain order).
   for (const model::Node& node : cluster_.nodes()) {
+    if (r.required_level != kNoLevel) {
+      const DomainId domain = cluster_.AncestorAt(node.id, r.required_level);
+      if (domain != block) tasks = 0;
+      block = domain;
+    }
     uint64_t capacity = r.job.task_count;
     if (shape.cpu_milli > 0)
       capacity = std::min<uint64_t>(capacity, node.cpu_milli / shape.cpu_milli);
@@ -156,6 +127,24 @@ bool Engine::NeverFits(const JobRecord& r) const {
   return true;
 }
 
+// Level names become indices once, at submission; a name the cluster lacks makes the job
+// unschedulable (loaders reject it earlier, with a message: job_topology.h).
+void Engine::ResolveLevels(JobRecord& r) const {
+  for (const auto& [name, level] :
+       {std::pair{&r.job.required_topology_level, &r.required_level},
+        std::pair{&r.job.preferred_topology_level, &r.preferred_level}}) {
+    if (name->empty()) continue;
+    const std::optional<uint32_t> index = model::LevelIndex(cluster_, *name);
+    if (index) *level = *index;
+    r.unknown_level |= !index.has_value();
+  }
+  // A preferred level above the required one could never take effect.
+  if (r.required_level != kNoLevel && r.preferred_level != kNoLevel &&
+      r.preferred_level < r.required_level) {
+    r.preferred_level = kNoLevel;
+  }
+}
+
 void Engine::Submit(JobId id, model::Job job) {
   if (id.value() >= jobs_.size()) jobs_.resize(id.value() + 1);
   JobRecord& r = jobs_[id.value()];
@@ -167,6 +156,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.tenant = TenantId(tenant->second);
   fair_share_.EnsureTenant(r.tenant);
   r.mask = MaskFor(r.job.task.selector);
+  ResolveLevels(r);
   r.never_fits = NeverFits(r);
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
   max_priority_ = std::max(max_priority_, r.job.priority);
@@ -302,8 +292,14 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decis
     failures[shape] = {release_epoch_, version};
     return false;
   }
-  for (const TaskAllocation& task : *placement) state_.Allocate(task);
-  r.tasks = std::move(*placement);
+  Launch(id, std::move(*placement), now, decisions);
+  return true;
+}
+
+void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions) {
+  JobRecord& r = record(id);
+  for (const TaskAllocation& task : tasks) state_.Allocate(task);
+  r.tasks = std::move(tasks);
   r.state = JobState::kRunning;
   r.code = PendingCode::kNone;
   r.start_us = now;
@@ -311,7 +307,6 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decis
   running_by_end_.insert({r.expected_end_us, id.value()});
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   decisions.starts.push_back(StartJob{id, r.tasks});
-  return true;
 }
 
 // Finds the earliest time the head fits once running jobs end at their expected ends, and the
@@ -327,14 +322,20 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
   const PlacementRequest request = RequestOf(r);
   const ClusterState::Mark mark = state_.mark();
   // The gang fits exactly when the nodes together take task_count tasks (the root domain is
-  // always a candidate of last resort), so track per-node task capacity as jobs end instead
-  // of searching after every release.
+  // always a candidate of last resort) — or, with a required level, the nodes of one domain of
+  // that level do (every such domain is a candidate) — so track per-node task capacity as jobs
+  // end instead of searching after every release.
   std::vector<uint32_t>& capacity = reservation_scratch_;
   capacity.assign(cluster_.nodes().size(), 0);
-  uint64_t total = 0;
+  const uint32_t block_level = r.required_level == kNoLevel ? 0 : r.required_level;
+  // Task capacity per domain of the block level, by domain id.
+  std::vector<uint64_t> block_total(cluster_.domains().size(), 0);
+  bool fits = false;
   for (const model::Node& node : cluster_.nodes()) {
     capacity[node.id.value()] = Placer::NodeCapacity(state_, node.id, request, nullptr);
+    uint64_t& total = block_total[cluster_.AncestorAt(node.id, block_level).value()];
     total += capacity[node.id.value()];
+    fits |= total >= request.task_count;
   }
   std::optional<std::vector<TaskAllocation>> placement;
   for (auto it = running_by_end_.begin(); it != running_by_end_.end();) {
@@ -346,11 +347,13 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
         const uint32_t before = capacity[task.node.value()];
         const uint32_t after = Placer::NodeCapacity(state_, task.node, request, nullptr);
         capacity[task.node.value()] = after;
+        uint64_t& total = block_total[cluster_.AncestorAt(task.node, block_level).value()];
         total += after - before;
+        fits |= total >= request.task_count;
       }
       ++it;
     }
-    if (total < request.task_count) continue;
+    if (!fits) continue;
     placement = placer_.Place(state_, request, nullptr);
     HR_CHECK(placement.has_value());
     reserved_start_us_ = std::max(end, now);
@@ -419,6 +422,12 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
                                      reservation_epoch_ == release_epoch_ && !reservation_stale_ &&
                                      reserved_start_us_ >= now;
             if (!still_valid) ComputeReservation(id, now);
+          }
+          if (r.code == PendingCode::kTopology && StartByMigration(id, now, decisions)) {
+            // It started after all: the pass goes on as if it had fitted.
+            started = true;
+            blocked = false;
+            blocked_head_ = JobId();
           }
         }
       }
@@ -505,12 +514,21 @@ PendingStatus Engine::Explain(JobId job) const {
   auto devices = [](uint64_t milli) { return static_cast<double>(milli) / 1000.0; };
   std::vector<PendingCode>& reasons = status.reasons;
   if (r->code != PendingCode::kNone) reasons.push_back(r->code);
+  if (r->unknown_level) {
+    status.message = fmt::format(
+        "It states a topology level this cluster does not have (required '{}', preferred '{}').",
+        r->job.required_topology_level, r->job.preferred_topology_level);
+    return status;
+  }
   if (r->never_fits) {
     status.message = fmt::format(
         "No node in this cluster can ever hold it: {} task(s) of {} device(s) matching '{}' with "
-        "{} mCPU and {} MiB each.",
+        "{} mCPU and {} MiB each{}.",
         r->job.task_count, r->job.task.devices, r->job.task.selector.text(), r->job.task.cpu_milli,
-        r->job.task.memory_mib);
+        r->job.task.memory_mib,
+        r->required_level == kNoLevel
+            ? std::string()
+            : fmt::format(", inside one {}", r->job.required_topology_level));
     return status;
   }
   if (job == blocked_head_ && reserved_start_us_ != kNever) {
@@ -528,11 +546,19 @@ PendingStatus Engine::Explain(JobId job) const {
     devices_only.cpu_milli = 0;
     devices_only.memory_mib = 0;
     const PlacementRequest relaxed{&devices_only, r->job.task_count, &masks_[r->mask]};
+    // Summed per domain of the required level (nodes come in domain order), else overall.
+    const uint32_t block_level = r->required_level == kNoLevel ? 0 : r->required_level;
     uint64_t tasks = 0;
+    uint64_t most_tasks = 0;
+    DomainId block;
     for (const model::Node& node : cluster_.nodes()) {
+      const DomainId domain = cluster_.AncestorAt(node.id, block_level);
+      if (domain != block) tasks = 0;
+      block = domain;
       tasks += Placer::NodeCapacity(state_, node.id, relaxed, nullptr);
+      most_tasks = std::max(most_tasks, tasks);
     }
-    if (tasks >= r->job.task_count) {
+    if (most_tasks >= r->job.task_count) {
       std::erase(reasons, PendingCode::kTopology);
       reasons.push_back(PendingCode::kCpuMemory);
     }
@@ -546,6 +572,14 @@ PendingStatus Engine::Explain(JobId job) const {
                       devices(need), devices(free_matching));
       break;
     case PendingCode::kTopology:
+      if (r->required_level != kNoLevel) {
+        status.message = fmt::format(
+            "{:g} matching device(s) are free, but no single {} holds {} task(s) of {}: the job "
+            "requires its gang inside one domain of topology level '{}'.",
+            devices(free_matching), r->job.required_topology_level, r->job.task_count,
+            r->job.task.devices, r->job.required_topology_level);
+        break;
+      }
       status.message = fmt::format(
           "{:g} matching device(s) are free, but not {} task(s) of {} on nodes that can take them "
           "(fragmentation, topology, CPU or memory).",

@@ -10,6 +10,11 @@
 // start now only where they cannot delay it: they end before that time, or they avoid the
 // reserved devices, CPU and memory.
 //
+// Defragmentation (defrag.h, engine_migrate.cc): when the policy enables migration and the
+// first blocked job waits only for fragmentation, the pass may move a few running jobs
+// (Decisions::migrations) so that it starts now; the migrations and its start leave in the
+// same step's decisions, and everything after it in the queue is scheduled as usual.
+//
 // Speed: a request shape that failed to place is not tried again until capacity is released;
 // domain aggregates make the per-placement cost proportional to the domains examined.
 //
@@ -23,6 +28,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +36,7 @@
 #include "base/time.h"
 #include "engine/cluster_state.h"
 #include "engine/decision.h"
+#include "engine/defrag.h"
 #include "engine/event.h"
 #include "engine/fair_share.h"
 #include "engine/pending_reason.h"
@@ -87,9 +94,14 @@ class Engine {
   bool ReorderDue(TimeUs now) const;
   bool BackfillDue(TimeUs now) const;
   bool TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions);
+  // Allocates `tasks` (which must fit) and records the start.
+  void Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions);
+  // Starts the blocked job `id` by migrating running jobs, when a plan pays (engine_migrate.cc).
+  bool StartByMigration(JobId id, TimeUs now, Decisions& decisions);
   bool ComputeReservation(JobId head, TimeUs now);
   PendingCode Analyze(const JobRecord& record) const;
   PlacementRequest RequestOf(const JobRecord& record) const;
+  void ResolveLevels(JobRecord& record) const;
   uint32_t MaskFor(const model::Selector& selector);
   bool NeverFits(const JobRecord& record) const;
   JobRecord& record(JobId id);
@@ -133,6 +145,10 @@ class Engine {
   uint64_t reservation_version_ = 0;
   bool reservation_stale_ = false;  // A main pass started work, or a drain changed, since.
   std::vector<uint32_t> reservation_scratch_;
+
+  Defragmenter defrag_;
+  // (head, release epoch, allocated milli) of the last migration search: one per state.
+  std::tuple<uint32_t, uint64_t, uint64_t> last_migration_search_{UINT32_MAX, 0, 0};
 };
 
 }  // namespace headroom::engine

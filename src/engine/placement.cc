@@ -151,25 +151,73 @@ std::optional<std::vector<TaskAllocation>> Placer::Place(ClusterState& state,
   if (request.shape->devices > 0 && request.classes->classes.empty()) return std::nullopt;
   const DomainId root(0);
   if (DomainBoundMilli(state, root, request) < request.milli()) return std::nullopt;
-  return options_.gang == GangPlacement::kPerTask ? PlacePerTask(state, request, avoid)
-                                                  : PlaceBlock(state, request, avoid);
+  if (options_.gang == GangPlacement::kTopologyBlock) return PlaceBlock(state, request, avoid);
+  if (request.required_level == kNoLevel && request.preferred_level == kNoLevel) {
+    return PlacePerTask(state, request, avoid, root);
+  }
+  return PlacePerTaskInLevel(state, request, avoid);
 }
 
-std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(
+std::optional<std::vector<TaskAllocation>> Placer::PlacePerTaskInLevel(
     ClusterState& state, const PlacementRequest& request, const ReservedCapacity* avoid) const {
+  const model::Cluster& cluster = state.cluster();
+  const uint32_t deepest = cluster.deepest_level();
+  const uint32_t stop =
+      request.required_level == kNoLevel ? 0 : std::min(request.required_level, deepest);
+  uint32_t start = request.preferred_level == kNoLevel ? stop : request.preferred_level;
+  start = std::clamp(start, stop, deepest);
+  const uint64_t need_milli = request.milli();
+  std::vector<Candidate> candidates;
+  for (int level = static_cast<int>(start); level >= static_cast<int>(stop); --level) {
+    candidates.clear();
+    for (DomainId domain : cluster.domains_at_level(static_cast<uint32_t>(level))) {
+      const uint64_t bound = DomainBoundMilli(state, domain, request);
+      if (bound < need_milli) continue;
+      candidates.push_back(
+          {OrderKey(options_.domain_order, bound == UINT64_MAX ? 0 : bound, domain.value()),
+           domain.value()});
+    }
+    std::sort(candidates.begin(), candidates.end());
+    for (const Candidate& candidate : candidates) {
+      // Identical tasks go one by one to nodes with room, so the gang fits in a domain exactly
+      // when the domain's nodes together take task_count tasks.
+      const model::Domain& domain = cluster.domain(DomainId(candidate.id));
+      uint64_t tasks = 0;
+      for (uint32_t n = domain.node_begin; n < domain.node_end && tasks < request.task_count; ++n) {
+        tasks += NodeCapacity(state, NodeId(n), request, avoid);
+      }
+      if (tasks < request.task_count) continue;
+      return PlacePerTask(state, request, avoid, DomainId(candidate.id));
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(ClusterState& state,
+                                                                const PlacementRequest& request,
+                                                                const ReservedCapacity* avoid,
+                                                                DomainId scope) const {
   const model::Cluster& cluster = state.cluster();
   PlacementRequest one = request;
   one.task_count = 1;
   const uint64_t one_milli = one.milli();
   const bool first_fit_only =
       options_.scorers.size() == 1 && options_.scorers[0].kind == ScorerKind::kFirstFit;
+  // The deepest-level domains inside the scope: a contiguous run, as domains follow node order.
+  const model::Domain& scope_domain = cluster.domain(scope);
+  const std::vector<DomainId>& leaves = cluster.domains_at_level(cluster.deepest_level());
+  const auto first_leaf = std::lower_bound(
+      leaves.begin(), leaves.end(), scope_domain.node_begin,
+      [&](DomainId leaf, uint32_t node) { return cluster.domain(leaf).node_begin < node; });
   std::vector<TaskAllocation> result;
   result.reserve(request.task_count);
   const ClusterState::Mark mark = state.mark();
   for (uint32_t t = 0; t < request.task_count; ++t) {
     NodeId best;
     double best_score = 0;
-    for (DomainId domain : cluster.domains_at_level(cluster.deepest_level())) {
+    for (auto leaf = first_leaf;
+         leaf != leaves.end() && cluster.domain(*leaf).node_begin < scope_domain.node_end; ++leaf) {
+      const DomainId domain = *leaf;
       if (DomainBoundMilli(state, domain, one) < one_milli) continue;
       const model::Domain& d = cluster.domain(domain);
       for (uint32_t n = d.node_begin; n < d.node_end; ++n) {
@@ -305,7 +353,13 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
   Search search{state, request, avoid, options_, {}};
   std::vector<Candidate> candidates;
   candidates.reserve(cluster.domains_at_level(cluster.deepest_level()).size());
-  for (int level = static_cast<int>(cluster.deepest_level()); level >= 0; --level) {
+  // A required level is the highest the gang may span; stated levels are searched in full.
+  const int stop =
+      request.required_level == kNoLevel
+          ? 0
+          : static_cast<int>(std::min(request.required_level, cluster.deepest_level()));
+  for (int level = static_cast<int>(cluster.deepest_level()); level >= stop; --level) {
+    const bool stated = level == stop || static_cast<uint32_t>(level) == request.preferred_level;
     candidates.clear();
     for (DomainId domain : cluster.domains_at_level(static_cast<uint32_t>(level))) {
       const uint64_t bound = DomainBoundMilli(state, domain, request);
@@ -315,8 +369,8 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
            domain.value()});
     }
     const size_t budget =
-        level == 0 ? candidates.size()
-                   : std::min<size_t>(candidates.size(), options_.domains_tried_per_level);
+        stated ? candidates.size()
+               : std::min<size_t>(candidates.size(), options_.domains_tried_per_level);
     // Selection instead of sorting: the first candidate usually fits, so finding the next best
     // one on demand costs O(candidates) per try rather than a sort of all of them.
     for (size_t i = 0; i < budget; ++i) {

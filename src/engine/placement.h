@@ -13,6 +13,18 @@
 //                  per level; inside it, recursively, a single child that holds the rest if one
 //                  exists (best fit among those), else the largest children first. This is the
 //                  tree best fit of Slurm's topology/tree plugin and Kueue TAS's BestFit.
+// Stated levels (PlacementRequest::required_level / preferred_level, Kueue Topology Aware
+// Scheduling's required and preferred topology):
+//  required R      the gang inside one domain of level R or deeper; never across two level-R
+//                  domains. No fit otherwise.
+//  preferred P     one domain of level P if any holds it, else one of level P-1, ... up to the
+//                  root (the whole cluster).
+//  In block mode the search still starts at the deepest level (a deeper domain lies inside a
+//  level-P or level-R domain, so it honours the statement and is more compact), and every
+//  candidate domain of a stated level is tried, not just `domains_tried_per_level`, so a fit
+//  inside one such domain is never missed. In per-task mode the tasks go one by one to the
+//  best nodes inside one domain of the stated level (candidates in the policy's FitOrder; the
+//  first that can take the whole gang), falling back upwards as above for a preferred level.
 // Cost: O(domains at a level) to filter by the per-domain free index, plus O(nodes) of the
 // domains actually examined.
 // Promise: on success the returned allocations fit the state as given, use each device share
@@ -58,9 +70,15 @@ class Placer {
  private:
   struct Search;
 
+  // Per-task placement on the nodes of `scope` (the root for the whole cluster).
   std::optional<std::vector<TaskAllocation>> PlacePerTask(ClusterState& state,
                                                           const PlacementRequest& request,
-                                                          const ReservedCapacity* avoid) const;
+                                                          const ReservedCapacity* avoid,
+                                                          DomainId scope) const;
+  // Per-task placement inside one domain of a stated level, falling back upwards for a
+  // preferred one.
+  std::optional<std::vector<TaskAllocation>> PlacePerTaskInLevel(
+      ClusterState& state, const PlacementRequest& request, const ReservedCapacity* avoid) const;
   std::optional<std::vector<TaskAllocation>> PlaceBlock(ClusterState& state,
                                                         const PlacementRequest& request,
                                                         const ReservedCapacity* avoid) const;

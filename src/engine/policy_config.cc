@@ -32,6 +32,19 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
     return context(
         Error{ErrorCode::kInvalidArgument, "backfill_interval: expected a non-negative time"});
   }
+  const MigrationConfig& m = config.migration;
+  if (m.checkpoint_us < 0 || m.restart_us < 0 || m.horizon_us < 0) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "migration: expected non-negative checkpoint, restart and horizon times"});
+  }
+  if (m.budget_device_s_per_hour < 0) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "migration.budget_device_s_per_hour: expected a non-negative number"});
+  }
+  if (m.enabled && (m.max_placements == 0 || m.max_moves == 0)) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "migration: expected max_placements and max_moves of at least 1"});
+  }
   return config;
 }
 

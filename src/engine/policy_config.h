@@ -56,6 +56,26 @@ struct NamedWeight {
   double weight = 1;
 };
 
+// Defragmentation by migration (defrag.h): when the first blocked job waits only because free
+// devices are scattered, move a few running jobs so that it fits, if the move pays.
+struct MigrationConfig {
+  bool enabled = false;
+  // A moved job checkpoints, then restarts on its new devices; it holds them meanwhile.
+  // 60 s: an assumption rounding up BLOOM-176B's 2.3 TB in 40 s (PHYSICS.md §4.6); async
+  // checkpointing is faster (6.3 s), a plain torch.save of a large model far slower.
+  TimeUs checkpoint_us = 60 * kUsPerSecond;
+  // 10 min: the default job restart u0 (5-20 min, Meta RSC; PHYSICS.md §5.5).
+  TimeUs restart_us = 600 * kUsPerSecond;
+  // Migration cost (device-seconds of checkpoint + restart) allowed in any rolling hour.
+  int64_t budget_device_s_per_hour = 8 * 3600;
+  // The wait a migration avoids when no EASY reservation says when the job would start.
+  TimeUs horizon_us = 3600 * kUsPerSecond;
+  // Work budget of one plan search: placements tried (the blocked job's and the moved jobs').
+  uint32_t max_placements = 64;
+  // Jobs one plan may move.
+  uint32_t max_moves = 4;
+};
+
 struct PolicyConfig {
   std::string name;
   std::string description;
@@ -80,6 +100,8 @@ struct PolicyConfig {
   // Candidate domains tried per topology level before moving up a level (work budget,
   // counts domains, not time).
   uint32_t domains_tried_per_level = 8;
+
+  MigrationConfig migration;
 };
 
 Result<PolicyConfig> ValidatePolicy(PolicyConfig config);

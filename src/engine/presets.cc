@@ -39,7 +39,8 @@ Result<PolicyConfig> PresetPolicy(std::string_view name) {
     config.node_scorers = {{"least_allocated", 1}};
   } else if (name == "headroom") {
     config.description =
-        "fair-share multifactor order, EASY backfill every step, topology-block best fit";
+        "fair-share multifactor order, EASY backfill every step, topology-block best fit, "
+        "migration to defragment";
     config.queue_order = "multifactor";
     config.multifactor.age = 1000;
     config.multifactor.fairshare = 100000;
@@ -51,6 +52,9 @@ Result<PolicyConfig> PresetPolicy(std::string_view name) {
     config.domain_order = FitOrder::kBestFit;
     config.node_scorers = {{"best_fit", 1}, {"keep_whole_nodes", 0.5}, {"domain_pack", 0.25}};
     config.domains_tried_per_level = 16;
+    // Measured on synthetic:default at load 0.9 (docs/engine.md, "Defragmentation by
+    // migration"): mean wait 5.3 min -> 39 s, fragmentation 1.8% -> 0.1% (seed 1).
+    config.migration.enabled = true;
   } else {
     std::string known;
     for (std::string_view preset : PresetNames()) {

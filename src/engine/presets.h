@@ -20,8 +20,9 @@
 //  headroom    Ours: the multifactor order with fair share recomputed every minute (not every
 //              five), EASY backfill on every step rather than every 30 s (never delays the
 //              reserved head), every job in the queue considered, topology-block placement in
-//              the smallest fabric domain with best fit, and tie-breaks that keep whole nodes and
-//              whole NVLink domains free.
+//              the smallest fabric domain with best fit, tie-breaks that keep whole nodes and
+//              whole NVLink domains free, and defragmentation by migration when the head is
+//              blocked only by fragmentation and the move pays (defrag.h).
 #pragma once
 
 #include <string_view>

@@ -1,5 +1,7 @@
-// PlacementRequest: one gang as placement sees it — the task shape, how many tasks, and which
-// device classes its selector accepts (evaluated once per class, not per device).
+// PlacementRequest: one gang as placement sees it — the task shape, how many tasks, which
+// device classes its selector accepts (evaluated once per class, not per device), and the
+// fabric levels it requires or prefers to stay inside (indices into the cluster's levels, root
+// = 0; kNoLevel when not stated).
 // ReservedCapacity: devices, CPU and memory promised to a reserved job; placements for work
 // that would still run at the reservation's start must avoid them.
 #pragma once
@@ -17,10 +19,14 @@ struct ClassMask {
   std::vector<DeviceClassId> classes;  // The matching ones, ascending.
 };
 
+inline constexpr uint32_t kNoLevel = UINT32_MAX;
+
 struct PlacementRequest {
   const model::TaskShape* shape = nullptr;
   uint32_t task_count = 1;
   const ClassMask* classes = nullptr;
+  uint32_t required_level = kNoLevel;   // The gang inside one domain of this level, or no fit.
+  uint32_t preferred_level = kNoLevel;  // Tried first; then each level above it in turn.
 
   bool whole_devices() const { return shape->devices > 0 && !shape->fractional(); }
   // Device demand in milli-devices (0 for CPU-only).

@@ -42,6 +42,14 @@ struct Job {
   uint32_t task_count = 1;
   TaskShape task;
   TraceOutcome trace_outcome = TraceOutcome::kUnknown;
+  // Fabric levels by name (one of the cluster's level names, e.g. "rack" or "leaf"; resolved
+  // and checked by ValidateTopologyLevels, job_topology.h). Empty = not stated.
+  // Required: the whole gang inside one domain of that level, or it waits (Kueue's
+  // `kueue.x-k8s.io/podset-required-topology`, Slurm's topology/block `--segment`).
+  std::string required_topology_level;
+  // Preferred: one domain of that level if any holds it, else one domain of each level above
+  // in turn, up to the whole cluster (Kueue's `podset-preferred-topology`).
+  std::string preferred_topology_level;
 
   // Total whole devices (shares count as one device each for reporting).
   uint64_t total_devices() const { return uint64_t{task_count} * task.devices; }

@@ -24,6 +24,9 @@ struct SeriesPoint {
   double fragmentation = 0;  // Free devices the queue head cannot use ÷ total devices.
   uint64_t pending_jobs = 0;
   uint64_t running_jobs = 0;
+  // By topology level (index = level, root first): the most whole free devices (any class, on
+  // nodes not drained) in any one domain of that level — the largest block a gang could get.
+  std::vector<uint32_t> largest_free_block_by_level;
 };
 
 struct PolicyMetrics {
@@ -44,6 +47,17 @@ struct PolicyMetrics {
   double mean_slowdown_from_placement = 0;
   uint64_t engine_steps = 0;
   uint64_t events = 0;
+  // Started jobs whose tasks landed on more than one node (counted at their first start).
+  uint64_t multi_node_jobs = 0;
+  // Of those, the share placed inside one domain of the deepest level (rack / NVLink domain);
+  // 0 when there were none.
+  double multi_node_within_one_block = 0;
+  // The same share for every level (index = level; the root's is 1 when any ran).
+  std::vector<double> multi_node_within_one_block_by_level;
+  // Defragmentation by migration: jobs moved, and their checkpoint + restart cost, summed as
+  // (checkpoint + restart) × devices.
+  uint64_t migrations = 0;
+  double migration_cost_device_hours = 0;
 };
 
 struct PolicyRun {

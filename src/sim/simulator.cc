@@ -8,15 +8,19 @@
 
 #include "base/check.h"
 #include "engine/engine.h"
+#include "sim/block_metrics.h"
 #include "sim/stats.h"
 
 namespace headroom::sim {
 namespace {
 
+// A job's expected completion; a migration reschedules it, and the older entry, now of an
+// earlier generation, is skipped.
 struct Completion {
   TimeUs time_us;
   uint64_t sequence;
   uint32_t job;
+  uint32_t generation;
   friend bool operator>(const Completion& a, const Completion& b) {
     return a.time_us != b.time_us ? a.time_us > b.time_us : a.sequence > b.sequence;
   }
@@ -75,6 +79,14 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
 
   std::vector<TimeUs> start_us(jobs.size(), -1);
   std::vector<double> stretch_of(jobs.size(), 1.0);
+  // Progress across migrations: full-speed runtime left when the current placement's work
+  // began (after a migration, once its checkpoint + restart pause is over).
+  std::vector<TimeUs> work_start_us(jobs.size(), 0);
+  std::vector<double> remaining_us(jobs.size(), 0);
+  std::vector<uint32_t> generation(jobs.size(), 0);
+  const uint32_t levels = cluster.domain_levels();
+  std::vector<uint64_t> multi_node_within(levels, 0);
+  int64_t migration_cost_device_us = 0;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
   uint64_t sequence = 0;
   size_t next_arrival = 0;
@@ -90,6 +102,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
 
   std::vector<engine::Event> events;
   while (true) {
+    while (!completions.empty() &&
+           completions.top().generation != generation[completions.top().job]) {
+      completions.pop();  // Superseded by a migration.
+    }
     TimeUs now = kNever;
     if (next_arrival < jobs.size()) now = jobs[next_arrival].submit_time_us;
     if (!completions.empty()) now = std::min(now, completions.top().time_us);
@@ -109,6 +125,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.fragmentation = static_cast<double>(engine.FragmentedMilli()) / capacity;
       point.pending_jobs = engine.pending_count();
       point.running_jobs = engine.running_count();
+      point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
       sampler.Add(point);
     }
     if (last_time < last_arrival) {
@@ -125,7 +142,9 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     }
     while (!completions.empty() && completions.top().time_us == now) {
       const uint32_t job = completions.top().job;
+      const bool current = completions.top().generation == generation[job];
       completions.pop();
+      if (!current) continue;
       events.push_back(engine::JobFinished{JobId(job)});
       const double run_s = UsToSeconds(now - start_us[job]);
       const double wait_s = UsToSeconds(start_us[job] - jobs[job].submit_time_us);
@@ -139,15 +158,39 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     const size_t running_before = engine.running_count();
     const engine::Decisions decisions = engine.Step(events, now);
     ++metrics.engine_steps;
+    // A moved job keeps the work it has done (at its old placement's speed), pauses for its
+    // checkpoint and restart on the new devices, and finishes the rest at the new speed.
+    for (const engine::MigrateJob& move : decisions.migrations) {
+      const uint32_t job = move.job.value();
+      HR_CHECK(start_us[job] >= 0);
+      const double done_us =
+          static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / stretch_of[job];
+      remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
+      stretch_of[job] = speed.Stretch(cluster, move.tasks);
+      work_start_us[job] = now + move.pause_us;
+      const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * stretch_of[job]));
+      completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++, job,
+                                  ++generation[job]});
+      ++metrics.migrations;
+      migration_cost_device_us += move.cost_device_us;
+    }
     for (const engine::StartJob& start : decisions.starts) {
       const uint32_t job = start.job.value();
       start_us[job] = now;
       waits.push_back(UsToSeconds(now - jobs[job].submit_time_us));
       const double stretch = speed.Stretch(cluster, start.tasks);
       stretch_of[job] = stretch;
+      work_start_us[job] = now;
+      remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
       const TimeUs runtime =
           static_cast<TimeUs>(std::llround(static_cast<double>(jobs[job].runtime_us) * stretch));
-      completions.push(Completion{now + std::max<TimeUs>(runtime, 0), sequence++, job});
+      completions.push(
+          Completion{now + std::max<TimeUs>(runtime, 0), sequence++, job, generation[job]});
+      if (SpansNodes(start.tasks)) {
+        ++metrics.multi_node_jobs;
+        const uint32_t common = DeepestCommonLevel(cluster, start.tasks);
+        for (uint32_t level = 0; level <= common; ++level) ++multi_node_within[level];
+      }
     }
     if (options.paranoid) {
       const std::string problem = engine.CheckInvariants();
@@ -155,8 +198,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     }
     if (observer != nullptr) observer->AfterStep(SimView{engine, now, decisions});
     // A wake-up that started nothing with nothing else left would repeat forever.
-    if (events.empty() && decisions.starts.empty() && completions.empty() &&
-        next_arrival == jobs.size() && running_before == 0) {
+    if (events.empty() && decisions.starts.empty() && decisions.migrations.empty() &&
+        completions.empty() && next_arrival == jobs.size() && running_before == 0) {
       break;
     }
   }
@@ -173,6 +216,15 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   metrics.bounded_slowdown = Summarize(slowdowns);
   metrics.mean_slowdown_from_placement =
       metrics.jobs_completed == 0 ? 1.0 : stretch_sum / static_cast<double>(metrics.jobs_completed);
+  metrics.migration_cost_device_hours =
+      static_cast<double>(migration_cost_device_us) / (3600.0 * kUsPerSecond);
+  for (uint32_t level = 0; level < levels; ++level) {
+    metrics.multi_node_within_one_block_by_level.push_back(
+        metrics.multi_node_jobs == 0 ? 0
+                                     : static_cast<double>(multi_node_within[level]) /
+                                           static_cast<double>(metrics.multi_node_jobs));
+  }
+  metrics.multi_node_within_one_block = metrics.multi_node_within_one_block_by_level.back();
   run.series = std::move(sampler.points());
   double fragmentation_sum = 0;
   for (const SeriesPoint& point : run.series) fragmentation_sum += point.fragmentation;

@@ -6,7 +6,8 @@
 //     1000 milli, no node over its CPU or memory, and the engine's free capacity agrees;
 //  3. gangs are all-or-nothing: a StartJob has exactly task_count tasks, each on one node with
 //     the requested number of distinct devices of a class the selector accepts, the requested
-//     share, CPU and memory; a job starts once, only while pending;
+//     share, CPU and memory; a job starts once, only while pending; a migration (headroom)
+//     moves only a running job, whole gang, onto nodes not drained;
 //  4. every pending job explains itself; a job said to wait for kCapacity has no placement by a
 //     brute-force search; kUnschedulable is exact (brute force on an empty cluster agrees);
 //  5. the first job of the queue that is not unschedulable never waits while it fits (every
@@ -97,6 +98,14 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
       stage[id.value()] = Stage::kFinished;
       --running;
     }
+    // Moves (headroom migrates to defragment): a running job's old tasks are released before
+    // the step's starts and its new ones taken after them; it stays running.
+    for (const MigrateJob& move : step.decisions->migrations) {
+      const uint32_t j = move.job.value();
+      RC_ASSERT(stage[j] == Stage::kRunning);
+      RC_ASSERT(move.tasks.size() == jobs[j].task_count);
+      for (const TaskAllocation& task : held[j]) free.Apply(task, -1);
+    }
     // 3. Gangs all-or-nothing, of the requested shape.
     for (const StartJob& start : step.decisions->starts) {
       const uint32_t j = start.job.value();
@@ -134,6 +143,14 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
           RC_ASSERT(stage[earlier] != Stage::kPending || !ever_fits[earlier]);
         }
       }
+    }
+    for (const MigrateJob& move : step.decisions->migrations) {
+      for (const TaskAllocation& task : move.tasks) {
+        RC_ASSERT(free.node_drained[task.node.value()] == 0);
+        RC_ASSERT(task.devices.size() == jobs[move.job.value()].task.devices);
+        free.Apply(task, +1);
+      }
+      held[move.job.value()] = move.tasks;
     }
     // 2. Independent accounting: nothing over capacity, and the engine's state agrees.
     for (size_t d = 0; d < cluster.devices().size(); ++d) {

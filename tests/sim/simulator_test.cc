@@ -233,3 +233,70 @@ TEST(SimulatorTest, UnplaceableJobIsCountedNotLost) {
 
 }  // namespace
 }  // namespace headroom::sim
+
+namespace headroom::sim {
+namespace {
+
+// The defragmentation scenario of tests/engine/defrag_test.cc run by the simulator: on two
+// 8-device nodes, a (4 devices, 10 s), b and c (4 devices, 36,000 s) start at 0 — a and b on n0,
+// c on n1; a ends at 10; the 8-device gang g arrives at 20 and waits on fragmentation. With
+// migration, b moves to n1 at 20: it has done 20 s, pauses 60 + 600 s, and does the remaining
+// 35,980 s from 680 s, ending at 36,660 s. One migration costing 4 × 660 device-s = 0.7333
+// device-hours. Without migration, g waits for b until 36,000 s.
+TEST(SimulatorTest, MigrationMovesOneJobThatPaysItsPauseByHand) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
+  const model::Workload workload =
+      WorkloadOf({JobOf(1, 4, "", 0, 0, 10, 10, 0), JobOf(1, 4, "", 0, 0, 36000, 36000, 0),
+                  JobOf(1, 4, "", 0, 0, 36000, 36000, 0), JobOf(1, 8, "", 0, 0, 3600, 3600, 20)});
+  engine::PolicyConfig policy = *engine::PresetPolicy("headroom");
+  policy.queue_order = "priority";
+  policy.migration.enabled = true;
+  SimOptions options;
+  options.paranoid = true;
+  const PolicyRun moved = Simulate(cluster, workload, policy, options);
+  EXPECT_EQ(moved.metrics.migrations, 1u);
+  EXPECT_NEAR(moved.metrics.migration_cost_device_hours, 4 * 660 / 3600.0, 1e-12);
+  EXPECT_EQ(moved.sorted_wait_s, (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_DOUBLE_EQ(moved.metrics.makespan_s, 36660);
+  EXPECT_EQ(moved.metrics.jobs_completed, 4u);
+
+  policy.migration.enabled = false;
+  const PolicyRun waited = Simulate(cluster, workload, policy, options);
+  EXPECT_EQ(waited.metrics.migrations, 0u);
+  EXPECT_DOUBLE_EQ(waited.metrics.migration_cost_device_hours, 0);
+  EXPECT_EQ(waited.sorted_wait_s, (std::vector<double>{0, 0, 0, 35980}));
+  EXPECT_DOUBLE_EQ(waited.metrics.makespan_s, 39600);
+}
+
+// Largest free block per level and the share of multi-node jobs inside one rack, under fifo
+// (per-task first fit, no backfill) on two racks of two 8-device nodes:
+//   g0 (2 x 8, 0 s) on n0, n1 — inside r0; it runs 1.05 x 100 s (two nodes), ending at 105 s;
+//   s (1 x 8, 0 s) on n2; g1 (2 x 8, 1 s) waits for g0, then takes n0, n1 — inside r0 again;
+//   g2 (2 x 4, 300 s) fits on n0 alone: one node, so not a multi-node job.
+// Series every 30 s: at 0 the building is empty (32 free, 16 in either rack); from 30 s to
+// 90 s only n3 is free (8, 8).
+TEST(SimulatorTest, BlockMetricsByHand) {
+  const model::Cluster cluster =
+      TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Rack("r1", {{"n2", 8}, {"n3", 8}}).Build();
+  const model::Workload workload =
+      WorkloadOf({JobOf(2, 8, "", 0, 0, 100, 100, 0), JobOf(1, 8, "", 0, 0, 1000, 1000, 0),
+                  JobOf(2, 8, "", 0, 0, 100, 100, 1), JobOf(2, 4, "", 0, 0, 100, 100, 300)});
+  SimOptions options;
+  options.series_points = 10;
+  const PolicyRun run = Simulate(cluster, workload, *engine::PresetPolicy("fifo"), options);
+  EXPECT_EQ(run.metrics.multi_node_jobs, 2u);
+  EXPECT_DOUBLE_EQ(run.metrics.multi_node_within_one_block, 1);
+  EXPECT_EQ(run.metrics.multi_node_within_one_block_by_level, (std::vector<double>{1, 1}));
+  ASSERT_FALSE(run.series.empty());
+  // t = 0 is sampled before the first step: all 32 devices free, 16 in either rack.
+  EXPECT_EQ(run.series.front().largest_free_block_by_level, (std::vector<uint32_t>{32, 16}));
+  // From 1 s to 100 s: g0 on r0, s on n2 — 8 free devices, all on n3.
+  for (const SeriesPoint& point : run.series) {
+    if (point.time_s > 0 && point.time_s < 100) {
+      EXPECT_EQ(point.largest_free_block_by_level, (std::vector<uint32_t>{8, 8})) << point.time_s;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace headroom::sim

@@ -8,6 +8,7 @@
 #include "cli/commands/fill_run.h"
 #include "engine/presets.h"
 #include "model/cluster_source.h"
+#include "model/job_topology.h"
 #include "sim/report/html_report.h"
 #include "sim/report/json_report.h"
 #include "sim/report/text_table.h"
@@ -31,6 +32,7 @@ struct SimFlags {
   std::string experiment = "replay";
   std::string seeds = "42";
   double tune = 1.3;
+  std::string migration = "preset";
 };
 
 int Fail(const std::string& message) {
@@ -70,6 +72,13 @@ int RunSim(const SimFlags& flags) {
   }
   auto policies = engine::PresetPolicies(flags.policies);
   if (!policies) return Fail(policies.error().message);
+  // Defragmentation by migration for every policy, with its defaults (policy_config.h), or
+  // for none; "preset" keeps each policy's own setting.
+  for (engine::PolicyConfig& policy : *policies) {
+    if (flags.migration == "preset") break;
+    policy.migration.enabled = flags.migration == "on";
+    policy.description += flags.migration == "on" ? "; migration on" : "; migration off";
+  }
   auto cluster = model::LoadCluster(flags.cluster);
   if (!cluster) return Fail(cluster.error().message);
   if (cluster->device_count() == 0)
@@ -82,6 +91,10 @@ int RunSim(const SimFlags& flags) {
   if (!loaded) return Fail(loaded.error().message);
   model::Workload& workload = loaded->workload;
   if (workload.jobs.empty()) return Fail(flags.workload + ": expected at least one job, got none");
+  if (auto levels = model::ValidateTopologyLevels(*cluster, workload.jobs, flags.workload);
+      !levels) {
+    return Fail(levels.error().message);
+  }
 
   const uint64_t capacity_milli = uint64_t{1000} * cluster->device_count();
   sim::RunReport report;
@@ -165,6 +178,12 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--tune", flags->tune, "Fill: requested GPUs as a multiple of capacity")
       ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command
+      ->add_option("--migration", flags->migration,
+                   "Defragmentation by migration: on or off for every policy, or as each preset "
+                   "sets it")
+      ->check(CLI::IsMember({"preset", "on", "off"}))
       ->capture_default_str();
   command->add_flag("--paranoid", flags->paranoid, "Check every engine invariant after each step");
   return [flags] { return RunSim(*flags); };

@@ -143,7 +143,9 @@ void AppendMetricsTable(std::string& out, const RunReport& report) {
       "<th class=\"group\" colspan=\"2\">Job completion time</th>"
       "<th rowspan=\"2\">Bounded<br>slowdown</th><th rowspan=\"2\">Fragmen&shy;tation</th>"
       "<th rowspan=\"2\">Completed</th><th rowspan=\"2\">Unplaced</th>"
-      "<th rowspan=\"2\">Makespan</th><th rowspan=\"2\">Placement<br>slowdown</th></tr>\n"
+      "<th rowspan=\"2\">Makespan</th><th rowspan=\"2\">Placement<br>slowdown</th>"
+      "<th rowspan=\"2\">Multi-node<br>in one block</th>"
+      "<th rowspan=\"2\">Migrations<br>(device-h)</th></tr>\n"
       "<tr><th>mean</th><th>p50</th><th>p95</th><th>p99</th><th>mean</th><th>p95</th></tr>\n"
       "</thead>\n<tbody>\n";
   for (size_t i = 0; i < report.policies.size(); ++i) {
@@ -157,15 +159,17 @@ void AppendMetricsTable(std::string& out, const RunReport& report) {
         it,
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td></tr>\n",
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
         FormatPercent(m.allocation_rate), FormatDuration(m.wait_s.mean),
         FormatDuration(m.wait_s.p50), FormatDuration(m.wait_s.p95), FormatDuration(m.wait_s.p99),
         FormatDuration(m.jct_s.mean), FormatDuration(m.jct_s.p95), Fixed2(m.bounded_slowdown.mean),
         FormatPercent(m.fragmentation_rate), Grouped(m.jobs_completed), Grouped(m.jobs_unplaced),
-        FormatDuration(m.makespan_s), Fixed2(m.mean_slowdown_from_placement));
+        FormatDuration(m.makespan_s), Fixed2(m.mean_slowdown_from_placement),
+        m.multi_node_jobs == 0 ? std::string("-") : FormatPercent(m.multi_node_within_one_block),
+        fmt::format("{} ({:.1f})", Grouped(m.migrations), m.migration_cost_device_hours));
   }
   if (report.policies.empty()) {
-    out += "<tr><td class=\"name\" colspan=\"14\">No policies were run.</td></tr>\n";
+    out += "<tr><td class=\"name\" colspan=\"16\">No policies were run.</td></tr>\n";
   }
   out +=
       "</tbody>\n</table></div>\n<p class=\"note\">Allocation: time-weighted mean of allocated "
@@ -173,7 +177,10 @@ void AppendMetricsTable(std::string& out, const RunReport& report) {
       "max(1, (wait + run) \xC3\xB7 max(run, 10 s)), mean over jobs. Fragmentation: "
       "time-weighted mean of free devices the queue head cannot use \xC3\xB7 total devices. "
       "Unplaced: jobs never started by the end of the run. Placement slowdown: mean runtime "
-      "stretch from placement (actual \xC3\xB7 compact runtime) over completed jobs.</p>\n"
+      "stretch from placement (actual \xC3\xB7 compact runtime) over completed jobs. Multi-node "
+      "in one block: share of jobs started on more than one node whose nodes share one domain "
+      "of the deepest topology level. Migrations: jobs moved to defragment, and their "
+      "checkpoint + restart cost in device-hours.</p>\n"
       "</section>\n";
 }
 
@@ -305,6 +312,33 @@ void AppendFragmentationPlot(std::string& out, const RunReport& report) {
                "devices.");
 }
 
+// One plot per topology level below the root (the root alone when it is the only level).
+void AppendLargestBlockPlots(std::string& out, const RunReport& report) {
+  size_t level_count = 0;
+  for (const PolicyRun& run : report.policies) {
+    for (const SeriesPoint& p : run.series) {
+      level_count = std::max(level_count, p.largest_free_block_by_level.size());
+    }
+  }
+  for (size_t level = level_count > 1 ? 1 : 0; level < level_count; ++level) {
+    const std::string name = level < report.cluster.levels.size() ? report.cluster.levels[level]
+                                                                  : fmt::format("level {}", level);
+    svg::PlotSpec spec = NewPlot(fmt::format("Largest free block per {} over time", name));
+    spec.lines = SeriesLines(report, [level](const SeriesPoint& p) {
+      const auto& blocks = p.largest_free_block_by_level;
+      return level < blocks.size() ? static_cast<double>(blocks[level]) : 0.0;
+    });
+    spec.x = HoursAxis(spec.lines);
+    spec.y =
+        ZeroBasedAxis(spec.lines, "whole free devices", 1, std::numeric_limits<double>::infinity());
+    AppendFigure(out, spec,
+                 fmt::format("The most whole free devices in any one {} (level {} of the "
+                             "topology), averaged like the allocation plot: the largest gang "
+                             "that could start inside one {} now.",
+                             EscapeXml(name), level, EscapeXml(name)));
+  }
+}
+
 void AppendPendingPlot(std::string& out, const RunReport& report) {
   svg::PlotSpec spec = NewPlot("Pending jobs over time");
   spec.lines =
@@ -378,6 +412,7 @@ std::string WriteHtmlReport(const RunReport& report) {
   AppendWaitCdfPlot(out, report);
   AppendFragmentationPlot(out, report);
   AppendPendingPlot(out, report);
+  AppendLargestBlockPlots(out, report);
   fmt::format_to(it,
                  "<footer>Generated by headroom sim, seed {}. Same inputs, same report.</footer>\n"
                  "</main>\n</body>\n</html>\n",

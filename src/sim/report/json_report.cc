@@ -76,6 +76,33 @@ Json MetricsJson(const PolicyMetrics& m) {
   out["mean_slowdown_from_placement"] = Number(m.mean_slowdown_from_placement);
   out["engine_steps"] = m.engine_steps;
   out["events"] = m.events;
+  out["multi_node_jobs"] = m.multi_node_jobs;
+  out["multi_node_within_one_block"] = Number(m.multi_node_within_one_block);
+  Json by_level = Json::array();
+  for (double share : m.multi_node_within_one_block_by_level) by_level.push_back(Number(share));
+  out["multi_node_within_one_block_by_level"] = std::move(by_level);
+  out["migrations"] = m.migrations;
+  out["migration_cost_device_hours"] = Number(m.migration_cost_device_hours);
+  return out;
+}
+
+// One array per level (the cluster's level names as keys; "level N" where the summary has no
+// name for it), one entry per series point.
+Json LargestFreeBlockJson(const std::vector<SeriesPoint>& series,
+                          const std::vector<std::string>& levels) {
+  size_t level_count = 0;
+  for (const SeriesPoint& point : series) {
+    level_count = std::max(level_count, point.largest_free_block_by_level.size());
+  }
+  Json out = Json::object();
+  for (size_t level = 0; level < level_count; ++level) {
+    Json values = Json::array();
+    for (const SeriesPoint& point : series) {
+      const auto& blocks = point.largest_free_block_by_level;
+      values.push_back(level < blocks.size() ? blocks[level] : 0);
+    }
+    out[level < levels.size() ? levels[level] : fmt::format("level {}", level)] = std::move(values);
+  }
   return out;
 }
 
@@ -126,6 +153,8 @@ std::string WriteJsonReport(const RunReport& report) {
     policy["description"] = run.description;
     policy["metrics"] = MetricsJson(run.metrics);
     policy["series"] = SeriesJson(run.series);
+    policy["series"]["largest_free_block"] =
+        LargestFreeBlockJson(run.series, report.cluster.levels);
     policies.push_back(std::move(policy));
   }
   root["policies"] = std::move(policies);

@@ -12,9 +12,13 @@
 //                              "bounded_slowdown": {"mean", "p50", "p95", "p99"},
 //                              "fragmentation_rate", "jobs_completed", "jobs_unplaced",
 //                              "makespan_s", "mean_slowdown_from_placement",
-//                              "engine_steps", "events"},
+//                              "engine_steps", "events", "multi_node_jobs",
+//                              "multi_node_within_one_block",
+//                              "multi_node_within_one_block_by_level": [by level, root first],
+//                              "migrations", "migration_cost_device_hours"},
 //                  "series": {"time_s": [..], "allocation": [..], "fragmentation": [..],
-//                             "pending_jobs": [..]}}]}
+//                             "pending_jobs": [..],
+//                             "largest_free_block": {level name: [whole free devices]}}}]}
 //
 // Promises:
 //   1. Byte-identical output for identical input: 2-space indentation, fixed key order,

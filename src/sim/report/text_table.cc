@@ -19,7 +19,7 @@ struct Column {
   Align align;
 };
 
-constexpr std::array<Column, 13> kColumns = {{
+constexpr std::array<Column, 15> kColumns = {{
     {"policy", Align::kLeft},
     {"alloc", Align::kRight},
     {"wait mean", Align::kRight},
@@ -33,6 +33,8 @@ constexpr std::array<Column, 13> kColumns = {{
     {"completed", Align::kRight},
     {"unplaced", Align::kRight},
     {"makespan", Align::kRight},
+    {"1-block", Align::kRight},
+    {"migrations", Align::kRight},
 }};
 
 using Row = std::array<std::string, kColumns.size()>;
@@ -73,6 +75,10 @@ Row PolicyRow(const PolicyRun& run) {
       fmt::format("{}", m.jobs_completed),
       fmt::format("{}", m.jobs_unplaced),
       FormatDuration(m.makespan_s),
+      m.multi_node_jobs == 0 ? "-" : FormatPercent(m.multi_node_within_one_block),
+      m.migrations == 0
+          ? "0"
+          : fmt::format("{} ({:.1f} dev-h)", m.migrations, m.migration_cost_device_hours),
   };
 }
 

@@ -1,7 +1,8 @@
 // WriteTextTable: the plain-text comparison `headroom sim` prints — one header line saying
 // which cluster, workload, offered load and seed were simulated, then one aligned row per
 // policy (allocation, queue wait, job completion time, bounded slowdown, fragmentation,
-// completed and unplaced jobs, makespan).
+// completed and unplaced jobs, makespan, the share of multi-node jobs placed inside one
+// deepest-level block ("-" when none ran), and migrations with their cost in device-hours).
 //
 // Promises:
 //   1. The output is a pure function of the RunReport: no clock, no locale, same bytes for

@@ -93,6 +93,25 @@ Result<void> ReadEstimateFactor(const YamlField& field, SyntheticSpec& spec) {
   return {};
 }
 
+// {level: NAME, share: FRACTION}: both keys required.
+Result<void> ReadTopology(const YamlField& field, std::string& level, double& share) {
+  auto map = field.Map({"level", "share"});
+  if (!map) return tl::unexpected(map.error());
+  const YamlField* level_field = map->Find("level");
+  const YamlField* share_field = map->Find("share");
+  if (level_field == nullptr || share_field == nullptr) {
+    return tl::unexpected(
+        field.Invalid("a map {level: NAME, share: FRACTION}", "a map without both keys"));
+  }
+  auto name = level_field->Name();
+  if (!name) return tl::unexpected(name.error());
+  auto value = share_field->Number(0, true, 1, "a fraction from 0 to 1");
+  if (!value) return tl::unexpected(value.error());
+  level = std::move(*name);
+  share = *value;
+  return {};
+}
+
 Result<void> ReadField(const std::string& key, const YamlField& field, SyntheticSpec& spec) {
   auto set_number = [&field](double& out, double min, bool min_inclusive, double max,
                              std::string_view expected) -> Result<void> {
@@ -161,6 +180,10 @@ Result<void> ReadField(const std::string& key, const YamlField& field, Synthetic
     spec.models = std::move(*models);
   } else if (key == "fractional_share") {
     return set_number(spec.fractional_share, 0, true, 1, "a fraction from 0 to 1");
+  } else if (key == "required_topology") {
+    return ReadTopology(field, spec.required_topology_level, spec.required_topology_share);
+  } else if (key == "preferred_topology") {
+    return ReadTopology(field, spec.preferred_topology_level, spec.preferred_topology_share);
   } else if (key == "cpu_milli_per_device" || key == "memory_mib_per_device") {
     auto value = field.Integer(0, kMaxPerDevice, "a non-negative integer at most 1000000000");
     if (!value) return tl::unexpected(value.error());
@@ -175,7 +198,8 @@ Result<SyntheticSpec> ParseDocument(const YAML::Node& root, std::string_view sou
   auto map = document.Map({"jobs", "seed", "mean_interarrival_s", "size_mix", "runtime_median_s",
                            "runtime_sigma", "runtime_min_s", "runtime_max_s", "estimate_factor",
                            "tenants", "priority_classes", "devices_per_node", "models",
-                           "fractional_share", "cpu_milli_per_device", "memory_mib_per_device"});
+                           "fractional_share", "cpu_milli_per_device", "memory_mib_per_device",
+                           "required_topology", "preferred_topology"});
   if (!map) return tl::unexpected(map.error());
   SyntheticSpec spec;
   for (const auto& [key, field] : map->entries()) {

@@ -33,6 +33,12 @@
 //   fractional_share: 0.1       # share of 1-device jobs asking for 100..900 milli of a device
 //   cpu_milli_per_device: 8000  # per task: devices x this (a CPU-only task gets one device's)
 //   memory_mib_per_device: 65536
+//   required_topology: {level: rack, share: 0.5}   # that share of multi-node jobs (gangs of
+//                               # more than one task) must fit inside one domain of the level
+//   preferred_topology: {level: rack, share: 1}    # that share prefers it (falls back upwards)
+//                               # level: one of the cluster's level names (checked when the
+//                               # run loads the workload against its cluster); share in [0, 1];
+//                               # both default to none (share 0), as in the presets
 // Weights are non-negative finite numbers with a positive sum. Errors read
 //   file:line: field 'size_mix.x': expected a device count from 0 to 65536, got "x"
 // and YAML syntax errors "file:line: YAML syntax error: ...". Parsing never throws.
@@ -73,6 +79,12 @@ struct SyntheticSpec {
   double fractional_share = 0;
   int64_t cpu_milli_per_device = 8000;
   int64_t memory_mib_per_device = 65536;
+  // Topology levels some multi-node jobs state (model::Job); share 0 = none. The presets state
+  // none, so their jobs are unchanged.
+  std::string required_topology_level;
+  double required_topology_share = 0;
+  std::string preferred_topology_level;
+  double preferred_topology_share = 0;
 };
 
 // Limits a spec must respect (checked by ParseSyntheticSpec; GenerateSyntheticWorkload

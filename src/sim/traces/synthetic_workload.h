@@ -15,13 +15,16 @@
 //   cpu_milli, memory_mib per task = per-device values x devices (x share / 1000 for a
 //              share; one device's worth for a CPU-only task)
 //   name     = "syn-<i>"; trace_outcome kUnknown
+//   topology = a multi-node job (task_count > 1) states required_topology_level with
+//              probability required_topology_share, and independently preferred_topology_level
+//              with probability preferred_topology_share (no draw at share 0)
 // Promises:
 //  1. Deterministic: the same spec and seed give the same jobs on every platform (headroom::Rng
 //     and its own distributions only); a different seed gives different jobs.
 //  2. The workload is sorted by submit time; the first job arrives at its own first gap.
 //  3. Cost is linear in jobs, one pass, with no per-job allocation beyond the Job itself (names
 //     stay within the small-string buffer; model selectors are shared): a million jobs take
-//     about 0.5 s of CPU, most of it first-touching the jobs' memory (184 bytes a job).
+//     about 0.5 s of CPU, most of it first-touching the jobs' memory (248 bytes a job).
 // Threading: pure functions.
 #pragma once
 

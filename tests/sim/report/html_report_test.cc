@@ -142,3 +142,28 @@ TEST(HtmlReportTest, LongSeriesAreAveragedIntoBuckets) {
 
 }  // namespace
 }  // namespace headroom::sim
+
+namespace headroom::sim {
+namespace {
+
+TEST(HtmlReportTest, PlotsTheLargestFreeBlockOfEveryLevelBelowTheRoot) {
+  RunReport report = testing::SampleRunReport();
+  report.cluster.levels = {"cluster", "leaf", "rack"};
+  for (PolicyRun& run : report.policies) {
+    for (SeriesPoint& point : run.series) point.largest_free_block_by_level = {64, 32, 16};
+    run.metrics.multi_node_jobs = 4;
+    run.metrics.multi_node_within_one_block = 0.5;
+    run.metrics.migrations = 2;
+    run.metrics.migration_cost_device_hours = 1.3;
+  }
+  const std::string html = WriteHtmlReport(report);
+  EXPECT_EQ(Count(html, "<svg"), kPlots + 2);
+  EXPECT_NE(html.find("Largest free block per leaf over time"), std::string::npos);
+  EXPECT_NE(html.find("Largest free block per rack over time"), std::string::npos);
+  EXPECT_EQ(html.find("Largest free block per cluster"), std::string::npos);
+  EXPECT_NE(html.find("<td>50.0%</td><td>2 (1.3)</td>"), std::string::npos);
+  EXPECT_EQ(html, WriteHtmlReport(report));
+}
+
+}  // namespace
+}  // namespace headroom::sim

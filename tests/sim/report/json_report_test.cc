@@ -90,17 +90,20 @@ TEST(JsonReportTest, KeysComeInContractOrder) {
                                       "arrival_span_s", "skipped_rows", "skipped_reasons"}));
   const auto& policy = root["policies"][0];
   EXPECT_EQ(Keys(policy), (std::vector<std::string>{"name", "description", "metrics", "series"}));
-  EXPECT_EQ(Keys(policy["metrics"]),
-            (std::vector<std::string>{"allocation_rate", "wait_s", "jct_s", "bounded_slowdown",
-                                      "fragmentation_rate", "jobs_completed", "jobs_unplaced",
-                                      "makespan_s", "mean_slowdown_from_placement", "engine_steps",
-                                      "events"}));
+  EXPECT_EQ(
+      Keys(policy["metrics"]),
+      (std::vector<std::string>{
+          "allocation_rate", "wait_s", "jct_s", "bounded_slowdown", "fragmentation_rate",
+          "jobs_completed", "jobs_unplaced", "makespan_s", "mean_slowdown_from_placement",
+          "engine_steps", "events", "multi_node_jobs", "multi_node_within_one_block",
+          "multi_node_within_one_block_by_level", "migrations", "migration_cost_device_hours"}));
   EXPECT_EQ(Keys(policy["metrics"]["wait_s"]),
             (std::vector<std::string>{"mean", "p50", "p95", "p99", "max"}));
   EXPECT_EQ(Keys(policy["metrics"]["bounded_slowdown"]),
             (std::vector<std::string>{"mean", "p50", "p95", "p99"}));
   EXPECT_EQ(Keys(policy["series"]),
-            (std::vector<std::string>{"time_s", "allocation", "fragmentation", "pending_jobs"}));
+            (std::vector<std::string>{"time_s", "allocation", "fragmentation", "pending_jobs",
+                                      "largest_free_block"}));
 }
 
 TEST(JsonReportTest, SameInputGivesSameBytesWithTwoSpaceIndentAndTrailingNewline) {
@@ -159,6 +162,39 @@ TEST(JsonReportTest, EmptyReportAndOddStringsStayValid) {
   EXPECT_TRUE(root["cluster"]["levels"].is_array());
   EXPECT_TRUE(root["cluster"]["devices_by_model"].is_object());
   EXPECT_EQ(root["cluster"]["source"], "quote\" backslash\\ newline\n bad utf8 \xEF\xBF\xBD");
+}
+
+}  // namespace
+}  // namespace headroom::sim
+
+namespace headroom::sim {
+namespace {
+
+TEST(JsonReportTest, WritesFabricBlockAndMigrationMetrics) {
+  RunReport report = testing::SampleRunReport();  // Levels "rack", "node".
+  PolicyMetrics& m = report.policies[0].metrics;
+  m.multi_node_jobs = 8;
+  m.multi_node_within_one_block = 0.75;
+  m.multi_node_within_one_block_by_level = {1, 0.75};
+  m.migrations = 3;
+  m.migration_cost_device_hours = 2.2;
+  for (size_t i = 0; i < report.policies[0].series.size(); ++i) {
+    report.policies[0].series[i].largest_free_block_by_level = {static_cast<uint32_t>(10 + i),
+                                                                static_cast<uint32_t>(i)};
+  }
+  const nlohmann::json root = nlohmann::json::parse(WriteJsonReport(report));
+  const nlohmann::json& metrics = root["policies"][0]["metrics"];
+  EXPECT_EQ(metrics.at("multi_node_jobs"), 8);
+  EXPECT_DOUBLE_EQ(metrics.at("multi_node_within_one_block").get<double>(), 0.75);
+  EXPECT_EQ(metrics.at("multi_node_within_one_block_by_level"), nlohmann::json::array({1, 0.75}));
+  EXPECT_EQ(metrics.at("migrations"), 3);
+  EXPECT_DOUBLE_EQ(metrics.at("migration_cost_device_hours").get<double>(), 2.2);
+  const nlohmann::json& blocks = root["policies"][0]["series"].at("largest_free_block");
+  EXPECT_EQ(blocks.at("rack"), nlohmann::json::array({10, 11, 12, 13, 14}));
+  EXPECT_EQ(blocks.at("node"), nlohmann::json::array({0, 1, 2, 3, 4}));
+  // A run without samples of blocks writes an empty object, and the output stays byte-stable.
+  EXPECT_TRUE(root["policies"][1]["series"].at("largest_free_block").empty());
+  EXPECT_EQ(WriteJsonReport(report), WriteJsonReport(report));
 }
 
 }  // namespace

@@ -28,13 +28,13 @@ TEST(TextTableTest, RendersHeaderAndKnownRowExactly) {
             "1.50) | seed 42");
   EXPECT_EQ(lines[1],
             "policy  alloc  wait mean  wait p50  wait p95  wait p99  jct mean  jct p95  "
-            "bsld mean   frag  completed  unplaced  makespan");
+            "bsld mean   frag  completed  unplaced  makespan  1-block  migrations");
   EXPECT_EQ(lines[3],
             "fifo    75.0%       2.1m       30s     15.0m      2.0h      1.0h     4.0h       "
-            "1.50  12.5%        118         2      1.0d");
+            "1.50  12.5%        118         2      1.0d        -           0");
   EXPECT_EQ(lines[4],
             "fgd     37.5%       1.0m       30s     15.0m      2.0h      1.0h     4.0h       "
-            "1.50  12.5%        118         2      1.0d");
+            "1.50  12.5%        118         2      1.0d        -           0");
 }
 
 TEST(TextTableTest, ColumnsAreAligned) {

@@ -259,7 +259,8 @@ TEST(SyntheticSpecTest, ErrorsNameFileLineAndField) {
             "s.yaml:2: field 'jobz': expected one of the keys jobs, seed, mean_interarrival_s, "
             "size_mix, runtime_median_s, runtime_sigma, runtime_min_s, runtime_max_s, "
             "estimate_factor, tenants, priority_classes, devices_per_node, models, "
-            "fractional_share, cpu_milli_per_device, memory_mib_per_device, got unknown key "
+            "fractional_share, cpu_milli_per_device, memory_mib_per_device, required_topology, "
+            "preferred_topology, got unknown key "
             "\"jobz\"");
   EXPECT_EQ(SpecError("priority_classes: {1: 1, 01: 2}\n"),
             "s.yaml:1: field 'priority_classes.01': expected each key once, got the same key "
@@ -278,6 +279,64 @@ TEST(SyntheticSpecTest, MissingFileIsNotFound) {
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(loaded.error().code, ErrorCode::kNotFound);
   EXPECT_EQ(loaded.error().message, "/nonexistent/spec.yaml: cannot open file");
+}
+
+}  // namespace
+}  // namespace headroom::sim
+
+namespace headroom::sim {
+namespace {
+
+TEST(SyntheticSpecTest, TopologyStatementsGoToMultiNodeJobsOnly) {
+  auto spec = ParseSyntheticSpec(
+      "jobs: 3000\n"
+      "size_mix: {1: 1, 16: 1}\n"
+      "required_topology: {level: rack, share: 0.5}\n"
+      "preferred_topology: {level: leaf, share: 1}\n",
+      "s.yaml");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message;
+  EXPECT_EQ(spec->required_topology_level, "rack");
+  EXPECT_DOUBLE_EQ(spec->required_topology_share, 0.5);
+  const model::Workload w = GenerateSyntheticWorkload(*spec, WorkloadOptions{}, "s");
+  size_t gangs = 0, required = 0;
+  for (const model::Job& job : w.jobs) {
+    if (job.task_count == 1) {
+      EXPECT_TRUE(job.required_topology_level.empty());
+      EXPECT_TRUE(job.preferred_topology_level.empty());
+      continue;
+    }
+    ++gangs;
+    EXPECT_EQ(job.preferred_topology_level, "leaf");
+    if (!job.required_topology_level.empty()) {
+      EXPECT_EQ(job.required_topology_level, "rack");
+      ++required;
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(required) / static_cast<double>(gangs), 0.5, 0.05);
+}
+
+TEST(SyntheticSpecTest, TopologyShareZeroLeavesTheJobsAsTheyWere) {
+  auto plain = ParseSyntheticSpec("jobs: 500\n", "a.yaml");
+  auto zero = ParseSyntheticSpec("jobs: 500\nrequired_topology: {level: rack, share: 0}\n", "b");
+  ASSERT_TRUE(plain.has_value() && zero.has_value());
+  const model::Workload a = GenerateSyntheticWorkload(*plain, WorkloadOptions{}, "s");
+  const model::Workload b = GenerateSyntheticWorkload(*zero, WorkloadOptions{}, "s");
+  for (size_t i = 0; i < a.jobs.size(); ++i) {
+    EXPECT_EQ(a.jobs[i].submit_time_us, b.jobs[i].submit_time_us);
+    EXPECT_EQ(a.jobs[i].task_count, b.jobs[i].task_count);
+    EXPECT_TRUE(b.jobs[i].required_topology_level.empty());
+  }
+}
+
+TEST(SyntheticSpecTest, TopologyErrorsNameTheField) {
+  auto missing = ParseSyntheticSpec("required_topology: {level: rack}\n", "s.yaml");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message.find("required_topology"), std::string::npos)
+      << missing.error().message;
+  auto share = ParseSyntheticSpec("preferred_topology: {level: rack, share: 2}\n", "s.yaml");
+  ASSERT_FALSE(share.has_value());
+  EXPECT_NE(share.error().message.find("preferred_topology.share"), std::string::npos)
+      << share.error().message;
 }
 
 }  // namespace

@@ -1,0 +1,64 @@
+// Engine records: the engine's private per-job bookkeeping (JobRecord) and request shapes (two
+// jobs of one shape fit in exactly the same places), shared by the files that implement Engine
+// (engine.cc, engine_migrate.cc). Not for use outside the engine.
+// Threading: single-threaded, owned by the engine.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace headroom::engine {
+
+// Request shapes: two jobs of one shape fit in exactly the same places.
+struct Engine::Shape {
+  uint32_t devices;
+  uint32_t milli;
+  int64_t cpu_milli;
+  int64_t memory_mib;
+  uint32_t task_count;
+  uint32_t mask;
+  uint32_t required_level;
+  uint32_t preferred_level;
+  friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+struct Engine::ShapeHash {
+  size_t operator()(const Shape& s) const {
+    uint64_t h = 1469598103934665603ULL;
+    for (uint64_t v : {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
+                       static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count},
+                       uint64_t{s.mask}, uint64_t{s.required_level}, uint64_t{s.preferred_level}}) {
+      h = (h ^ v) * 1099511628211ULL;
+    }
+    return h;
+  }
+};
+
+struct Engine::JobRecord {
+  model::Job job;
+  JobState state = JobState::kUnknown;
+  TenantId tenant;
+  uint32_t mask = 0;
+  uint32_t required_level = kNoLevel;  // Resolved from the job's level names.
+  uint32_t preferred_level = kNoLevel;
+  bool unknown_level = false;  // A stated level the cluster does not have: never fits.
+  bool never_fits = false;
+  QueueKey key;
+  TimeUs start_us = 0;
+  TimeUs expected_end_us = 0;
+  TimeUs moved_us = -1;  // When it last migrated; a job moves at most once per step.
+  std::vector<TaskAllocation> tasks;
+  PendingCode code = PendingCode::kNone;
+  uint32_t position = 0;
+
+  Shape shape() const {
+    return Shape{job.task.devices,   job.task.milli_per_device,
+                 job.task.cpu_milli, job.task.memory_mib,
+                 job.task_count,     mask,
+                 required_level,     preferred_level};
+  }
+};
+
+}  // namespace headroom::engine
