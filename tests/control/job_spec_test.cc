@@ -90,6 +90,16 @@ TEST(ControlJobSpec, ErrorsNameFieldAndLine) {
   EXPECT_NE(syntax.error().message.find("YAML syntax error"), std::string::npos);
 }
 
+TEST(ControlJobSpec, ErrorsStayOnOneLine) {
+  // yaml-cpp quotes a bad escape's byte as it is; the message must still be one line (found by
+  // fuzz/job_spec_fuzz.cc, fuzz/corpus/job_spec/regression-escape-newline).
+  const std::string input("a\xe1 c:\0\n\0\x10\0\0\0\0\0\0\0", 16);
+  auto spec = ParseJobSpec(input);
+  ASSERT_FALSE(spec.has_value());
+  EXPECT_EQ(spec.error().message.find('\n'), std::string::npos) << spec.error().message;
+  EXPECT_EQ(spec.error().message.rfind("request body:", 0), 0u);
+}
+
 TEST(ControlJobSpec, SharesNeedOneDeviceAndSelectorsMustParse) {
   auto share = ParseJobSpec(
       "spec:\n  timeLimit: 30m\n  devices:\n    requests:\n    - {count: 2, share: 500}\n");
