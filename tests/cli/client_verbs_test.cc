@@ -35,7 +35,7 @@ class ClientVerbs : public ::testing::Test {
   FakeApi api_;
 };
 
-TEST_F(ClientVerbs, QueueAsksForPendingAndRunningAndPrintsSqueueColumns) {
+TEST_F(ClientVerbs, QueueAsksForRunningAndPendingAndPrintsSqueueColumns) {
   const double now = Now();
   api_.Answer(
       "GET", "/v1/jobs?state=pending",
@@ -85,10 +85,10 @@ TEST_F(ClientVerbs, QueueAsksForPendingAndRunningAndPrintsSqueueColumns) {
   // Times are measured against the CLI's clock, so allow the second it may have ticked.
   const std::regex expected(
       "ID  NAME            TENANT  STATE    TASKS×GPUS     TIME  NODES\\(REASON\\)\n"
-      "43  sweep           team-b  pending         2×8     1:0[56]  \\(capacity: 16 free H100, 16 "
-      "needed in one rack\\) expected start in 1[12]:[0-9][0-9]\n"
       "42  llama-pretrain  team-a  running         2×8  1:02:0[56]  n1,n2\n"
-      "44  notebook        team-a  running      1×0.25        [56]  n3\n");
+      "44  notebook        team-a  running      1×0.25        [56]  n3\n"
+      "43  sweep           team-b  pending         2×8     1:0[56]  \\(capacity: 16 free H100, 16 "
+      "needed in one rack\\) expected start in 1[12]:[0-9][0-9]\n");
   EXPECT_TRUE(std::regex_match(run.out, expected)) << run.out;
   const auto requests = api_.Requests();
   ASSERT_EQ(requests.size(), 2u);

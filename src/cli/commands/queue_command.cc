@@ -12,7 +12,7 @@ namespace headroom::cli {
 namespace {
 
 struct QueueOptions {
-  std::string states = "pending,running";  // comma-separated, or "all"
+  std::string states = "running,pending";  // comma-separated, or "all"
   std::string tenant;
   int limit = 0;
   bool json = false;
