@@ -23,10 +23,10 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "control/daemon.h"
 #include "model/cluster_generator.h"
@@ -115,20 +115,32 @@ int main(int argc, char** argv) {
     std::vector<double> latencies_ms;
     uint64_t failures = 0;
     std::vector<std::thread> threads;
-    const auto begin = Clock::now();
+    std::atomic<int> connected{0};
+    std::atomic<bool> go{false};
     for (int c = 0; c < clients; ++c) {
-      threads.emplace_back([&] {
+      threads.emplace_back([&, c] {
         httplib::Client client("127.0.0.1", port);
         client.set_keep_alive(true);
+        client.set_tcp_nodelay(true);
         const httplib::Headers headers = {{"Authorization", "Bearer " + run.token}};
         const std::string body = JobBody(3600);
         std::vector<double> mine;
         uint64_t failed = 0;
+        // Connect one at a time (httplib's listen backlog is 5), so the timed part is steady
+        // state rather than SYN retries.
+        while (connected.load() != c) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        client.Get("/healthz");
+        ++connected;
+        while (!go) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         while (!stop) {
           const auto sent = Clock::now();
           auto result = client.Post("/v1/jobs", headers, body, "application/json");
           if (!result || result->status != 201) {
-            ++failed;
+            if (failed++ == 0) {
+              std::fprintf(stderr, "first failure: %s\n",
+                           result ? (std::to_string(result->status) + " " + result->body).c_str()
+                                  : httplib::to_string(result.error()).c_str());
+            }
             continue;
           }
           mine.push_back(std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
@@ -138,16 +150,19 @@ int main(int argc, char** argv) {
         failures += failed;
       });
     }
+    while (connected < clients) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto begin = Clock::now();
+    go = true;
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
     stop = true;
     for (std::thread& thread : threads) thread.join();
     const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
-    std::printf("throughput: %d clients, %.1f s: %zu durable submissions, %.0f/s, latency p50 %.2f "
-                "ms, p99 %.2f ms, max %.2f ms, %llu failed\n",
-                clients, elapsed, latencies_ms.size(),
-                static_cast<double>(latencies_ms.size()) / elapsed, Percentile(latencies_ms, 0.5),
-                Percentile(latencies_ms, 0.99), Percentile(latencies_ms, 1.0),
-                static_cast<unsigned long long>(failures));
+    std::printf(
+        "throughput: %d clients, %.1f s: %zu durable submissions, %.0f/s, latency p50 %.2f "
+        "ms, p99 %.2f ms, max %.2f ms, %llu failed\n",
+        clients, elapsed, latencies_ms.size(), static_cast<double>(latencies_ms.size()) / elapsed,
+        Percentile(latencies_ms, 0.5), Percentile(latencies_ms, 0.99),
+        Percentile(latencies_ms, 1.0), static_cast<unsigned long long>(failures));
     run.daemon->Stop();
     std::filesystem::remove_all(run.dir);
   }
@@ -163,6 +178,7 @@ int main(int argc, char** argv) {
     std::thread watcher([&] {
       httplib::Client client("127.0.0.1", port);
       client.set_read_timeout(std::chrono::seconds(5));
+      client.set_tcp_nodelay(true);
       const httplib::Headers headers = {{"Authorization", "Bearer " + run.token}};
       uint64_t after = 0;
       while (!stop) {
@@ -180,6 +196,7 @@ int main(int argc, char** argv) {
     });
     httplib::Client client("127.0.0.1", port);
     client.set_keep_alive(true);
+    client.set_tcp_nodelay(true);
     const httplib::Headers headers = {{"Authorization", "Bearer " + run.token}};
     const std::string body = JobBody(2);
     const auto interval = std::chrono::duration<double>(1.0 / start_rate);
@@ -203,10 +220,11 @@ int main(int argc, char** argv) {
         delays_ms.push_back(std::chrono::duration<double, std::milli>(it->second - sent).count());
       }
     }
-    std::printf("submit-to-start: %zu of %zu jobs seen starting, p50 %.1f ms, p99 %.1f ms, max "
-                "%.1f ms\n",
-                delays_ms.size(), sent_at.size(), Percentile(delays_ms, 0.5),
-                Percentile(delays_ms, 0.99), Percentile(delays_ms, 1.0));
+    std::printf(
+        "submit-to-start: %zu of %zu jobs seen starting, p50 %.1f ms, p99 %.1f ms, max "
+        "%.1f ms\n",
+        delays_ms.size(), sent_at.size(), Percentile(delays_ms, 0.5), Percentile(delays_ms, 0.99),
+        Percentile(delays_ms, 1.0));
     run.daemon->Stop();
     std::filesystem::remove_all(run.dir);
   }

@@ -22,6 +22,7 @@ struct Completion {
   uint64_t job = 0;
   int32_t exit_code = 0;
   std::string message;
+  TimeUs end_us = 0;  // When it ended, where the backend knows exactly; 0: when reported.
 };
 
 struct BackendReport {

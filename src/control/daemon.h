@@ -40,7 +40,8 @@ struct DaemonOptions {
   std::string tls_key;
   AgentsOptions agents;
   TimeUs series_interval_us = 5 * kUsPerSecond;
-  size_t http_threads = 64;
+  // httplib serves each keep-alive connection on one worker thread for its lifetime.
+  size_t http_threads = 128;
 };
 
 class Daemon {

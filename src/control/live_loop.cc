@@ -116,7 +116,15 @@ void LiveLoop::Run() {
         break;
       }
     }
+    if (!inputs.empty()) {
+      // Let a burst gather: what arrives until the interval has passed joins this iteration.
+      std::this_thread::sleep_until(last_iteration_ + options_.min_iteration_interval);
+      std::lock_guard lock(inbox_mu_);
+      for (Input& input : inbox_) inputs.push_back(std::move(input));
+      inbox_.clear();
+    }
     const auto cycle_start = std::chrono::steady_clock::now();
+    last_iteration_ = cycle_start;
     const TimeUs now = Now();
     for (Input& input : inputs) {
       if (input.call) {
@@ -290,7 +298,7 @@ void LiveLoop::ApplyCompletions(const std::vector<Completion>& completions, Time
       JobRecord job = it->second;
       job.state = completion.exit_code == 0 ? JobState::kCompleted : JobState::kFailed;
       job.exit_code = completion.exit_code;
-      job.end_us = now;
+      job.end_us = completion.end_us > 0 ? std::min(completion.end_us, now) : now;
       job.message = completion.message;
       writes.push_back(job);
       if (job.service_id != 0 && state_.services.contains(job.service_id)) {

@@ -15,6 +15,7 @@
 // calls block until the loop has run them.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -42,6 +43,10 @@ struct LoopOptions {
   engine::PolicyConfig policy;
   TimeUs series_interval_us = 5 * kUsPerSecond;  // Of the loop's clock.
   size_t series_capacity = 2000;
+  // Real time between the starts of two iterations at most once per this interval: under a
+  // burst, arrivals batch into fewer engine steps (a step walks the whole queue), bounding the
+  // loop's CPU at the cost of at most this much submit-to-start latency.
+  std::chrono::microseconds min_iteration_interval{2000};
 };
 
 struct PendingInfo {
@@ -130,6 +135,7 @@ class LiveLoop {
   TimeUs retry_at_us_ = 0;  // After a failed commit: rebuild from the store's view then.
   TimeUs last_now_us_ = 0;
   TimeUs next_sample_us_ = 0;
+  std::chrono::steady_clock::time_point last_iteration_;
 };
 
 }  // namespace headroom::control

@@ -39,12 +39,12 @@ void SimulatedBackend::OnStop(uint64_t job) {
 BackendReport SimulatedBackend::Poll(TimeUs now_us) {
   BackendReport report;
   while (!by_end_.empty() && by_end_.begin()->first <= now_us) {
-    const uint64_t job = by_end_.begin()->second;
+    const auto [end_us, job] = *by_end_.begin();
     const bool timed_out = endings_.at(job).timed_out;
     by_end_.erase(by_end_.begin());
     endings_.erase(job);
-    report.completions.push_back(timed_out ? Completion{job, 124, "time limit"}
-                                           : Completion{job, 0, "completed"});
+    report.completions.push_back(timed_out ? Completion{job, 124, "time limit", end_us}
+                                           : Completion{job, 0, "completed", end_us});
   }
   return report;
 }

@@ -71,6 +71,19 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
   }));
   EXPECT_TRUE(heartbeat(Json::array()).body["tasks"].empty());
 
+  // Not ready: the node takes no new work until it reports ready again.
+  daemon.Post("/v1/agents/n1/heartbeat", agent,
+              Json{{"ready", false}, {"readiness_message", "dcgm diag failed"}}.dump());
+  EXPECT_EQ(daemon.Get("/v1/nodes", daemon.admin()).body["nodes"][0]["ready"], false);
+  const uint64_t blocked = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0)).body["id"];
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(daemon.Get("/v1/jobs/" + std::to_string(blocked), daemon.admin()).body["state"],
+            "pending");
+  ASSERT_TRUE(WaitFor([&] { return heartbeat(Json::array()).body["tasks"].size() == 1; }));
+  ASSERT_EQ(
+      daemon.Post("/v1/jobs/" + std::to_string(blocked) + "/cancel", daemon.admin(), "").status,
+      200);
+
   // A second job starts; then the agent goes silent.
   const uint64_t second = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 4, 0)).body["id"];
   ASSERT_TRUE(WaitFor([&] { return heartbeat(Json::array()).body["tasks"].size() == 1; }));
