@@ -8,6 +8,8 @@ packages=(
   libexpected-dev libfmt-dev libspdlog-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
   libsqlite3-dev libssl-dev libcpp-httplib-dev
+  # Real components the integration tests drive: the dashboard in a browser, /metrics scraped.
+  chromium prometheus
 )
 
 missing=()

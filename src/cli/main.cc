@@ -1,19 +1,38 @@
 // headroom: the command-line entry point. `headroom sim` compares scheduling policies on a
-// cluster and workload; `headroom gen-cluster` writes a synthetic building as YAML.
-// Exit status: 0 success, 2 bad input (one line on stderr naming file, line and field).
+// cluster and workload; `headroom gen-cluster` writes a synthetic building as YAML; `submit`,
+// `queue`, `nodes`, `cancel`, `drain` and `services` talk to headroomd over its HTTP API.
+// Exit status: 0 success, 2 bad input or a request headroomd refused (one line on stderr),
+// 1 headroomd unreachable or failing.
 #include <cstdio>
 #include <exception>
+#include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/client/api_client.h"
 #include "cli/commands/commands.h"
 
 int main(int argc, char** argv) {
+  using namespace headroom::cli;
   CLI::App app{"headroom: the line controller of an AI factory"};
   app.require_subcommand(1);
-  std::vector<std::function<int()>> runners = {headroom::cli::AddSimCommand(app),
-                                               headroom::cli::AddGenClusterCommand(app)};
+  // `--server` and friends may come before or after the verb.
+  app.fallthrough();
+  auto connection = std::make_shared<ConnectionOptions>();
+  AddConnectionOptions(app, *connection);
+  std::vector<std::function<int()>> runners = {
+      AddSimCommand(app),
+      AddGenClusterCommand(app),
+      AddSubmitCommand(app, connection),
+      AddQueueCommand(app, connection),
+      AddNodesCommand(app, connection),
+      AddCancelCommand(app, connection),
+      AddDrainCommand(app, connection),
+      AddServicesCommand(app, connection),
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -25,9 +44,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    for (CLI::App* sub : app.get_subcommands()) {
-      if (sub->get_name() == "sim") return runners[0]();
-      if (sub->get_name() == "gen-cluster") return runners[1]();
+    // Subcommands are registered in the order of `runners`.
+    const std::vector<CLI::App*> all = app.get_subcommands([](CLI::App*) { return true; });
+    for (CLI::App* chosen : app.get_subcommands()) {
+      for (size_t i = 0; i < all.size() && i < runners.size(); ++i) {
+        if (all[i] == chosen) return runners[i]();
+      }
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "headroom: internal error: %s\n", e.what());

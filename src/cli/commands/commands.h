@@ -1,16 +1,34 @@
 // The subcommands of `headroom`. Each registers its flags on a CLI11 app and runs when chosen;
-// bad input returns a one-line error (exit status 2), never a crash.
+// bad input returns a one-line error (exit status 2), never a crash. The client verbs (submit,
+// queue, nodes, cancel, drain, services) talk to headroomd over HTTP only, through the
+// connection options that main() registers on the top-level app (`--server`, `--token`,
+// `--insecure`, `--cacert`); they exit 1 when headroomd cannot be reached.
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include <CLI/CLI.hpp>
 
 namespace headroom::cli {
 
+struct ConnectionOptions;
+
 // Registers `sim` and `gen-cluster`; the returned function runs whichever was chosen and
 // gives the process exit status.
 std::function<int()> AddSimCommand(CLI::App& app);
 std::function<int()> AddGenClusterCommand(CLI::App& app);
+
+// Registers `--server`, `--token`, `--insecure` and `--cacert` on the top-level app.
+void AddConnectionOptions(CLI::App& app, ConnectionOptions& options);
+
+// The client verbs; `connection` is filled in by parsing before the returned function runs.
+using Connection = std::shared_ptr<const ConnectionOptions>;
+std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection);
+std::function<int()> AddQueueCommand(CLI::App& app, Connection connection);
+std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
+std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);
+std::function<int()> AddDrainCommand(CLI::App& app, Connection connection);
+std::function<int()> AddServicesCommand(CLI::App& app, Connection connection);
 
 }  // namespace headroom::cli

@@ -1,0 +1,178 @@
+#include "cli/client/api_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/client/table.h"
+
+namespace headroom::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string Text(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key)) return "-";
+  const json& value = object[key];
+  if (value.is_string()) return value.get<std::string>().empty() ? "-" : value.get<std::string>();
+  if (value.is_number_integer()) return std::to_string(value.get<int64_t>());
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return "-";
+}
+
+std::optional<int64_t> Integer(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
+  return object[key].is_number_integer() ? object[key].get<int64_t>()
+                                         : std::llround(object[key].get<double>());
+}
+
+std::optional<double> Seconds(const json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object[key].is_number()) return std::nullopt;
+  return object[key].get<double>();
+}
+
+const json& List(const json& root, const char* key) {
+  static const json kEmpty = json::array();
+  if (root.is_object() && root.contains(key) && root[key].is_array()) return root[key];
+  if (root.is_array()) return root;
+  return kEmpty;
+}
+
+// "4×8" (4 tasks of 8 devices), "1×0.5" (a shared device), "2×0" (CPU only).
+std::string Shape(const json& job) {
+  const int64_t tasks = Integer(job, "tasks").value_or(1);
+  const int64_t devices = Integer(job, "devices_per_task").value_or(0);
+  const int64_t share = Integer(job, "share_milli").value_or(1000);
+  if (devices == 1 && share > 0 && share < 1000)
+    return fmt::format("{}×{}", tasks, FormatMilli(share));
+  return fmt::format("{}×{}", tasks, devices);
+}
+
+// Node names of a placement in rank order, each once: "n1,n2".
+std::string PlacedNodes(const json& job) {
+  std::vector<std::string> nodes;
+  if (job.contains("placement") && job["placement"].is_array()) {
+    for (const json& slot : job["placement"]) {
+      const std::string node = Text(slot, "node");
+      if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
+    }
+  }
+  if (nodes.empty()) return "-";
+  std::string out;
+  for (const std::string& node : nodes) out += (out.empty() ? "" : ",") + node;
+  return out;
+}
+
+std::string PendingReason(const json& job, double now_s) {
+  std::string out;
+  const json* reason = job.contains("pending_reason") && job["pending_reason"].is_object()
+                           ? &job["pending_reason"]
+                           : nullptr;
+  if (reason != nullptr) {
+    const std::string code = Text(*reason, "code");
+    const std::string message = Text(*reason, "message");
+    out = message == "-" ? fmt::format("({})", code) : fmt::format("({}: {})", code, message);
+  } else {
+    out = "(waiting for the next scheduling cycle)";
+  }
+  if (const auto start = Seconds(job, "expected_start")) {
+    const int64_t in = std::llround(*start - now_s);
+    out += in > 0 ? fmt::format(" expected start in {}", FormatElapsed(in))
+                  : std::string(" expected start now");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatElapsed(int64_t seconds) {
+  if (seconds < 0) seconds = 0;
+  const int64_t days = seconds / 86400;
+  const int64_t hours = seconds / 3600 % 24;
+  const int64_t minutes = seconds / 60 % 60;
+  const int64_t secs = seconds % 60;
+  if (days > 0) return fmt::format("{}-{:02}:{:02}:{:02}", days, hours, minutes, secs);
+  if (hours > 0) return fmt::format("{}:{:02}:{:02}", hours, minutes, secs);
+  if (minutes > 0) return fmt::format("{}:{:02}", minutes, secs);
+  return std::to_string(secs);
+}
+
+std::string FormatMilli(int64_t milli) {
+  std::string out = fmt::format("{}", milli / 1000);
+  int64_t fraction = std::llabs(milli % 1000);
+  if (fraction == 0) return out;
+  std::string digits = fmt::format("{:03}", fraction);
+  while (digits.back() == '0') digits.pop_back();
+  if (milli < 0 && milli > -1000) out = "-0";
+  return out + "." + digits;
+}
+
+std::string FormatQueue(const json& jobs, double now_s) {
+  Table table({{"ID", true},
+               {"NAME"},
+               {"TENANT"},
+               {"STATE"},
+               {"TASKS×GPUS", true},
+               {"TIME", true},
+               {"NODES(REASON)"}});
+  for (const json& job : List(jobs, "jobs")) {
+    const std::string state = Text(job, "state");
+    std::string time = "-";
+    const auto submit = Seconds(job, "submit_time");
+    const auto start = Seconds(job, "start_time");
+    const auto end = Seconds(job, "end_time");
+    if (start) {
+      time = FormatElapsed(std::llround(end.value_or(now_s) - *start));
+    } else if (submit) {
+      time = FormatElapsed(std::llround(end.value_or(now_s) - *submit));
+    }
+    const std::string where = state == "pending" ? PendingReason(job, now_s) : PlacedNodes(job);
+    table.AddRow(
+        {Text(job, "id"), Text(job, "name"), Text(job, "tenant"), state, Shape(job), time, where});
+  }
+  return table.Render();
+}
+
+std::string FormatNodes(const json& nodes) {
+  Table table(
+      {{"NODE"}, {"STATE"}, {"GPUS", true}, {"ALLOC", true}, {"MODEL"}, {"RACK"}, {"REASON"}});
+  for (const json& node : List(nodes, "nodes")) {
+    std::string state = Text(node, "state");
+    if (node.contains("ready") && node["ready"].is_boolean() && !node["ready"].get<bool>() &&
+        state == "up") {
+      state = "up(not ready)";
+    }
+    std::string rack = "-";
+    if (node.contains("path") && node["path"].is_array() && !node["path"].empty() &&
+        node["path"].back().is_string()) {
+      rack = node["path"].back().get<std::string>();
+    }
+    const auto milli = Integer(node, "allocated_milli");
+    table.AddRow({Text(node, "name"), state, Text(node, "devices"),
+                  milli ? FormatMilli(*milli) : "-", Text(node, "device_model"), rack,
+                  Text(node, "drain_reason") == "-" ? "" : Text(node, "drain_reason")});
+  }
+  return table.Render();
+}
+
+std::string FormatServices(const json& services) {
+  Table table(
+      {{"ID", true}, {"NAME"}, {"TENANT"}, {"REPLICAS", true}, {"RUNNING", true}, {"JOBS"}});
+  for (const json& service : List(services, "services")) {
+    std::string ids;
+    if (service.contains("jobs") && service["jobs"].is_array()) {
+      for (const json& id : service["jobs"]) {
+        if (id.is_number_integer())
+          ids += (ids.empty() ? "" : ",") + std::to_string(id.get<int64_t>());
+      }
+    }
+    table.AddRow({Text(service, "id"), Text(service, "name"), Text(service, "tenant"),
+                  Text(service, "replicas"), Text(service, "running"), ids.empty() ? "-" : ids});
+  }
+  return table.Render();
+}
+
+}  // namespace headroom::cli

@@ -1,0 +1,199 @@
+#include "cli/client/job_spec.h"
+
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+
+namespace headroom::cli {
+namespace {
+
+std::optional<int64_t> ParseInt(std::string_view text) {
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+// Splits "a:b:c" into its parts.
+std::vector<std::string_view> SplitColons(std::string_view text) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t colon = text.find(':', start);
+    parts.push_back(text.substr(start, colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+Result<int64_t> ParseDurationSeconds(std::string_view text) {
+  const auto bad = [&] {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "duration '{}': expected 90s, 30m, 2h, 1d, HH:MM:SS, D-HH:MM:SS or minutes",
+                     text);
+  };
+  if (text.empty()) return bad();
+  constexpr std::string_view kSuffixes = "smhd";
+  constexpr int64_t kUnitSeconds[] = {1, 60, 3600, 86400};
+  if (const size_t unit = kSuffixes.find(text.back()); unit != std::string_view::npos) {
+    const auto count = ParseInt(text.substr(0, text.size() - 1));
+    if (!count || *count <= 0) return bad();
+    return *count * kUnitSeconds[unit];
+  }
+  // Slurm's forms: "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
+  // "days-hours:minutes", "days-hours:minutes:seconds".
+  int64_t days = 0;
+  std::string_view clock = text;
+  const size_t dash = text.find('-');
+  if (dash != std::string_view::npos) {
+    const auto parsed = ParseInt(text.substr(0, dash));
+    if (!parsed || *parsed < 0) return bad();
+    days = *parsed;
+    clock = text.substr(dash + 1);
+  }
+  std::vector<int64_t> fields;
+  for (const std::string_view part : SplitColons(clock)) {
+    const auto parsed = ParseInt(part);
+    if (!parsed || *parsed < 0) return bad();
+    fields.push_back(*parsed);
+  }
+  if (fields.size() > 3) return bad();
+  int64_t seconds = 0;
+  if (dash != std::string_view::npos) {
+    // days-hours[:minutes[:seconds]]
+    const int64_t units[] = {3600, 60, 1};
+    for (size_t i = 0; i < fields.size(); ++i) seconds += fields[i] * units[i];
+  } else if (fields.size() == 1) {
+    seconds = fields[0] * 60;
+  } else if (fields.size() == 2) {
+    seconds = fields[0] * 60 + fields[1];
+  } else {
+    seconds = fields[0] * 3600 + fields[1] * 60 + fields[2];
+  }
+  seconds += days * 86400;
+  if (seconds <= 0) return bad();
+  return seconds;
+}
+
+Result<std::string> ParseMemory(std::string_view text) {
+  const auto bad = [&] {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "memory '{}': expected a size like 64G, 500M, 2T or 64Gi (a bare number is "
+                     "MiB)",
+                     text);
+  };
+  std::string_view number = text;
+  std::string unit = "Mi";
+  if (number.size() >= 2 && number.back() == 'i') number.remove_suffix(1);
+  if (!number.empty() &&
+      std::string_view("KkMmGgTt").find(number.back()) != std::string_view::npos) {
+    const char letter = static_cast<char>(std::toupper(static_cast<unsigned char>(number.back())));
+    number.remove_suffix(1);
+    unit = std::string(1, letter) + "i";
+  }
+  const auto count = ParseInt(number);
+  if (!count || *count <= 0) return bad();
+  if (unit == "Ki") {
+    // The API's smallest unit is Mi; round up so the job never gets less than it asked for.
+    return fmt::format("{}Mi", (*count + 1023) / 1024);
+  }
+  return fmt::format("{}{}", *count, unit);
+}
+
+Result<nlohmann::json> BuildJobSpec(const SubmitFlags& flags) {
+  const auto bad = [](std::string message) {
+    return tl::unexpected<Error>(Error{ErrorCode::kInvalidArgument, std::move(message)});
+  };
+  if (flags.time_limit.empty()) {
+    return bad("--time is required (e.g. --time 2h); the scheduler plans with it");
+  }
+  if (flags.tasks && flags.replicas) return bad("--tasks and --replicas exclude each other");
+  if (flags.tasks && *flags.tasks < 1) return bad("--tasks: expected an integer >= 1");
+  if (flags.replicas && *flags.replicas < 1) return bad("--replicas: expected an integer >= 1");
+  if (flags.gpus && *flags.gpus < 0) return bad("--gpus: expected an integer >= 0");
+  if (flags.share_milli) {
+    if (*flags.share_milli < 1 || *flags.share_milli > 999) {
+      return bad("--share: expected milli of one device in 1..999 (use --gpus for whole devices)");
+    }
+    if (flags.gpus && *flags.gpus != 1) return bad("--share needs --gpus 1 (or no --gpus)");
+  }
+  if (!flags.gpu_type.empty() && flags.gpu_type.find_first_of("\"\\") != std::string::npos) {
+    return bad(fmt::format("--gpu-type '{}': a model name cannot contain quotes or backslashes",
+                           flags.gpu_type));
+  }
+
+  nlohmann::json spec = nlohmann::json::object();
+  if (!flags.tenant.empty()) spec["tenant"] = flags.tenant;
+  if (flags.priority) spec["priority"] = *flags.priority;
+  if (flags.replicas) {
+    spec["replicas"] = *flags.replicas;
+  } else {
+    spec["tasks"] = flags.tasks.value_or(1);
+  }
+  const auto time_limit = ParseDurationSeconds(flags.time_limit);
+  if (!time_limit) return bad("--time: " + time_limit.error().message);
+  spec["timeLimit"] = *time_limit;
+  if (!flags.runtime.empty()) {
+    const auto runtime = ParseDurationSeconds(flags.runtime);
+    if (!runtime) return bad("--runtime: " + runtime.error().message);
+    spec["runtime"] = *runtime;
+  }
+  if (!flags.command.empty()) spec["command"] = flags.command;
+  if (!flags.env.empty()) {
+    nlohmann::json env = nlohmann::json::object();
+    for (const std::string& pair : flags.env) {
+      const size_t equals = pair.find('=');
+      if (equals == 0 || equals == std::string::npos) {
+        return bad(fmt::format("--env '{}': expected KEY=VALUE", pair));
+      }
+      env[pair.substr(0, equals)] = pair.substr(equals + 1);
+    }
+    spec["env"] = std::move(env);
+  }
+  nlohmann::json resources = nlohmann::json::object();
+  if (!flags.cpus.empty()) {
+    const bool milli = flags.cpus.back() == 'm';
+    const auto value =
+        ParseInt(std::string_view(flags.cpus).substr(0, flags.cpus.size() - (milli ? 1 : 0)));
+    if (!value || *value <= 0) {
+      return bad(fmt::format("--cpus '{}': expected cores per task (16) or millicores (500m)",
+                             flags.cpus));
+    }
+    resources["cpu"] = flags.cpus;
+  }
+  if (!flags.mem.empty()) {
+    const auto memory = ParseMemory(flags.mem);
+    if (!memory) return bad("--mem: " + memory.error().message);
+    resources["memory"] = *memory;
+  }
+  if (!resources.empty()) spec["resources"] = std::move(resources);
+
+  const int64_t count = flags.share_milli ? 1 : flags.gpus.value_or(0);
+  if (count > 0) {
+    nlohmann::json request = {{"name", "gpus"}, {"deviceClassName", "gpu"}, {"count", count}};
+    if (flags.share_milli) request["share"] = *flags.share_milli;
+    if (!flags.gpu_type.empty()) {
+      request["selectors"] = nlohmann::json::array(
+          {{{"cel", {{"expression", fmt::format("model == \"{}\"", flags.gpu_type)}}}}});
+    }
+    spec["devices"] = {{"requests", nlohmann::json::array({std::move(request)})}};
+  } else if (!flags.gpu_type.empty()) {
+    return bad("--gpu-type needs --gpus N or --share MILLI");
+  }
+
+  std::string name = flags.name;
+  if (name.empty() && !flags.command.empty()) {
+    name = std::filesystem::path(flags.command.front()).filename().string();
+  }
+  nlohmann::json metadata = nlohmann::json::object();
+  if (!name.empty()) metadata["name"] = name;
+  return nlohmann::json{{"apiVersion", "headroom/v1"},
+                        {"kind", flags.replicas ? "Service" : "Job"},
+                        {"metadata", std::move(metadata)},
+                        {"spec", std::move(spec)}};
+}
+
+}  // namespace headroom::cli

@@ -1,0 +1,46 @@
+// The flag form of `headroom submit`, in the spirit of sbatch, and the job spec JSON it becomes
+// (docs/api.md "Jobs"). Promises: BuildJobSpec() is pure — the same flags give the same JSON,
+// field for field — and rejects flag combinations the API would refuse with a message naming
+// the flag. Durations and sizes are normalised here so the daemon sees one form:
+// `timeLimit`/`runtime` as integer seconds, `memory` as "<n>Mi|Gi|Ti", `cpu` as a string.
+// Any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+
+namespace headroom::cli {
+
+struct SubmitFlags {
+  std::string name;                    // metadata.name; default: the command's program name
+  std::optional<int64_t> gpus;         // whole devices per task
+  std::string gpu_type;                // becomes the selector `model == "<gpu_type>"`
+  std::optional<int64_t> share_milli;  // a fraction of one device, 1..999
+  std::optional<int64_t> tasks;        // gang size (--tasks, alias --nodes)
+  std::optional<int64_t> replicas;     // makes it a Service of this many replicas
+  std::string time_limit;              // 2h, 90m, 45s, 1d, HH:MM:SS, MM:SS, D-HH[:MM[:SS]], minutes
+  std::string runtime;                 // simulated backend only; same forms as time_limit
+  std::optional<int64_t> priority;
+  std::string tenant;
+  std::string cpus;                  // cores per task: "16" or "500m"
+  std::string mem;                   // per task: 64G, 500M, 2T, 4096 (MiB), or 64Gi
+  std::vector<std::string> env;      // KEY=VALUE
+  std::vector<std::string> command;  // everything after `--`
+};
+
+// Parses a duration in the forms above into seconds. Bare numbers are minutes, as in sbatch.
+Result<int64_t> ParseDurationSeconds(std::string_view text);
+
+// Parses a memory size in the forms above into the API's quantity ("64Gi").
+Result<std::string> ParseMemory(std::string_view text);
+
+// The job spec JSON for POST /v1/jobs.
+Result<nlohmann::json> BuildJobSpec(const SubmitFlags& flags);
+
+}  // namespace headroom::cli

@@ -1,0 +1,57 @@
+#include <cstdio>
+#include <memory>
+
+#include "cli/client/api_client.h"
+#include "cli/client/output.h"
+#include "cli/commands/commands.h"
+
+namespace headroom::cli {
+namespace {
+
+struct DrainOptions {
+  std::string node;
+  std::string reason;
+  bool undo = false;
+  bool json = false;
+};
+
+}  // namespace
+
+std::function<int()> AddDrainCommand(CLI::App& app, Connection connection) {
+  auto options = std::make_shared<DrainOptions>();
+  CLI::App* command = app.add_subcommand(
+      "drain", "Drain a node (no new work; running work finishes), or --undo to return it");
+  command->add_option("node", options->node, "Node name")->required();
+  command->add_option("-r,--reason", options->reason, "Why (required to drain; shown in nodes)");
+  command->add_flag("--undo", options->undo, "Return a drained node to service");
+  command->add_flag("--json", options->json, "Print the node as the API's JSON");
+  return [options, connection] {
+    if (!options->undo && options->reason.empty()) {
+      return Fail(Error{ErrorCode::kInvalidArgument,
+                        "drain: --reason is required (it is shown to everyone who lists nodes)"});
+    }
+    if (options->undo && !options->reason.empty()) {
+      return Fail(Error{ErrorCode::kInvalidArgument, "drain --undo takes no --reason"});
+    }
+    if (options->node.find_first_of("/?#% ") != std::string::npos) {
+      return Fail(
+          Error{ErrorCode::kInvalidArgument, "drain: '" + options->node + "' is not a node name"});
+    }
+    auto client = ApiClient::Create(*connection);
+    if (!client) return Fail(client.error());
+    const std::string path = "/v1/nodes/" + options->node + (options->undo ? "/undrain" : "/drain");
+    const std::string body =
+        options->undo ? std::string("{}") : nlohmann::json{{"reason", options->reason}}.dump();
+    auto answer = client->Post(path, body);
+    if (!answer) return Fail(answer.error());
+    if (options->json) {
+      PrintJson(*answer);
+    } else {
+      std::printf("%s %s\n", options->node.c_str(),
+                  answer->value("state", std::string(options->undo ? "up" : "drained")).c_str());
+    }
+    return 0;
+  };
+}
+
+}  // namespace headroom::cli

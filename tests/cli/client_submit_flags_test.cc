@@ -1,0 +1,138 @@
+// `headroom submit` flags → the exact job spec JSON (docs/api.md "Jobs"), checked through the
+// real binary with --dry-run (no server): sbatch-style durations and sizes are normalised,
+// --gpu-type becomes a selector, bad combinations exit 2 with one line naming the flag.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/client_test_support.h"
+
+namespace headroom::testing {
+namespace {
+
+using nlohmann::json;
+
+json DryRun(const std::vector<std::string>& flags) {
+  std::vector<std::string> args = {"submit", "--dry-run"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const CommandOutcome run = RunHeadroom(args);
+  EXPECT_EQ(run.status, 0) << run.err;
+  return json::parse(run.out, nullptr, false);
+}
+
+TEST(ClientSubmitFlags, FullFlagSetBecomesTheExactSpec) {
+  const json spec = DryRun({"--gpus",     "8",
+                            "--gpu-type", "H100",
+                            "--tasks",    "4",
+                            "--time",     "2h",
+                            "--priority", "10",
+                            "--tenant",   "team-a",
+                            "--cpus",     "16",
+                            "--mem",      "128G",
+                            "--name",     "llama-pretrain",
+                            "--env",      "MASTER_PORT=29500",
+                            "--",         "python",
+                            "train.py",   "--lr",
+                            "3e-4"});
+  const json expected = json::parse(R"({
+    "apiVersion": "headroom/v1", "kind": "Job", "metadata": {"name": "llama-pretrain"},
+    "spec": {"tenant": "team-a", "priority": 10, "tasks": 4, "timeLimit": 7200,
+             "command": ["python", "train.py", "--lr", "3e-4"],
+             "env": {"MASTER_PORT": "29500"},
+             "resources": {"cpu": "16", "memory": "128Gi"},
+             "devices": {"requests": [{"name": "gpus", "deviceClassName": "gpu", "count": 8,
+                         "selectors": [{"cel": {"expression": "model == \"H100\""}}]}]}}})");
+  EXPECT_EQ(spec, expected) << spec.dump(2);
+}
+
+TEST(ClientSubmitFlags, MinimalJobDefaultsToOneTaskAndNamesItAfterTheProgram) {
+  const json spec = DryRun({"--gpus", "1", "--time", "90m", "--", "/opt/bin/serve.sh"});
+  const json expected = json::parse(R"({
+    "apiVersion": "headroom/v1", "kind": "Job", "metadata": {"name": "serve.sh"},
+    "spec": {"tasks": 1, "timeLimit": 5400, "command": ["/opt/bin/serve.sh"],
+             "devices": {"requests": [{"name": "gpus", "deviceClassName": "gpu", "count": 1}]}}})");
+  EXPECT_EQ(spec, expected) << spec.dump(2);
+}
+
+TEST(ClientSubmitFlags, ShareAsksForOneDeviceWithAShare) {
+  const json spec =
+      DryRun({"--share", "250", "--time", "00:30:00", "--nodes", "2", "--name", "nb"});
+  const json& request = spec["spec"]["devices"]["requests"][0];
+  EXPECT_EQ(request["count"], 1);
+  EXPECT_EQ(request["share"], 250);
+  EXPECT_EQ(spec["spec"]["timeLimit"], 1800);
+  EXPECT_EQ(spec["spec"]["tasks"], 2);  // --nodes is an alias of --tasks
+}
+
+TEST(ClientSubmitFlags, SlurmDurationForms) {
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"45s", 45},        {"30m", 1800},         {"2h", 7200},       {"1d", 86400},
+      {"90", 5400},       {"5:30", 330},         {"01:02:03", 3723}, {"1-12", 129600},
+      {"1-00:30", 88200}, {"2-01:00:05", 176405}};
+  for (const auto& [text, seconds] : cases) {
+    const json spec = DryRun({"--time", text, "--name", "t"});
+    EXPECT_EQ(spec["spec"]["timeLimit"], seconds) << text;
+  }
+}
+
+TEST(ClientSubmitFlags, MemorySizesBecomeBinaryQuantities) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"64G", "64Gi"},  {"500M", "500Mi"}, {"2T", "2Ti"}, {"4096", "4096Mi"},
+      {"64Gi", "64Gi"}, {"1536K", "2Mi"},  {"8g", "8Gi"}};
+  for (const auto& [text, quantity] : cases) {
+    const json spec = DryRun({"--time", "1h", "--mem", text, "--name", "m"});
+    EXPECT_EQ(spec["spec"]["resources"]["memory"], quantity) << text;
+  }
+}
+
+TEST(ClientSubmitFlags, ReplicasMakeAService) {
+  const json spec = DryRun(
+      {"--replicas", "3", "--gpus", "1", "--time", "1d", "--runtime", "2h", "--name", "chat"});
+  EXPECT_EQ(spec["kind"], "Service");
+  EXPECT_EQ(spec["spec"]["replicas"], 3);
+  EXPECT_FALSE(spec["spec"].contains("tasks"));
+  EXPECT_EQ(spec["spec"]["runtime"], 7200);
+}
+
+TEST(ClientSubmitFlags, BadFlagsExitTwoWithOneLineNamingTheFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--gpus", "1"}, "--time is required"},
+      {{"--time", "2 hours"}, "--time: duration '2 hours'"},
+      {{"--time", "1h", "--mem", "lots"}, "--mem: memory 'lots'"},
+      {{"--time", "1h", "--gpus", "2", "--share", "500"}, "--share needs --gpus 1"},
+      {{"--time", "1h", "--share", "1000"}, "--share: expected milli"},
+      {{"--time", "1h", "--gpu-type", "H100"}, "--gpu-type needs --gpus"},
+      {{"--time", "1h", "--env", "NOEQUALS"}, "--env 'NOEQUALS': expected KEY=VALUE"},
+      {{"--time", "1h", "--tasks", "2", "--replicas", "2"}, "exclude each other"},
+      {{"--time", "1h", "--cpus", "many"}, "--cpus 'many'"},
+      {{"-f", "spec.yaml", "--gpus", "1"}, "-f takes the whole job from the file"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"submit", "--dry-run"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const CommandOutcome run = RunHeadroom(args);
+    EXPECT_EQ(run.status, 2) << message;
+    EXPECT_TRUE(run.out.empty()) << run.out;
+    EXPECT_EQ(run.err.rfind("headroom: ", 0), 0u) << run.err;
+    EXPECT_NE(run.err.find(message), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "one line: " << run.err;
+  }
+}
+
+TEST(ClientSubmitFlags, SpecFileIsSentAsItIs) {
+  TestDir dir;
+  const std::string yaml = "apiVersion: headroom/v1\nkind: Job\nmetadata: {name: x}\n";
+  std::ofstream(dir.path() / "spec.yaml") << yaml;
+  const CommandOutcome run =
+      RunHeadroom({"submit", "--dry-run", "-f", (dir.path() / "spec.yaml").string()});
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, yaml);
+  const CommandOutcome missing = RunHeadroom({"submit", "-f", (dir.path() / "nope.yaml").string()});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("nope.yaml: cannot open the job spec"), std::string::npos)
+      << missing.err;
+}
+
+}  // namespace
+}  // namespace headroom::testing

@@ -1,0 +1,102 @@
+// headroomd's /metrics scraped by a real Prometheus (Debian's 2.42): a prometheus.yml scraping
+// it every second, Prometheus on a free loopback port with its TSDB in a temp dir, and
+// /api/v1/query polled until headroom_devices and headroom_jobs{state="running"} carry the
+// values the daemon's state implies. The exposition is also checked with `promtool check
+// metrics` when promtool is installed. Every process is stopped by the test. Skips while
+// headroomd is not built or prometheus is missing. Samples become queryable ~5–6 s after
+// Prometheus starts (its discovery manager throttles the first scrape).
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/client_test_support.h"
+
+namespace headroom::testing {
+namespace {
+
+using nlohmann::json;
+
+// Sum of an instant query's values, or nullopt while it has no result.
+std::optional<double> QuerySum(httplib::Client& prometheus, const std::string& query) {
+  auto answer = prometheus.Get("/api/v1/query?query=" + httplib::detail::encode_query_param(query));
+  if (!answer || answer->status != 200) return std::nullopt;
+  const json body = json::parse(answer->body, nullptr, false);
+  if (body.is_discarded() || body["status"] != "success" || body["data"]["result"].empty()) {
+    return std::nullopt;
+  }
+  double sum = 0;
+  for (const json& sample : body["data"]["result"])
+    sum += std::stod(sample["value"][1].get<std::string>());
+  return sum;
+}
+
+TEST(PrometheusScrape, RealPrometheusSeesDevicesAndRunningJobs) {
+  if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << (BinDir() / "headroomd") << ")";
+  const auto prometheus_bin = FindProgram("prometheus");
+  if (!prometheus_bin) GTEST_SKIP() << "prometheus not installed (apt-get install prometheus)";
+  TestDir dir;
+  Daemon daemon(dir.path());
+  const std::string failure = daemon.Start({.devices = 32});
+  ASSERT_EQ(failure, "") << failure;
+  for (const char* name : {"one", "two"}) {
+    const CommandOutcome run = RunHeadroom(
+        {"submit", "--gpus", "8", "--time", "2h", "--name", name, "--", "sleep", "7200"},
+        daemon.ClientEnv());
+    ASSERT_EQ(run.status, 0) << run.err;
+  }
+
+  httplib::Client scrape("127.0.0.1", daemon.port());
+  auto metrics = scrape.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  ASSERT_EQ(metrics->status, 200);
+  EXPECT_NE(metrics->body.find("headroom_devices"), std::string::npos) << metrics->body;
+  if (const auto promtool = FindProgram("promtool")) {
+    const CommandOutcome check =
+        RunProgram({promtool->string(), "check", "metrics"}, {}, metrics->body);
+    // promtool exits 1 for lint findings too; only a parse error would say "error while".
+    EXPECT_EQ(check.err.find("error while linting"), std::string::npos) << check.err;
+    EXPECT_EQ(check.status, 0) << check.out << check.err << "\n" << metrics->body;
+  }
+
+  const int port = FreePort();
+  const std::filesystem::path config = dir.path() / "prometheus.yml";
+  std::ofstream(config) << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+                        << "scrape_configs:\n"
+                        << "  - job_name: headroomd\n"
+                        << "    static_configs: [{targets: ['127.0.0.1:" << daemon.port()
+                        << "']}]\n";
+  ChildProcess prometheus;
+  std::string error;
+  ASSERT_TRUE(prometheus.Start({prometheus_bin->string(), "--config.file=" + config.string(),
+                                "--storage.tsdb.path=" + (dir.path() / "tsdb").string(),
+                                "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+                               dir.path() / "prometheus.log", &error))
+      << error;
+  ASSERT_TRUE(WaitForHttp(port, "/-/ready", std::chrono::seconds(20)))
+      << ReadText(dir.path() / "prometheus.log");
+
+  httplib::Client query("127.0.0.1", port);
+  std::optional<double> devices;
+  std::optional<double> running;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    devices = QuerySum(query, "sum(headroom_devices)");
+    running = QuerySum(query, "sum(headroom_jobs{state=\"running\"})");
+    if (devices == 32 && running == 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_EQ(devices, std::optional<double>(32)) << ReadText(dir.path() / "prometheus.log");
+  EXPECT_EQ(running, std::optional<double>(2));
+  EXPECT_EQ(QuerySum(query, "up{job=\"headroomd\"}"), std::optional<double>(1));
+
+  prometheus.Stop();
+  daemon.Stop();
+  EXPECT_FALSE(prometheus.Running());
+}
+
+}  // namespace
+}  // namespace headroom::testing
