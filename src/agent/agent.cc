@@ -21,8 +21,8 @@ TimeUs SteadyNowUs() {
       .count();
 }
 
-Agent::Agent(AgentOptions options, DiscoveredNode node, DaemonClient client,
-             TaskLauncher launcher, ReadinessCheck readiness, StopSignal& stop)
+Agent::Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, TaskLauncher launcher,
+             ReadinessCheck readiness, StopSignal& stop)
     : options_(std::move(options)),
       node_(std::move(node)),
       client_(std::move(client)),
@@ -50,8 +50,7 @@ void Agent::TickReadiness(TimeUs now_us) {
 int Agent::Run() {
   for (const std::string& note : node_.notes) Log("{}", note);
   Log("{} device(s) from {}, {} millicores, {} MiB; address {}", node_.inventory.devices.size(),
-      node_.device_source, node_.inventory.cpu_milli, node_.inventory.memory_mib,
-      options_.address);
+      node_.device_source, node_.inventory.cpu_milli, node_.inventory.memory_mib, options_.address);
   last_ready_ = true;
   while (!readiness_.has_verdict()) {
     if (stop_.requests() > 0) return Shutdown(0);

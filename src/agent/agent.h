@@ -30,9 +30,9 @@ namespace headroom::agent {
 
 struct AgentOptions {
   std::string node;
-  std::string address;                     // Registered address.
-  std::optional<double> heartbeat_s;       // Overrides the daemon's heartbeat_interval_s.
-  double register_backoff_max_s = 30.0;    // Cap of the register retry backoff.
+  std::string address;                   // Registered address.
+  std::optional<double> heartbeat_s;     // Overrides the daemon's heartbeat_interval_s.
+  double register_backoff_max_s = 30.0;  // Cap of the register retry backoff.
 };
 
 class Agent {
@@ -65,7 +65,7 @@ class Agent {
   double backoff_s_ = 0.5;
   TimeUs next_register_us_ = 0;
   TimeUs next_heartbeat_us_ = 0;
-  std::string last_failure_;     // The last daemon failure logged, to log each outage once.
+  std::string last_failure_;  // The last daemon failure logged, to log each outage once.
   std::string last_telemetry_error_;
   bool last_ready_ = true;
   std::string last_readiness_message_;

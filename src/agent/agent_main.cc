@@ -58,7 +58,8 @@ std::string HostName() {
 // --print-inventory: what discovery found and one telemetry sample, as JSON on stdout.
 int PrintInventory(const Flags& flags, DiscoveredNode& node) {
   nlohmann::json devices = nlohmann::json::array();
-  for (const InventoryDevice& device : node.inventory.devices) devices.push_back(DeviceJson(device));
+  for (const InventoryDevice& device : node.inventory.devices)
+    devices.push_back(DeviceJson(device));
   nlohmann::json telemetry = nlohmann::json::array();
   nlohmann::json telemetry_error = nullptr;
   if (auto sample = node.telemetry->Sample()) {
@@ -77,8 +78,7 @@ int PrintInventory(const Flags& flags, DiscoveredNode& node) {
                               {"telemetry", std::move(telemetry)},
                               {"telemetry_error", std::move(telemetry_error)},
                               {"notes", node.notes}};
-  std::printf("%s\n",
-              out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return 0;
 }
 
@@ -120,8 +120,9 @@ int Run(const Flags& flags_in) {
   std::string address = flags.address;
   if (address.empty()) {
     auto local = LocalAddressFor(server->host, server->port);
-    if (!local) return Fail("--address: cannot tell this node's address (" + local.error().message +
-                            "); give --address");
+    if (!local)
+      return Fail("--address: cannot tell this node's address (" + local.error().message +
+                  "); give --address");
     address = *local;
   }
   std::set<int> indices;
@@ -139,8 +140,8 @@ int Run(const Flags& flags_in) {
   DaemonClient client({.server = *server, .token = token, .node = flags.node});
   Agent agent({.node = flags.node,
                .address = address,
-               .heartbeat_s = flags.heartbeat_s > 0 ? std::optional<double>(flags.heartbeat_s)
-                                                    : std::nullopt},
+               .heartbeat_s =
+                   flags.heartbeat_s > 0 ? std::optional<double>(flags.heartbeat_s) : std::nullopt},
               std::move(*node), std::move(client), std::move(*launcher), std::move(readiness),
               stop);
   return agent.Run();

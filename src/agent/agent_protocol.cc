@@ -12,9 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-json Optional(const std::optional<double>& value) {
-  return value ? json(*value) : json(nullptr);
-}
+json Optional(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 // What a JSON value is, for "got ..." in messages.
 std::string Describe(const json& value) {
@@ -79,8 +77,8 @@ Result<DesiredTask> ParseDesired(const json& item, const std::string& path) {
   if (!item.contains("world_size")) {
     return tl::unexpected(Missing(field("world_size"), "the gang size"));
   }
-  YAML_FIELD_TRY(world, Integer(item["world_size"], field("world_size"), 1, 1'000'000,
-                                "a gang size >= 1"));
+  YAML_FIELD_TRY(
+      world, Integer(item["world_size"], field("world_size"), 1, 1'000'000, "a gang size >= 1"));
   task.world_size = static_cast<int>(*world);
   if (!item.contains("rank")) return tl::unexpected(Missing(field("rank"), "the task's rank"));
   YAML_FIELD_TRY(rank, Integer(item["rank"], field("rank"), 0, task.world_size - 1,
@@ -217,8 +215,8 @@ Result<RegisterReply> ParseRegisterReply(std::string_view body) {
   if (!document->contains("heartbeat_interval_s")) {
     return tl::unexpected(Missing("heartbeat_interval_s", "seconds between heartbeats"));
   }
-  YAML_FIELD_TRY(interval, PositiveSeconds((*document)["heartbeat_interval_s"],
-                                           "heartbeat_interval_s"));
+  YAML_FIELD_TRY(interval,
+                 PositiveSeconds((*document)["heartbeat_interval_s"], "heartbeat_interval_s"));
   reply.heartbeat_interval_s = *interval;
   if (document->contains("grace_s")) {
     YAML_FIELD_TRY(grace, PositiveSeconds((*document)["grace_s"], "grace_s"));

@@ -52,9 +52,9 @@ DaemonResult<std::string> DaemonClient::Post(const std::string& path, const std:
   const std::string url = options_.server.Origin() + path;
   const httplib::Result response = client_->Post(path.c_str(), body, "application/json");
   if (!response) {
-    return tl::unexpected(DaemonError{
-        DaemonError::Kind::kUnreachable,
-        fmt::format("POST {}: {}", url, httplib::to_string(response.error()))});
+    return tl::unexpected(
+        DaemonError{DaemonError::Kind::kUnreachable,
+                    fmt::format("POST {}: {}", url, httplib::to_string(response.error()))});
   }
   const int status = response->status;
   if (status == 200) return response->body;
@@ -69,25 +69,27 @@ DaemonResult<std::string> DaemonClient::Post(const std::string& path, const std:
 }
 
 DaemonResult<RegisterReply> DaemonClient::Register(const RegisterRequest& request) {
-  auto body = Post("/v1/agents/register", RegisterJson(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  auto body =
+      Post("/v1/agents/register",
+           RegisterJson(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!body) return tl::unexpected(std::move(body).error());
   auto reply = ParseRegisterReply(*body);
   if (!reply) {
-    return tl::unexpected(DaemonError{DaemonError::Kind::kBadReply,
-                                      "register reply: " + reply.error().message});
+    return tl::unexpected(
+        DaemonError{DaemonError::Kind::kBadReply, "register reply: " + reply.error().message});
   }
   return *reply;
 }
 
 DaemonResult<std::vector<DesiredTask>> DaemonClient::Heartbeat(const HeartbeatRequest& request) {
-  const std::string path =
-      fmt::format("/v1/agents/{}/heartbeat", EncodePathSegment(options_.node));
-  auto body = Post(path, HeartbeatJson(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  const std::string path = fmt::format("/v1/agents/{}/heartbeat", EncodePathSegment(options_.node));
+  auto body = Post(
+      path, HeartbeatJson(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!body) return tl::unexpected(std::move(body).error());
   auto reply = ParseHeartbeatReply(*body);
   if (!reply) {
-    return tl::unexpected(DaemonError{DaemonError::Kind::kBadReply,
-                                      "heartbeat reply: " + reply.error().message});
+    return tl::unexpected(
+        DaemonError{DaemonError::Kind::kBadReply, "heartbeat reply: " + reply.error().message});
   }
   return std::move(*reply);
 }

@@ -47,7 +47,8 @@ class DcgmExporterSource final : public TelemetrySource {
   Result<std::vector<DeviceTelemetry>> Sample() override {
     httplib::Client client(url_.Origin());
     const auto seconds = static_cast<time_t>(options_.timeout_s);
-    const auto micros = static_cast<time_t>((options_.timeout_s - static_cast<double>(seconds)) * 1e6);
+    const auto micros =
+        static_cast<time_t>((options_.timeout_s - static_cast<double>(seconds)) * 1e6);
     client.set_connection_timeout(seconds, micros);
     client.set_read_timeout(seconds, micros);
     client.set_write_timeout(seconds, micros);
@@ -114,8 +115,8 @@ Result<std::vector<DeviceTelemetry>> DcgmTelemetryFromSamples(
       case Field::kXid:
         if (!(value >= 0.0 && value <= 1e9 && std::floor(value) == value)) {
           return MakeError(ErrorCode::kInvalidArgument,
-                           "line {}: {}: expected a non-negative integer XID, got {}",
-                           sample.line, sample.name, value);
+                           "line {}: {}: expected a non-negative integer XID, got {}", sample.line,
+                           sample.name, value);
         }
         if (!device.xid_errors) device.xid_errors = static_cast<int64_t>(value);
         break;

@@ -14,7 +14,8 @@ namespace {
 using model::YamlField;
 using model::YamlMap;
 
-constexpr std::string_view kCpuExpected = "CPU cores as an integer >= 1 or millicores like \"500m\"";
+constexpr std::string_view kCpuExpected =
+    "CPU cores as an integer >= 1 or millicores like \"500m\"";
 constexpr std::string_view kMemoryExpected = "an amount like 512Gi (units Mi, Gi or Ti)";
 // Upper bounds far above any real node, so arithmetic on them cannot overflow.
 constexpr int64_t kMaxCpuMilli = int64_t{1} << 40;
@@ -88,8 +89,7 @@ Result<DeviceTelemetry> ParseTelemetry(const YamlField& field, int index) {
 }
 
 Result<InventoryDevice> ParseDevice(const YamlField& field) {
-  YAML_FIELD_TRY(map,
-                 field.Map({"index", "uuid", "model", "memory", "clique_id", "telemetry"}));
+  YAML_FIELD_TRY(map, field.Map({"index", "uuid", "model", "memory", "clique_id", "telemetry"}));
   InventoryDevice device;
   YAML_FIELD_TRY(index_field, map->Require("index", "a device index in 0..1023"));
   YAML_FIELD_TRY(index, index_field->Integer(0, kMaxDeviceIndex, "a device index in 0..1023"));

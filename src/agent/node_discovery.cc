@@ -48,13 +48,12 @@ Result<DiscoveredNode> DiscoverNode(const DiscoveryOptions& options) {
                                          : " (driver without nvmlDeviceGetGpuFabricInfo: no "
                                            "clique ids)"));
     if (file) {
-      node.notes.push_back(fmt::format("devices of {} ignored: NVML discovered them",
-                                       options.inventory_path));
+      node.notes.push_back(
+          fmt::format("devices of {} ignored: NVML discovered them", options.inventory_path));
     }
   } else {
     if (!file) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "--discovery inventory needs --inventory FILE");
+      return MakeError(ErrorCode::kInvalidArgument, "--discovery inventory needs --inventory FILE");
     }
     node.inventory.devices = file->devices;
     node.device_source = "inventory";

@@ -47,12 +47,10 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& soname
        Resolve(handle, "nvmlDeviceGetHandleByIndex_v2", library->get_handle_)},
       {"nvmlDeviceGetName", Resolve(handle, "nvmlDeviceGetName", library->get_name_)},
       {"nvmlDeviceGetUUID", Resolve(handle, "nvmlDeviceGetUUID", library->get_uuid_)},
-      {"nvmlDeviceGetMemoryInfo",
-       Resolve(handle, "nvmlDeviceGetMemoryInfo", library->get_memory_)},
+      {"nvmlDeviceGetMemoryInfo", Resolve(handle, "nvmlDeviceGetMemoryInfo", library->get_memory_)},
       {"nvmlDeviceGetTemperature",
        Resolve(handle, "nvmlDeviceGetTemperature", library->get_temperature_)},
-      {"nvmlDeviceGetPowerUsage",
-       Resolve(handle, "nvmlDeviceGetPowerUsage", library->get_power_)},
+      {"nvmlDeviceGetPowerUsage", Resolve(handle, "nvmlDeviceGetPowerUsage", library->get_power_)},
       {"nvmlDeviceGetUtilizationRates",
        Resolve(handle, "nvmlDeviceGetUtilizationRates", library->get_utilization_)},
   };
@@ -72,8 +70,7 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& soname
   if (status != nvml::kSuccess) {
     const std::string text = library->ErrorText(status);
     library->shutdown_ = nullptr;
-    return MakeError(ErrorCode::kIo, "nvmlInit_v2 failed: {} (is the NVIDIA driver loaded?)",
-                     text);
+    return MakeError(ErrorCode::kIo, "nvmlInit_v2 failed: {} (is the NVIDIA driver loaded?)", text);
   }
   return library;
 }
@@ -85,7 +82,8 @@ NvmlLibrary::~NvmlLibrary() {
 
 std::string NvmlLibrary::ErrorText(nvml::Return code) const {
   if (error_string_ != nullptr) {
-    if (const char* text = error_string_(code)) return fmt::format("{} (NVML error {})", text, code);
+    if (const char* text = error_string_(code))
+      return fmt::format("{} (NVML error {})", text, code);
   }
   return fmt::format("NVML error {}", code);
 }

@@ -153,8 +153,10 @@ class LineParser {
     SkipBlanks();
     if (!AtEnd() && Peek() == '{') {
       ++pos_;
-      if (auto labels = Labels(); !labels) return tl::unexpected(std::move(labels).error());
-      else sample.labels = std::move(*labels);
+      if (auto labels = Labels(); !labels)
+        return tl::unexpected(std::move(labels).error());
+      else
+        sample.labels = std::move(*labels);
       SkipBlanks();
     }
     const size_t value_start = pos_;
@@ -196,8 +198,8 @@ class LineParser {
       if (label_name.empty()) return tl::unexpected(Fail("a label name or '}'"));
       if (!seen.insert(std::string(label_name)).second) {
         pos_ = name_start;
-        return tl::unexpected(Fail(fmt::format("a label name not already given, not '{}' again",
-                                               label_name)));
+        return tl::unexpected(
+            Fail(fmt::format("a label name not already given, not '{}' again", label_name)));
       }
       SkipBlanks();
       if (AtEnd() || Peek() != '=') return tl::unexpected(Fail("'=' after the label name"));
@@ -247,19 +249,18 @@ tl::expected<void, Error> ParseComment(std::string_view line, int number,
   const std::string_view kind = fields.ReadToken();
   if (kind != "counter" && kind != "gauge" && kind != "histogram" && kind != "summary" &&
       kind != "untyped") {
-    return tl::unexpected(Error{
-        ErrorCode::kInvalidArgument,
-        fmt::format("line {}: expected a metric type (counter, gauge, histogram, summary or "
-                    "untyped), got {}",
-                    number, QuoteForMessage(kind))});
+    return tl::unexpected(
+        Error{ErrorCode::kInvalidArgument,
+              fmt::format("line {}: expected a metric type (counter, gauge, histogram, summary or "
+                          "untyped), got {}",
+                          number, QuoteForMessage(kind))});
   }
   fields.SkipBlanks();
   if (!fields.AtEnd()) return tl::unexpected(fields.Fail("the end of the line after the type"));
   if (!typed.insert(std::string(name)).second) {
-    return tl::unexpected(
-        Error{ErrorCode::kInvalidArgument,
-              fmt::format("line {}: expected one TYPE line for {}, got a second one", number,
-                          name)});
+    return tl::unexpected(Error{
+        ErrorCode::kInvalidArgument,
+        fmt::format("line {}: expected one TYPE line for {}, got a second one", number, name)});
   }
   return {};
 }

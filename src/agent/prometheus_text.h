@@ -1,7 +1,8 @@
 // Prometheus text exposition format 0.0.4: a strict parser for the samples a dcgm-exporter (or
 // any exporter) serves on /metrics. It follows the format as Prometheus documents it
 // (https://prometheus.io/docs/instrumenting/exposition_formats/#text-based-format):
-//   metric_name [ "{" label_name "=" '"' label_value '"' { "," ... } [ "," ] "}" ] value [ timestamp ]
+//   metric_name [ "{" label_name "=" '"' label_value '"' { "," ... } [ "," ] "}" ] value [
+//   timestamp ]
 // with `# HELP name text` and `# TYPE name counter|gauge|histogram|summary|untyped` lines,
 // other `#` lines as comments, blank lines ignored, label values escaped with \\ \" \n, values
 // as Go's floats (including NaN, +Inf, -Inf) and an optional integer timestamp in milliseconds.

@@ -2,8 +2,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <utility>
 
 #include <fmt/format.h>
@@ -12,6 +12,7 @@ namespace headroom::agent {
 namespace {
 
 constexpr size_t kMaxMessageChars = 200;
+constexpr std::streamoff kTailBytes = 64 * 1024;
 
 }  // namespace
 
@@ -35,8 +36,8 @@ void ReadinessCheck::Tick(TimeUs now_us) {
       running_->Wait();
       running_.reset();
       current_ = {.ready = false,
-                  .message = fmt::format("readiness check timed out after {} s",
-                                         options_.timeout_us / kUsPerSecond)};
+                  .message = fmt::format("readiness check timed out after {:g} s",
+                                         UsToSeconds(options_.timeout_us))};
       has_verdict_ = true;
       next_us_ = now_us + options_.interval_us;
     }
@@ -78,12 +79,16 @@ void ReadinessCheck::Finish(int exit_code) {
 }
 
 std::string ReadinessCheck::LastOutputLine() const {
-  std::ifstream in(options_.output_path);
+  // Only the tail matters; a chatty diagnostic may write megabytes.
+  std::ifstream in(options_.output_path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
+  in.seekg(std::max<std::streamoff>(0, size - kTailBytes));
   std::string line;
   std::string last;
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
   }
+  if (!last.empty() && last.back() == '\r') last.pop_back();
   if (last.size() > kMaxMessageChars) last = last.substr(last.size() - kMaxMessageChars);
   return last;
 }
