@@ -54,7 +54,8 @@ DaemonResult<std::string> DaemonClient::Post(const std::string& path, const std:
   if (!response) {
     return tl::unexpected(
         DaemonError{DaemonError::Kind::kUnreachable,
-                    fmt::format("POST {}: {}", url, httplib::to_string(response.error()))});
+                    fmt::format("POST {}: {} error (is headroomd running and reachable there?)",
+                                url, httplib::to_string(response.error()))});
   }
   const int status = response->status;
   if (status == 200) return response->body;

@@ -237,6 +237,25 @@ TEST(AgentEndToEnd, RunsAGangAgainstAFakeDaemonAndStopsCleanly) {
   EXPECT_NE(ReadFile(dir.File("agent.log")).find("all tasks stopped"), std::string::npos);
 }
 
+TEST(AgentEndToEnd, RefusedTokenEndsTheAgentWithExitOne) {
+  ScratchDir dir;
+  FakeDaemon daemon("true");
+  std::ofstream(dir.File("inventory.yaml")) << "cpu: 1\nmemory: 1Gi\ndevices: []\n";
+  auto agent = ChildProcess::Spawn(
+      {.argv = {AgentBinary(), "--server", "http://127.0.0.1:" + std::to_string(daemon.port()),
+                "--token", "not-the-token", "--node", "n1", "--inventory",
+                dir.File("inventory.yaml"), "--work-dir", dir.File("work"), "--address",
+                "127.0.0.1"},
+       .env = {"PATH=/usr/bin:/bin"},
+       .stdout_path = dir.File("agent.log"),
+       .stderr_path = dir.File("agent.log")});
+  ASSERT_TRUE(agent.has_value()) << agent.error().message;
+  EXPECT_EQ(agent->Wait(), 1);
+  EXPECT_NE(ReadFile(dir.File("agent.log")).find("register refused: POST"), std::string::npos)
+      << ReadFile(dir.File("agent.log"));
+  EXPECT_EQ(daemon.registers(), 1);
+}
+
 TEST(AgentEndToEnd, BadFlagsAndMissingDevicesExitTwoWithOneLine) {
   ScratchDir dir;
   const auto run = [&](std::vector<std::string> argv) {
