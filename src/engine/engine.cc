@@ -174,6 +174,43 @@ void Engine::Submit(JobId id, model::Job job) {
   dirty_ = true;
 }
 
+void Engine::Restore(JobRestored& restored) {
+  const JobId id = restored.id;
+  if (id.value() >= jobs_.size()) jobs_.resize(id.value() + 1);
+  JobRecord& r = jobs_[id.value()];
+  HR_CHECK(r.state == JobState::kUnknown);  // Ids are never reused.
+  HR_CHECK(restored.tasks.size() == restored.job.task_count);
+  for (const TaskAllocation& task : restored.tasks) {
+    HR_CHECK(task.node.value() < cluster_.nodes().size());
+    HR_CHECK(state_.free_cpu_milli(task.node) >= task.cpu_milli);
+    HR_CHECK(state_.free_memory_mib(task.node) >= task.memory_mib);
+    for (DeviceId device : task.devices) {
+      HR_CHECK(device.value() < cluster_.devices().size());
+      HR_CHECK(cluster_.device(device).node == task.node);
+      HR_CHECK(state_.free_milli(device) >= task.milli_per_device);
+    }
+    state_.Allocate(task);
+  }
+  r.job = std::move(restored.job);
+  r.state = JobState::kRunning;
+  auto [tenant, inserted] =
+      tenant_ids_.emplace(r.job.tenant, static_cast<uint32_t>(tenant_ids_.size()));
+  r.tenant = TenantId(tenant->second);
+  fair_share_.EnsureTenant(r.tenant);
+  r.mask = MaskFor(r.job.task.selector);
+  r.code = PendingCode::kNone;
+  r.tasks = std::move(restored.tasks);
+  r.start_us = restored.started_us;
+  r.expected_end_us = r.start_us + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
+  running_by_end_.insert({r.expected_end_us, id.value()});
+  fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
+  max_priority_ = std::max(max_priority_, r.job.priority);
+  // Capacity is taken, not released: cached placement failures stay valid, but a reservation
+  // may have counted on these devices.
+  reservation_stale_ = true;
+  dirty_ = true;
+}
+
 void Engine::Finish(JobId id, JobState final_state) {
   JobRecord& r = record(id);
   if (r.state == JobState::kRunning) {
@@ -209,6 +246,8 @@ void Engine::Apply(Event& event) {
     if (find(finished->id) != nullptr) Finish(finished->id, JobState::kFinished);
   } else if (auto* cancelled = std::get_if<JobCancelled>(&event)) {
     if (find(cancelled->id) != nullptr) Finish(cancelled->id, JobState::kCancelled);
+  } else if (auto* restored = std::get_if<JobRestored>(&event)) {
+    Restore(*restored);
   } else if (auto* drained = std::get_if<NodeDrained>(&event)) {
     if (drained->node.value() < cluster_.nodes().size()) {
       state_.SetDrained(drained->node, drained->drained);

@@ -81,6 +81,7 @@ class Engine {
 
   void Apply(Event& event);
   void Submit(JobId id, model::Job job);
+  void Restore(JobRestored& restored);
   void Finish(JobId id, JobState final_state);
   void Schedule(TimeUs now, Decisions& decisions);
   void Reorder(TimeUs now);

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "base/ids.h"
+#include "base/time.h"
+#include "engine/decision.h"
 #include "model/job.h"
 
 namespace headroom::engine {
@@ -32,6 +34,17 @@ struct NodeDrained {
   bool drained = true;
 };
 
-using Event = std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained>;
+// A job already running with a known placement, re-created after a restart or an engine
+// rebuild (the daemon's recovery path). Its allocations are applied as running; they must fit
+// the free capacity (checked: a placement that does not fit is a bug in the caller, which
+// validates placements before restoring them). `id` follows JobSubmitted's rules.
+struct JobRestored {
+  JobId id;
+  model::Job job;
+  std::vector<TaskAllocation> tasks;  // One per task, rank order.
+  TimeUs started_us = 0;
+};
+
+using Event = std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained, JobRestored>;
 
 }  // namespace headroom::engine

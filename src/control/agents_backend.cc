@@ -1,0 +1,146 @@
+#include "control/agents_backend.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "control/clock.h"
+#include "model/cluster_builder.h"
+
+namespace headroom::control {
+
+std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::string& node) {
+  std::vector<DesiredTask> out;
+  auto node_it = state.nodes.find(node);
+  if (node_it == state.nodes.end() || node_it->second.health == NodeHealth::kDown) return out;
+  const std::vector<DeviceInventory>& inventory = node_it->second.record.devices;
+  for (const auto& [id, job] : state.jobs) {
+    if (job.state != JobState::kRunning) continue;
+    for (const TaskPlacement& task : job.placement) {
+      if (task.node != node) continue;
+      DesiredTask desired{.job = id,
+                          .rank = task.rank,
+                          .world_size = static_cast<uint32_t>(job.placement.size()),
+                          .command = job.spec.command,
+                          .env = job.spec.env};
+      for (uint32_t index : task.device_indices) {
+        desired.devices.push_back(index < inventory.size() ? inventory[index].index : index);
+      }
+      std::string port = "29500";
+      for (const auto& [key, value] : job.spec.env) {
+        if (key == "MASTER_PORT") port = value;
+      }
+      const std::string& head = job.placement.front().node;
+      auto head_it = state.nodes.find(head);
+      const std::string address =
+          head_it == state.nodes.end() || head_it->second.record.address.empty()
+              ? head
+              : head_it->second.record.address;
+      desired.rendezvous = fmt::format("{}:{}", address, port);
+      out.push_back(std::move(desired));
+    }
+  }
+  return out;
+}
+
+std::shared_ptr<const model::Cluster> ClusterOfRegisteredNodes(const DaemonState& state) {
+  model::ClusterBuilder builder({"cluster"}, "cluster");
+  size_t count = 0;
+  for (const auto& [name, status] : state.nodes) {
+    if (!status.record.registered) continue;
+    model::NodeSpec spec{
+        .name = name, .cpu_milli = status.record.cpu_milli, .memory_mib = status.record.memory_mib};
+    for (const DeviceInventory& device : status.record.devices) {
+      spec.devices.push_back(
+          model::DeviceAttributes(device.model, static_cast<double>(device.memory_mib) / 1024.0));
+    }
+    builder.AddNode(builder.root(), std::move(spec));
+    ++count;
+  }
+  if (count == 0) return nullptr;
+  auto cluster = std::move(builder).Build();
+  if (!cluster) {
+    spdlog::error("agents: the registered nodes do not form a cluster: {}",
+                  cluster.error().message);
+    return nullptr;
+  }
+  return std::make_shared<const model::Cluster>(std::move(*cluster));
+}
+
+AgentsBackend::AgentsBackend(DaemonState& state, EventLog& events, AgentsOptions options)
+    : state_(state), events_(events), options_(options) {}
+
+void AgentsBackend::Registered() {
+  std::lock_guard lock(mu_);
+  cluster_changed_ = true;
+}
+
+void AgentsBackend::Reported(std::vector<ReportedExit> exits) {
+  std::lock_guard lock(mu_);
+  exits_.insert(exits_.end(), exits.begin(), exits.end());
+}
+
+std::shared_ptr<const model::Cluster> AgentsBackend::CurrentCluster() {
+  std::lock_guard lock(state_.mu);
+  return ClusterOfRegisteredNodes(state_);
+}
+
+void AgentsBackend::OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
+                            const model::Cluster&) {
+  gangs_[job.id] = Gang{.world_size = static_cast<uint32_t>(tasks.size())};
+}
+
+void AgentsBackend::OnStop(uint64_t job) { gangs_.erase(job); }
+
+BackendReport AgentsBackend::Poll(TimeUs) {
+  BackendReport report;
+  std::vector<ReportedExit> exits;
+  {
+    std::lock_guard lock(mu_);
+    exits.swap(exits_);
+    report.cluster_changed = cluster_changed_;
+    cluster_changed_ = false;
+  }
+  for (const ReportedExit& exit : exits) {
+    auto it = gangs_.find(exit.job);
+    if (it == gangs_.end() || exit.rank >= it->second.world_size) continue;
+    it->second.exits[exit.rank] = exit.exit_code;
+    if (exit.exit_code != 0) {
+      report.completions.push_back(
+          {exit.job, exit.exit_code,
+           fmt::format("rank {} exited with code {}", exit.rank, exit.exit_code)});
+      gangs_.erase(it);
+    } else if (it->second.exits.size() == it->second.world_size) {
+      report.completions.push_back({exit.job, 0, "every rank exited 0"});
+      gangs_.erase(it);
+    }
+  }
+  // Silence is measured on the wall clock: heartbeats arrive in real time.
+  const TimeUs wall = WallNowUs();
+  std::lock_guard lock(state_.mu);
+  for (auto& [name, status] : state_.nodes) {
+    if (!status.record.registered || status.health == NodeHealth::kDown) continue;
+    const TimeUs silent_us = wall - status.last_heartbeat_us;
+    if (status.health == NodeHealth::kUp && silent_us > options_.grace_us) {
+      status.health = NodeHealth::kUnknown;
+      events_.Append(LoggedEvent{.time_us = wall,
+                                 .type = "node_unknown",
+                                 .node = name,
+                                 .message = fmt::format("node {} silent for {:.1f} s: no new work",
+                                                        name, UsToSeconds(silent_us))});
+    } else if (status.health == NodeHealth::kUnknown && silent_us > 2 * options_.grace_us) {
+      status.health = NodeHealth::kDown;
+      report.lost_nodes.push_back(name);
+      events_.Append(LoggedEvent{.time_us = wall,
+                                 .type = "node_unknown",
+                                 .node = name,
+                                 .message = fmt::format("node {} down after {:.1f} s of silence; "
+                                                        "its jobs are requeued",
+                                                        name, UsToSeconds(silent_us))});
+    }
+  }
+  return report;
+}
+
+TimeUs AgentsBackend::NextPollUs(TimeUs now_us) const { return now_us + kUsPerSecond / 2; }
+
+}  // namespace headroom::control

@@ -1,0 +1,264 @@
+// Routes: jobs, services and tokens (docs/api.md "Jobs", "Authentication and roles").
+#include <algorithm>
+
+#include "control/api_routes.h"
+#include "control/job_spec.h"
+
+namespace headroom::control {
+namespace {
+
+bool AcceptedSpecType(const std::string& content_type) {
+  const std::string type = content_type.substr(0, content_type.find(';'));
+  for (std::string_view accepted :
+       {"", "application/json", "application/yaml", "application/x-yaml", "text/yaml",
+        "text/x-yaml", "text/plain"}) {
+    if (type == accepted) return true;
+  }
+  return false;
+}
+
+// 403 unless the principal may see jobs of `tenant`.
+ApiResult<void> CheckTenant(const Principal& principal, const std::string& tenant) {
+  if (principal.role == Role::kUser && principal.tenant != tenant) {
+    return Fail(403, "this token belongs to tenant '{}', not '{}'", principal.tenant, tenant);
+  }
+  return {};
+}
+
+ApiResult<Reply> Submit(ApiContext& context, const httplib::Request& request) {
+  auto principal = AuthenticateReader(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  if (!AcceptedSpecType(request.get_header_value("Content-Type"))) {
+    return Fail(415, "Content-Type must be application/json or application/yaml, got '{}'",
+                request.get_header_value("Content-Type"));
+  }
+  auto spec = ParseJobSpec(request.body);
+  if (!spec) return Fail(400, "{}", spec.error().message);
+  if (principal->role == Role::kUser) {
+    if (spec->tenant.empty()) spec->tenant = principal->tenant;
+    if (auto ok = CheckTenant(*principal, spec->tenant); !ok) return tl::unexpected(ok.error());
+  } else if (spec->tenant.empty()) {
+    spec->tenant = "default";
+  }
+  const TimeUs now = context.clock.NowUs();
+  std::vector<StoreWrite> writes;
+  std::vector<JobRecord> jobs;
+  std::optional<ServiceRecord> service;
+  {
+    std::lock_guard lock(context.state.mu);
+    if (spec->kind == JobKind::kService) {
+      service =
+          ServiceRecord{.id = context.state.next_service_id++, .spec = *spec, .submit_us = now};
+      writes.push_back(*service);
+      JobSpec replica = *spec;
+      replica.kind = JobKind::kJob;
+      replica.replicas = 0;
+      replica.tasks = 1;
+      for (uint32_t i = 0; i < spec->replicas; ++i) {
+        jobs.push_back(JobRecord{.id = context.state.next_job_id++,
+                                 .service_id = service->id,
+                                 .spec = replica,
+                                 .submit_us = now});
+      }
+    } else {
+      jobs.push_back(JobRecord{.id = context.state.next_job_id++, .spec = *spec, .submit_us = now});
+    }
+  }
+  for (const JobRecord& job : jobs) writes.push_back(job);
+  if (auto ok = context.journal.Commit(std::move(writes)); !ok) return StoreFailure(ok.error());
+  {
+    std::lock_guard lock(context.state.mu);
+    if (service) context.state.services[service->id] = *service;
+    for (const JobRecord& job : jobs) context.state.jobs[job.id] = job;
+    context.state.submissions_total += jobs.size();
+  }
+  Json ids = Json::array();
+  for (const JobRecord& job : jobs) {
+    context.events.Append(LoggedEvent{
+        .time_us = now,
+        .type = "submitted",
+        .job = job.id,
+        .message = fmt::format("job {} submitted by tenant {}", job.id, job.spec.tenant)});
+    context.loop.Submitted(job.id);
+    ids.push_back(job.id);
+  }
+  if (service) {
+    return Reply{201,
+                 {{"id", service->id}, {"state", "pending"}, {"kind", "service"}, {"jobs", ids}}};
+  }
+  return Reply{201, {{"id", jobs.front().id}, {"state", "pending"}}};
+}
+
+ApiResult<Reply> List(ApiContext& context, const httplib::Request& request) {
+  auto principal = AuthenticateReader(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  std::optional<JobState> state;
+  if (request.has_param("state")) {
+    state = JobStateByName(request.get_param_value("state"));
+    if (!state) {
+      return Fail(400,
+                  "state: expected pending, running, completed, failed or cancelled, got "
+                  "\"{}\"",
+                  request.get_param_value("state").substr(0, 40));
+    }
+  }
+  std::string tenant = request.get_param_value("tenant");
+  if (principal->role == Role::kUser) {
+    if (tenant.empty()) tenant = principal->tenant;
+    if (auto ok = CheckTenant(*principal, tenant); !ok) return tl::unexpected(ok.error());
+  }
+  uint64_t limit = 1000;
+  if (request.has_param("limit")) {
+    auto parsed = ParseId(request.get_param_value("limit"), "limit");
+    if (!parsed) return tl::unexpected(parsed.error());
+    limit = std::clamp<uint64_t>(*parsed, 1, 100'000);
+  }
+  std::vector<JobRecord> jobs;
+  {
+    std::lock_guard lock(context.state.mu);
+    for (const auto& [id, job] : context.state.jobs) {
+      if (state && job.state != *state) continue;
+      if (!tenant.empty() && job.spec.tenant != tenant) continue;
+      jobs.push_back(job);
+      if (jobs.size() >= limit) break;
+    }
+  }
+  std::vector<uint64_t> pending;
+  for (const JobRecord& job : jobs) {
+    if (job.state == JobState::kPending) pending.push_back(job.id);
+  }
+  const auto reasons = context.loop.Explain(pending);
+  Json out = Json::array();
+  for (const JobRecord& job : jobs) {
+    auto it = reasons.find(job.id);
+    out.push_back(JobJson(job, it == reasons.end() ? nullptr : &it->second));
+  }
+  return Reply{200, {{"jobs", std::move(out)}}};
+}
+
+// The job, after checking the principal may see it.
+ApiResult<JobRecord> FindJob(ApiContext& context, const httplib::Request& request,
+                             const Principal& principal) {
+  auto id = ParseId(request.matches[1], "job id");
+  if (!id) return tl::unexpected(id.error());
+  JobRecord job;
+  {
+    std::lock_guard lock(context.state.mu);
+    auto it = context.state.jobs.find(*id);
+    if (it == context.state.jobs.end()) {
+      return Fail(404, "job {} does not exist; list jobs with GET /v1/jobs", *id);
+    }
+    job = it->second;
+  }
+  if (auto ok = CheckTenant(principal, job.spec.tenant); !ok) return tl::unexpected(ok.error());
+  return job;
+}
+
+ApiResult<Reply> Get(ApiContext& context, const httplib::Request& request) {
+  auto principal = AuthenticateReader(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  auto job = FindJob(context, request, *principal);
+  if (!job) return tl::unexpected(job.error());
+  if (job->state == JobState::kPending) {
+    const auto reasons = context.loop.Explain({job->id});
+    return Reply{200, JobJson(*job, &reasons.at(job->id))};
+  }
+  return Reply{200, JobJson(*job, nullptr)};
+}
+
+ApiResult<Reply> Cancel(ApiContext& context, const httplib::Request& request) {
+  auto principal = AuthenticateReader(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  auto job = FindJob(context, request, *principal);
+  if (!job) return tl::unexpected(job.error());
+  auto cancelled = context.loop.Cancel(job->id);
+  if (!cancelled) return tl::unexpected(cancelled.error());
+  return Reply{200, JobJson(*cancelled, nullptr)};
+}
+
+ApiResult<Reply> Services(ApiContext& context, const httplib::Request& request) {
+  auto principal = AuthenticateReader(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  Json out = Json::array();
+  std::lock_guard lock(context.state.mu);
+  std::map<uint64_t, std::pair<uint64_t, Json>> by_service;  // running, live job ids
+  for (const auto& [id, job] : context.state.jobs) {
+    if (job.service_id == 0 || IsFinal(job.state)) continue;
+    auto& [running, ids] = by_service[job.service_id];
+    if (job.state == JobState::kRunning) ++running;
+    ids.push_back(id);
+  }
+  for (const auto& [id, service] : context.state.services) {
+    if (principal->role == Role::kUser && service.spec.tenant != principal->tenant) continue;
+    auto it = by_service.find(id);
+    out.push_back({{"id", id},
+                   {"name", service.spec.name},
+                   {"tenant", service.spec.tenant},
+                   {"replicas", service.spec.replicas},
+                   {"running", it == by_service.end() ? 0 : it->second.first},
+                   {"jobs", it == by_service.end() ? Json::array() : it->second.second}});
+  }
+  return Reply{200, {{"services", std::move(out)}}};
+}
+
+ApiResult<Reply> CreateToken(ApiContext& context, const httplib::Request& request) {
+  auto principal = AuthenticateAdmin(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  auto body = ParseBody(request.body);
+  if (!body) return tl::unexpected(body.error());
+  auto role_name = StringField(*body, "role", "role", true);
+  if (!role_name) return tl::unexpected(role_name.error());
+  auto role = RoleByName(*role_name);
+  if (!role)
+    return Fail(400, "role: expected admin, user or agent, got \"{}\"", role_name->substr(0, 40));
+  TokenRecord record{.role = *role};
+  Json out = {{"role", *role_name}};
+  if (*role == Role::kUser) {
+    auto tenant = StringField(*body, "tenant", "tenant", true);
+    if (!tenant) return tl::unexpected(tenant.error());
+    if (tenant->empty()) return Fail(400, "tenant: expected a tenant name, got \"\"");
+    record.tenant = *tenant;
+    out["tenant"] = *tenant;
+  } else if (*role == Role::kAgent) {
+    auto node = StringField(*body, "node", "node", true);
+    if (!node) return tl::unexpected(node.error());
+    if (node->empty()) return Fail(400, "node: expected a node name, got \"\"");
+    record.node = *node;
+    out["node"] = *node;
+  }
+  const std::string token = NewToken();
+  record.hash_hex = Sha256Hex(token);
+  if (auto ok = context.journal.Commit({record}); !ok) return StoreFailure(ok.error());
+  context.tokens.Add(record);
+  out["token"] = token;
+  return Reply{201, std::move(out)};
+}
+
+}  // namespace
+
+void RegisterJobRoutes(httplib::Server& server, ApiContext& context) {
+  server.Post("/v1/jobs", [&context](const httplib::Request& request, httplib::Response& response) {
+    Respond(response, [&] { return Submit(context, request); });
+  });
+  server.Get("/v1/jobs", [&context](const httplib::Request& request, httplib::Response& response) {
+    Respond(response, [&] { return List(context, request); });
+  });
+  server.Get(R"(/v1/jobs/([^/]+))",
+             [&context](const httplib::Request& request, httplib::Response& response) {
+               Respond(response, [&] { return Get(context, request); });
+             });
+  server.Post(R"(/v1/jobs/([^/]+)/cancel)",
+              [&context](const httplib::Request& request, httplib::Response& response) {
+                Respond(response, [&] { return Cancel(context, request); });
+              });
+  server.Get("/v1/services",
+             [&context](const httplib::Request& request, httplib::Response& response) {
+               Respond(response, [&] { return Services(context, request); });
+             });
+  server.Post("/v1/tokens",
+              [&context](const httplib::Request& request, httplib::Response& response) {
+                Respond(response, [&] { return CreateToken(context, request); });
+              });
+}
+
+}  // namespace headroom::control

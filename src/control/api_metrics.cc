@@ -1,0 +1,115 @@
+// Route: GET /metrics, Prometheus text (docs/api.md "Health and metrics"). No token.
+#include "control/api_routes.h"
+
+namespace headroom::control {
+namespace {
+
+std::string MetricsBody(ApiContext& context) {
+  MetricsText out;
+  const auto reasons = context.loop.PendingByReason();
+  out.Family("headroom_queue_jobs", "gauge", "Pending jobs by the reason they wait.");
+  for (const auto& [reason, count] : reasons) {
+    out.Sample("headroom_queue_jobs", {{"reason", reason}}, static_cast<double>(count));
+  }
+  std::lock_guard lock(context.state.mu);
+  DaemonState& state = context.state;
+  const auto by_state = state.CountByState();
+  out.Family("headroom_jobs", "gauge", "Jobs by state.");
+  for (JobState s : {JobState::kPending, JobState::kRunning, JobState::kCompleted,
+                     JobState::kFailed, JobState::kCancelled}) {
+    auto it = by_state.find(s);
+    out.Sample("headroom_jobs", {{"state", std::string(JobStateName(s))}},
+               it == by_state.end() ? 0.0 : static_cast<double>(it->second));
+  }
+  const Topology* topology = state.topology.get();
+  std::map<std::string, std::string> model_of_node;
+  std::map<std::string, uint64_t> devices_by_class;
+  if (topology != nullptr) {
+    for (const TopologyNode& node : topology->nodes) {
+      model_of_node[node.name] = node.device_model;
+      if (node.devices > 0) devices_by_class[node.device_model] += node.devices;
+    }
+  }
+  std::map<std::pair<std::string, std::string>, uint64_t> allocated;  // (tenant, class) → milli
+  for (const auto& [id, job] : state.jobs) {
+    if (job.state != JobState::kRunning) continue;
+    for (const TaskPlacement& task : job.placement) {
+      allocated[{job.spec.tenant, model_of_node[task.node]}] +=
+          uint64_t{task.milli_per_device} * task.device_indices.size();
+    }
+  }
+  out.Family("headroom_allocated_devices", "gauge",
+             "Devices held by running jobs (shares count as fractions).");
+  for (const auto& [key, milli] : allocated) {
+    out.Sample("headroom_allocated_devices", {{"tenant", key.first}, {"class", key.second}},
+               static_cast<double>(milli) / 1000.0);
+  }
+  out.Family("headroom_devices", "gauge", "Devices in the cluster by class.");
+  for (const auto& [device_class, count] : devices_by_class) {
+    out.Sample("headroom_devices", {{"class", device_class}}, static_cast<double>(count));
+  }
+  const std::pair<const char*, uint64_t> counters[] = {
+      {"headroom_placements_total", state.placements_total},
+      {"headroom_preemptions_total", state.preemptions_total},
+      {"headroom_requeues_total", state.requeues_total},
+      {"headroom_submissions_total", state.submissions_total}};
+  for (const auto& [name, value] : counters) {
+    out.Family(name, "counter", "Since this daemon process started.");
+    out.Sample(name, {}, static_cast<double>(value));
+  }
+  context.cycle_seconds.Write(out, "headroom_cycle_seconds",
+                              "Wall time of one live-loop cycle (engine step, journal, backend).");
+  out.Family("headroom_node_state", "gauge", "1 for the node's current state.");
+  for (const auto& [name, node] : state.nodes) {
+    out.Sample("headroom_node_state", {{"node", name}, {"state", NodeStateName(node)}}, 1);
+  }
+  out.Family("headroom_facility_headroom_watts", "gauge",
+             "Power limit minus measured draw, summed over the facility's power domains.");
+  if (topology != nullptr && topology->cluster != nullptr &&
+      !topology->cluster->facility().power_domains.empty()) {
+    double limit_w = 0;
+    for (const model::PowerDomain& power : topology->cluster->facility().power_domains) {
+      if (power.parent.empty()) limit_w += static_cast<double>(power.limit_w);
+    }
+    double draw_w = 0;
+    for (const auto& [name, node] : state.nodes) {
+      for (const DeviceTelemetry& device : node.telemetry) draw_w += device.power_w.value_or(0);
+    }
+    out.Sample("headroom_facility_headroom_watts", {}, limit_w - draw_w);
+  }
+  out.Family("headroom_device_unhealthy", "gauge", "Devices reporting XID errors, per node.");
+  for (const auto& [name, node] : state.nodes) {
+    if (node.telemetry.empty()) continue;
+    double unhealthy = 0;
+    for (const DeviceTelemetry& device : node.telemetry) unhealthy += device.xid_errors > 0 ? 1 : 0;
+    out.Sample("headroom_device_unhealthy", {{"node", name}}, unhealthy);
+  }
+  const std::pair<const char*, std::optional<double> DeviceTelemetry::*> per_device[] = {
+      {"headroom_device_temperature_celsius", &DeviceTelemetry::temp_c},
+      {"headroom_device_power_watts", &DeviceTelemetry::power_w}};
+  for (const auto& [metric, member] : per_device) {
+    out.Family(metric, "gauge", "As the node's agent last reported it.");
+    for (const auto& [name, node] : state.nodes) {
+      for (const DeviceTelemetry& device : node.telemetry) {
+        if (!(device.*member)) continue;
+        out.Sample(metric,
+                   {{"node", name},
+                    {"device", std::to_string(device.index)},
+                    {"job", device.job ? std::to_string(*device.job) : ""},
+                    {"tenant", device.tenant}},
+                   *(device.*member));
+      }
+    }
+  }
+  return out.text();
+}
+
+}  // namespace
+
+void RegisterMetricsRoutes(httplib::Server& server, ApiContext& context) {
+  server.Get("/metrics", [&context](const httplib::Request&, httplib::Response& response) {
+    response.set_content(MetricsBody(context), "text/plain; version=0.0.4");
+  });
+}
+
+}  // namespace headroom::control

@@ -1,0 +1,48 @@
+// Backend: where the live loop's decisions are carried out and where their outcomes come
+// from — the simulated digital twin (simulated_backend.h) or node agents (agents_backend.h).
+// The loop tells a backend what started and what must stop; Poll reports what ended, which
+// nodes were lost (their work is requeued) and whether the cluster itself changed (the loop
+// rebuilds the engine).
+// Threading: every method is called on the live loop's thread only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/time.h"
+#include "control/records.h"
+#include "engine/decision.h"
+#include "model/cluster.h"
+
+namespace headroom::control {
+
+struct Completion {
+  uint64_t job = 0;
+  int32_t exit_code = 0;
+  std::string message;
+};
+
+struct BackendReport {
+  std::vector<Completion> completions;
+  std::vector<std::string> lost_nodes;  // Their running jobs go back to the queue.
+  bool cluster_changed = false;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // The cluster the engine should run on now (nullptr: no node known yet).
+  virtual std::shared_ptr<const model::Cluster> CurrentCluster() = 0;
+  // `job` started (or was restored after a restart) at `job.start_us` with these tasks.
+  virtual void OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
+                       const model::Cluster& cluster) = 0;
+  // `job` must stop (cancelled or requeued); nothing is reported for it afterwards.
+  virtual void OnStop(uint64_t job) = 0;
+  virtual BackendReport Poll(TimeUs now_us) = 0;
+  // When Poll has something to report at the latest, absent new input (kNever: nothing).
+  virtual TimeUs NextPollUs(TimeUs now_us) const = 0;
+};
+
+}  // namespace headroom::control

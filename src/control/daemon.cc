@@ -1,0 +1,190 @@
+#include "control/daemon.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "control/simulated_backend.h"
+#include "engine/presets.h"
+#include "model/cluster_yaml.h"
+
+namespace headroom::control {
+namespace {
+
+constexpr const char* kClockOriginKey = "clock_origin_us";
+
+}  // namespace
+
+Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
+  if (options.data_dir.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "--data-dir is required");
+  }
+  if (!(options.time_scale > 0 && options.time_scale <= 1e6)) {
+    return MakeError(ErrorCode::kInvalidArgument, "--time-scale: expected a number in (0, 1e6]");
+  }
+  auto policy = engine::PresetPolicy(options.policy);
+  if (!policy) return tl::unexpected(WithContext(policy.error(), "--policy"));
+  std::shared_ptr<const model::Cluster> cluster;
+  if (options.backend == BackendKind::kSimulated) {
+    if (options.cluster_file.empty()) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "--backend simulated needs --cluster FILE (e.g. configs/small.yaml)");
+    }
+    auto loaded = model::LoadClusterYaml(options.cluster_file);
+    if (!loaded) return tl::unexpected(loaded.error());
+    if (loaded->nodes().empty()) {
+      return MakeError(ErrorCode::kInvalidArgument, "{}: the cluster has no nodes",
+                       options.cluster_file);
+    }
+    cluster = std::make_shared<const model::Cluster>(std::move(*loaded));
+  }
+  std::error_code error;
+  std::filesystem::create_directories(options.data_dir, error);
+  if (error) {
+    return MakeError(ErrorCode::kIo, "--data-dir {}: cannot create it: {}", options.data_dir,
+                     error.message());
+  }
+
+  std::unique_ptr<Daemon> daemon(new Daemon());
+  auto store = SqliteStore::Open(options.data_dir + "/headroom.db");
+  if (!store) return tl::unexpected(store.error());
+  daemon->store_ = std::move(*store);
+  auto snapshot = daemon->store_->Load();
+  if (!snapshot) return tl::unexpected(snapshot.error());
+  daemon->journal_ = std::make_unique<Journal>(*daemon->store_);
+  if (auto ok = daemon->Recover(options, std::move(*snapshot), cluster); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  daemon->admin_token_path_ = options.data_dir + "/admin.token";
+  if (auto ok = daemon->EnsureAdminToken(); !ok) return tl::unexpected(ok.error());
+  daemon->events_ = std::make_unique<EventLog>(static_cast<uint64_t>(WallNowUs()), 10'000);
+
+  if (options.backend == BackendKind::kSimulated) {
+    daemon->backend_ = std::make_unique<SimulatedBackend>(cluster);
+  } else {
+    auto agents = std::make_unique<AgentsBackend>(daemon->state_, *daemon->events_, options.agents);
+    daemon->agents_ = agents.get();
+    daemon->backend_ = std::move(agents);
+  }
+  daemon->loop_ = std::make_unique<LiveLoop>(
+      daemon->state_, *daemon->journal_, *daemon->events_, *daemon->backend_, *daemon->clock_,
+      daemon->cycle_seconds_,
+      LoopOptions{.policy = *policy, .series_interval_us = options.series_interval_us});
+  daemon->loop_->Start();
+
+  ApiContext context{daemon->state_,   *daemon->journal_,      *daemon->loop_,  daemon->tokens_,
+                     *daemon->events_, daemon->cycle_seconds_, *daemon->clock_, daemon->agents_};
+  auto server = ApiServer::Start(context, ApiServerOptions{.host = options.host,
+                                                           .port = options.port,
+                                                           .tls_cert = options.tls_cert,
+                                                           .tls_key = options.tls_key,
+                                                           .threads = options.http_threads});
+  if (!server) {
+    daemon->loop_->Stop();
+    daemon->journal_->Stop();
+    return tl::unexpected(server.error());
+  }
+  daemon->server_ = std::move(*server);
+  spdlog::info("headroomd serving on {}://{}:{} (data dir {}, {} backend, policy {})",
+               options.tls_cert.empty() ? "http" : "https", options.host, daemon->port(),
+               options.data_dir,
+               options.backend == BackendKind::kSimulated ? "simulated" : "agents", options.policy);
+  return daemon;
+}
+
+tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSnapshot snapshot,
+                                          std::shared_ptr<const model::Cluster> cluster) {
+  TimeUs origin_us = 0;
+  for (const MetaRecord& meta : snapshot.meta) {
+    if (meta.key == kClockOriginKey) origin_us = std::strtoll(meta.value.c_str(), nullptr, 10);
+  }
+  if (origin_us == 0) {
+    origin_us = WallNowUs();
+    if (auto ok = journal_->Commit({MetaRecord{kClockOriginKey, std::to_string(origin_us)}}); !ok) {
+      return ok;
+    }
+  }
+  clock_ = std::make_unique<Clock>(options.time_scale, origin_us);
+
+  std::lock_guard lock(state_.mu);
+  size_t pending = 0;
+  size_t running = 0;
+  for (JobRecord& job : snapshot.jobs) {
+    state_.next_job_id = std::max(state_.next_job_id, job.id + 1);
+    pending += job.state == JobState::kPending ? 1 : 0;
+    running += job.state == JobState::kRunning ? 1 : 0;
+    state_.jobs.emplace(job.id, std::move(job));
+  }
+  for (ServiceRecord& service : snapshot.services) {
+    state_.next_service_id = std::max(state_.next_service_id, service.id + 1);
+    state_.services.emplace(service.id, std::move(service));
+  }
+  std::map<std::string, NodeRecord> stored_nodes;
+  for (NodeRecord& node : snapshot.nodes) stored_nodes.emplace(node.name, std::move(node));
+  const TimeUs wall = WallNowUs();
+  if (cluster != nullptr) {
+    for (const model::Node& node : cluster->nodes()) {
+      NodeStatus status;
+      auto it = stored_nodes.find(node.name);
+      status.record = it != stored_nodes.end() ? it->second : NodeRecord{.name = node.name};
+      status.record.registered = false;
+      state_.nodes.emplace(node.name, std::move(status));
+    }
+  } else {
+    // Agents: known nodes get one grace period from now to heartbeat again.
+    for (auto& [name, record] : stored_nodes) {
+      if (!record.registered) continue;
+      NodeStatus status;
+      status.record = record;
+      status.last_heartbeat_us = wall;
+      state_.nodes.emplace(name, std::move(status));
+    }
+  }
+  for (const TokenRecord& token : snapshot.tokens) tokens_.Add(token);
+  spdlog::info("recovered {} jobs ({} pending, {} running), {} services, {} nodes, {} tokens",
+               state_.jobs.size(), pending, running, state_.services.size(), state_.nodes.size(),
+               tokens_.size());
+  return {};
+}
+
+tl::expected<void, Error> Daemon::EnsureAdminToken() {
+  if (std::filesystem::exists(admin_token_path_)) return {};
+  const std::string token = NewToken();
+  const TokenRecord record{.hash_hex = Sha256Hex(token), .role = Role::kAdmin};
+  if (auto ok = journal_->Commit({record}); !ok) return ok;
+  tokens_.Add(record);
+  const int fd = ::open(admin_token_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return MakeError(ErrorCode::kIo, "cannot write {}: {}", admin_token_path_,
+                     std::strerror(errno));
+  }
+  const std::string line = token + "\n";
+  const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+                       ::fsync(fd) == 0;
+  ::close(fd);
+  if (!written) {
+    return MakeError(ErrorCode::kIo, "cannot write {}: {}", admin_token_path_,
+                     std::strerror(errno));
+  }
+  spdlog::info("wrote the admin token to {}", admin_token_path_);
+  return {};
+}
+
+void Daemon::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (events_) events_->Close();
+  if (server_) server_->Stop();
+  if (loop_) loop_->Stop();
+  if (journal_) journal_->Stop();
+  spdlog::info("headroomd stopped");
+}
+
+Daemon::~Daemon() { Stop(); }
+
+}  // namespace headroom::control

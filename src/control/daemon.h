@@ -1,0 +1,79 @@
+// Daemon: headroomd assembled — store and journal, state recovered from the store, the live
+// loop with its backend, the HTTP API. Start recovers everything the store holds (queue,
+// running jobs with their placements, node drains, tokens) before it serves; the loop's
+// engine rebuild then restores running work exactly where it was. Stop flushes and joins.
+//
+// Data dir: headroom.db (SQLite, WAL) and admin.token (mode 0600, written on first start unless
+// it exists).
+// Threading: Start/Stop from one thread; everything else runs on the daemon's own threads.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "control/agents_backend.h"
+#include "control/api_server.h"
+#include "control/backend.h"
+#include "control/clock.h"
+#include "control/daemon_state.h"
+#include "control/event_log.h"
+#include "control/journal.h"
+#include "control/live_loop.h"
+#include "control/metrics.h"
+#include "control/sqlite_store.h"
+#include "control/token_auth.h"
+
+namespace headroom::control {
+
+enum class BackendKind { kSimulated, kAgents };
+
+struct DaemonOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  std::string data_dir;
+  BackendKind backend = BackendKind::kSimulated;
+  std::string cluster_file;  // Simulated backend.
+  double time_scale = 1.0;   // Simulated backend.
+  std::string policy = "headroom";
+  std::string tls_cert;
+  std::string tls_key;
+  AgentsOptions agents;
+  TimeUs series_interval_us = 5 * kUsPerSecond;
+  size_t http_threads = 64;
+};
+
+class Daemon {
+ public:
+  static Result<std::unique_ptr<Daemon>> Start(const DaemonOptions& options);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  int port() const { return server_->port(); }
+  const std::string& admin_token_path() const { return admin_token_path_; }
+  // Idempotent.
+  void Stop();
+
+ private:
+  Daemon() = default;
+  tl::expected<void, Error> Recover(const DaemonOptions& options, StoreSnapshot snapshot,
+                                    std::shared_ptr<const model::Cluster> cluster);
+  tl::expected<void, Error> EnsureAdminToken();
+
+  std::string admin_token_path_;
+  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<Journal> journal_;
+  DaemonState state_;
+  TokenAuth tokens_;
+  std::unique_ptr<EventLog> events_;
+  std::unique_ptr<Clock> clock_;
+  Histogram cycle_seconds_{{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
+  std::unique_ptr<Backend> backend_;
+  AgentsBackend* agents_ = nullptr;
+  std::unique_ptr<LiveLoop> loop_;
+  std::unique_ptr<ApiServer> server_;
+  bool stopped_ = false;
+};
+
+}  // namespace headroom::control

@@ -1,0 +1,54 @@
+#include "control/daemon_state.h"
+
+namespace headroom::control {
+
+std::string_view NodeHealthName(NodeHealth health) {
+  switch (health) {
+    case NodeHealth::kUp:
+      return "up";
+    case NodeHealth::kUnknown:
+      return "unknown";
+    case NodeHealth::kDown:
+      return "down";
+  }
+  return "unknown";
+}
+
+Topology MakeTopology(std::shared_ptr<const model::Cluster> cluster) {
+  Topology topology;
+  topology.cluster = cluster;
+  if (cluster == nullptr) return topology;
+  for (const model::Node& node : cluster->nodes()) {
+    TopologyNode out;
+    out.name = node.name;
+    out.devices = node.device_count;
+    if (node.device_count > 0) {
+      out.device_model =
+          cluster->device_class(cluster->device(DeviceId(node.first_device)).device_class).model;
+    }
+    for (uint32_t level = 0; level < cluster->domain_levels(); ++level) {
+      out.path.push_back(cluster->domain(cluster->AncestorAt(node.id, level)).name);
+    }
+    topology.nodes.push_back(std::move(out));
+  }
+  return topology;
+}
+
+std::map<std::string, uint64_t> DaemonState::AllocatedMilliByNode() const {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [id, job] : jobs) {
+    if (job.state != JobState::kRunning) continue;
+    for (const TaskPlacement& task : job.placement) {
+      out[task.node] += uint64_t{task.milli_per_device} * task.device_indices.size();
+    }
+  }
+  return out;
+}
+
+std::map<JobState, uint64_t> DaemonState::CountByState() const {
+  std::map<JobState, uint64_t> out;
+  for (const auto& [id, job] : jobs) ++out[job.state];
+  return out;
+}
+
+}  // namespace headroom::control

@@ -1,0 +1,91 @@
+// DaemonState: the daemon's in-memory view — every job, service and node as last made
+// durable, plus what is observed but not stored (heartbeats, readiness, telemetry) and the
+// topology of the cluster the engine runs on. API threads read it; the live loop is the only
+// writer of a job's lifecycle after its submission (see live_loop.h).
+//
+// Invariants (under `mu`): a job's record here never runs ahead of the store: it is changed
+// only after the journal committed the change. `topology` describes the engine's current
+// cluster (nullptr before the first node is known).
+// Threading: every field is guarded by `mu`.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/time.h"
+#include "control/records.h"
+#include "model/cluster.h"
+
+namespace headroom::control {
+
+enum class NodeHealth : uint8_t { kUp, kUnknown, kDown };
+std::string_view NodeHealthName(NodeHealth health);  // "up", "unknown", "down"
+
+struct DeviceTelemetry {
+  uint32_t index = 0;
+  std::optional<double> temp_c;
+  std::optional<double> power_w;
+  std::optional<double> util;
+  int64_t xid_errors = 0;
+  std::optional<uint64_t> job;
+  std::string tenant;
+};
+
+struct NodeStatus {
+  NodeRecord record;
+  NodeHealth health = NodeHealth::kUp;
+  bool ready = true;
+  std::string readiness_message;
+  TimeUs last_heartbeat_us = 0;  // 0: never.
+  std::vector<DeviceTelemetry> telemetry;
+};
+
+// Static facts of the engine's cluster for the API: per node, its place and devices.
+struct TopologyNode {
+  std::string name;
+  uint32_t devices = 0;
+  std::string device_model;
+  std::vector<std::string> path;  // Domain names from the root to the node's own domain.
+};
+
+struct Topology {
+  std::shared_ptr<const model::Cluster> cluster;
+  std::vector<TopologyNode> nodes;  // In the cluster's node order.
+};
+Topology MakeTopology(std::shared_ptr<const model::Cluster> cluster);
+
+struct SeriesPoint {
+  TimeUs time_us = 0;
+  uint64_t allocated_milli = 0;
+  uint64_t devices = 0;
+  uint64_t pending = 0;
+  uint64_t running = 0;
+};
+
+struct DaemonState {
+  std::mutex mu;
+  std::map<uint64_t, JobRecord> jobs;
+  std::map<uint64_t, ServiceRecord> services;
+  std::map<std::string, NodeStatus> nodes;
+  std::shared_ptr<const Topology> topology;
+  std::deque<SeriesPoint> series;
+  uint64_t next_job_id = 1;
+  uint64_t next_service_id = 1;
+  uint64_t submissions_total = 0;
+  uint64_t placements_total = 0;
+  uint64_t requeues_total = 0;
+  uint64_t preemptions_total = 0;
+
+  // Milli-devices held by running jobs, per node name. Caller holds `mu`.
+  std::map<std::string, uint64_t> AllocatedMilliByNode() const;
+  // Jobs per state. Caller holds `mu`.
+  std::map<JobState, uint64_t> CountByState() const;
+};
+
+}  // namespace headroom::control

@@ -1,0 +1,107 @@
+// headroomd: the live control plane (docs/control.md). Parses flags, starts the Daemon, waits
+// for SIGINT or SIGTERM and stops it cleanly (exit 0). Bad flags or configuration: one line on
+// stderr, exit 2.
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "control/daemon.h"
+
+namespace {
+
+using headroom::control::BackendKind;
+using headroom::control::Daemon;
+using headroom::control::DaemonOptions;
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "headroomd: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"headroomd: the headroom control plane"};
+  DaemonOptions options;
+  std::string listen = "127.0.0.1:8080";
+  std::string backend = "simulated";
+  std::string port_file;
+  double grace_s = 10;
+  double heartbeat_s = 2;
+  app.add_option("--listen", listen, "HOST:PORT to serve on (PORT 0: any free port)");
+  app.add_option("--data-dir", options.data_dir, "Directory for headroom.db and admin.token")
+      ->required();
+  app.add_option("--backend", backend, "simulated (a digital twin) or agents (headroom-agent)")
+      ->check(CLI::IsMember({"simulated", "agents"}));
+  app.add_option("--cluster", options.cluster_file, "Cluster YAML for the simulated backend");
+  app.add_option("--time-scale", options.time_scale,
+                 "Simulated seconds per real second (simulated backend)");
+  app.add_option("--policy", options.policy, "Policy preset (fifo, slurm-like, spread, headroom)");
+  app.add_option("--tls-cert", options.tls_cert, "PEM certificate: serve HTTPS");
+  app.add_option("--tls-key", options.tls_key, "PEM private key for --tls-cert");
+  app.add_option("--port-file", port_file, "Write the bound port to this file");
+  app.add_option("--grace-s", grace_s, "Agents: seconds of silence before a node is unknown");
+  app.add_option("--heartbeat-interval-s", heartbeat_s, "Agents: heartbeat interval to ask for");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Usage(e.what());
+  }
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return Usage("--listen: expected HOST:PORT, got '" + listen + "'");
+  }
+  options.host = listen.substr(0, colon);
+  try {
+    size_t used = 0;
+    options.port = std::stoi(listen.substr(colon + 1), &used);
+    if (used != listen.size() - colon - 1 || options.port < 0 || options.port > 65535) throw 0;
+  } catch (...) {
+    return Usage("--listen: expected a port in [0, 65535], got '" + listen.substr(colon + 1) + "'");
+  }
+  options.backend = backend == "agents" ? BackendKind::kAgents : BackendKind::kSimulated;
+  if (options.backend == BackendKind::kAgents && !options.cluster_file.empty()) {
+    return Usage("--cluster is for --backend simulated; agents bring their own nodes");
+  }
+  if ((options.tls_cert.empty()) != (options.tls_key.empty())) {
+    return Usage("--tls-cert and --tls-key go together");
+  }
+  if (!(grace_s > 0) || !(heartbeat_s > 0)) {
+    return Usage("--grace-s and --heartbeat-interval-s must be positive");
+  }
+  options.agents.grace_us = headroom::SecondsToUs(grace_s);
+  options.agents.heartbeat_interval_us = headroom::SecondsToUs(heartbeat_s);
+
+  // Block the stop signals in every thread; the main thread waits for them below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  auto daemon = Daemon::Start(options);
+  if (!daemon) return Usage(daemon.error().message);
+  if (!port_file.empty()) {
+    const std::string temporary = port_file + ".tmp";
+    {
+      std::ofstream out(temporary);
+      out << (*daemon)->port() << "\n";
+    }
+    if (std::rename(temporary.c_str(), port_file.c_str()) != 0) {
+      (*daemon)->Stop();
+      return Usage("--port-file: cannot write " + port_file);
+    }
+  }
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  spdlog::info("signal {}: stopping", signal);
+  (*daemon)->Stop();
+  return 0;
+}

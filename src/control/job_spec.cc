@@ -1,0 +1,454 @@
+#include "control/job_spec.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/yaml_field.h"
+
+namespace headroom::control {
+namespace {
+
+using model::YamlField;
+using model::YamlMap;
+
+constexpr TimeUs kMaxDurationUs = 366LL * 24 * 3600 * kUsPerSecond;
+
+bool ValidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    size_t extra = 0;
+    if (byte < 0x80) {
+      extra = 0;
+    } else if ((byte & 0xe0) == 0xc0 && byte >= 0xc2) {
+      extra = 1;
+    } else if ((byte & 0xf0) == 0xe0) {
+      extra = 2;
+    } else if ((byte & 0xf8) == 0xf0 && byte <= 0xf4) {
+      extra = 3;
+    } else {
+      return false;
+    }
+    if (i + extra >= text.size()) return false;
+    for (size_t k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+// A scalar that is valid UTF-8 without control characters other than tab.
+Result<std::string> PlainText(const YamlField& field, std::string_view expected, bool allow_empty) {
+  if (!field.IsScalar()) return tl::unexpected(field.Invalid(expected));
+  const std::string& text = field.node().Scalar();
+  if ((!allow_empty && text.empty()) || text.size() > 64 * 1024 || !ValidUtf8(text)) {
+    return tl::unexpected(field.Invalid(expected));
+  }
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) return tl::unexpected(field.Invalid(expected));
+  }
+  return text;
+}
+
+Result<int64_t> ScaledDecimal(std::string_view text, int64_t scale) {
+  // "12", "0.5", "1.25": a non-negative decimal times `scale`, exactly or rejected.
+  int64_t whole = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, error] = std::from_chars(text.data(), end, whole);
+  if (error != std::errc() || whole < 0 || ptr == text.data()) {
+    return MakeError(ErrorCode::kInvalidArgument, "not a number");
+  }
+  int64_t fraction = 0;
+  int64_t fraction_scale = 1;
+  if (ptr != end && *ptr == '.') {
+    ++ptr;
+    if (ptr == end) return MakeError(ErrorCode::kInvalidArgument, "not a number");
+    for (; ptr != end; ++ptr) {
+      if (*ptr < '0' || *ptr > '9' || fraction_scale > 1'000'000'000) {
+        return MakeError(ErrorCode::kInvalidArgument, "not a number");
+      }
+      fraction = fraction * 10 + (*ptr - '0');
+      fraction_scale *= 10;
+    }
+  }
+  if (ptr != end || whole > std::numeric_limits<int64_t>::max() / scale / 2) {
+    return MakeError(ErrorCode::kInvalidArgument, "not a number");
+  }
+  if ((fraction * scale) % fraction_scale != 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "too precise");
+  }
+  return whole * scale + fraction * scale / fraction_scale;
+}
+
+template <typename T>
+Result<T> Typed(Result<T> value, const YamlField& field, std::string_view expected) {
+  if (!value) return tl::unexpected(field.Invalid(expected));
+  return value;
+}
+
+Result<TimeUs> DurationField(const YamlField& field) {
+  constexpr std::string_view kExpected = "a duration such as 90s, 30m, 2h, 1d or seconds";
+  if (!field.IsScalar()) return tl::unexpected(field.Invalid(kExpected));
+  return Typed(ParseDuration(field.node().Scalar()), field, kExpected);
+}
+
+Result<std::vector<std::string>> CommandField(const YamlField& field) {
+  YAML_FIELD_TRY(items, field.Items());
+  if (items->size() > kMaxListItems) {
+    return tl::unexpected(field.Invalid(fmt::format("at most {} items", kMaxListItems)));
+  }
+  std::vector<std::string> command;
+  for (const YamlField& item : *items) {
+    YAML_FIELD_TRY(text, PlainText(item, "a string", true));
+    command.push_back(std::move(*text));
+  }
+  return command;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> EnvField(const YamlField& field) {
+  YAML_FIELD_TRY(map, field.FreeMap());
+  if (map->entries().size() > kMaxListItems) {
+    return tl::unexpected(field.Invalid(fmt::format("at most {} variables", kMaxListItems)));
+  }
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const auto& [key, value] : map->entries()) {
+    bool name_ok = !key.empty() && !(key[0] >= '0' && key[0] <= '9');
+    for (const char c : key) {
+      name_ok = name_ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                            (c >= '0' && c <= '9') || c == '_');
+    }
+    if (!name_ok) {
+      return tl::unexpected(
+          value.Invalid("a variable name of letters, digits and _", model::QuoteForMessage(key)));
+    }
+    YAML_FIELD_TRY(text, PlainText(value, "a string value", true));
+    env.emplace_back(key, std::move(*text));
+  }
+  return env;
+}
+
+tl::expected<void, Error> ResourcesField(const YamlField& field, JobSpec& spec) {
+  YAML_FIELD_TRY(map, field.Map({"cpu", "memory"}));
+  if (const YamlField* cpu = map->Find("cpu")) {
+    constexpr std::string_view kExpected = "cores such as \"16\", \"0.5\" or \"500m\"";
+    if (!cpu->IsScalar()) return tl::unexpected(cpu->Invalid(kExpected));
+    YAML_FIELD_TRY(value, Typed(ParseCpuMilli(cpu->node().Scalar()), *cpu, kExpected));
+    spec.cpu_milli = *value;
+  }
+  if (const YamlField* memory = map->Find("memory")) {
+    constexpr std::string_view kExpected = "a size such as 512Mi, 128Gi or 1Ti";
+    if (!memory->IsScalar()) return tl::unexpected(memory->Invalid(kExpected));
+    YAML_FIELD_TRY(value, Typed(ParseMemoryMib(memory->node().Scalar()), *memory, kExpected));
+    spec.memory_mib = *value;
+  }
+  return {};
+}
+
+Result<model::Selector> SelectorsField(const YamlField& field) {
+  YAML_FIELD_TRY(items, field.Items());
+  if (items->size() > 16) return tl::unexpected(field.Invalid("at most 16 selectors"));
+  std::vector<std::string> parts;
+  for (const YamlField& item : *items) {
+    YAML_FIELD_TRY(entry, item.Map({"cel"}));
+    YAML_FIELD_TRY(cel, entry->Require("cel", "a map with an expression"));
+    YAML_FIELD_TRY(cel_map, cel->Map({"expression"}));
+    YAML_FIELD_TRY(expression, cel_map->Require("expression", "a selector expression"));
+    YAML_FIELD_TRY(text, PlainText(*expression, "a selector expression", true));
+    auto parsed = model::Selector::Parse(*text);
+    if (!parsed) {
+      return tl::unexpected(expression->Invalid("a selector expression", parsed.error().message));
+    }
+    if (!parsed->MatchesAll()) parts.push_back(parsed->text());
+  }
+  if (parts.empty()) return model::Selector();
+  if (parts.size() == 1) return model::Selector::Parse(parts[0]);
+  std::string all;
+  for (const std::string& part : parts) {
+    all += all.empty() ? "(" : " && (";
+    all += part;
+    all += ")";
+  }
+  auto combined = model::Selector::Parse(all);
+  if (!combined)
+    return tl::unexpected(field.Invalid("selectors that combine", combined.error().message));
+  return combined;
+}
+
+tl::expected<void, Error> DevicesField(const YamlField& field, JobSpec& spec) {
+  YAML_FIELD_TRY(map, field.Map({"requests"}));
+  const YamlField* requests = map->Find("requests");
+  if (requests == nullptr || requests->IsNull()) return {};
+  YAML_FIELD_TRY(items, requests->Items());
+  if (items->size() > 1) {
+    return tl::unexpected(requests->Invalid("at most one device request in v1",
+                                            fmt::format("{} requests", items->size())));
+  }
+  if (items->empty()) return {};
+  const YamlField& request = items->front();
+  YAML_FIELD_TRY(entry, request.Map({"name", "deviceClassName", "count", "share", "selectors"}));
+  if (const YamlField* name = entry->Find("name")) {
+    YAML_FIELD_TRY(text, PlainText(*name, "a request name", false));
+    spec.request_name = *text;
+  }
+  if (const YamlField* device_class = entry->Find("deviceClassName")) {
+    if (!device_class->IsScalar() || device_class->node().Scalar() != "gpu") {
+      return tl::unexpected(device_class->Invalid("\"gpu\" (the one device class in v1)"));
+    }
+  }
+  YAML_FIELD_TRY(count, entry->Require("count", "an integer >= 1"));
+  YAML_FIELD_TRY(devices, count->Integer(1, kMaxDevicesPerTask,
+                                         fmt::format("an integer in [1, {}]", kMaxDevicesPerTask)));
+  spec.devices = static_cast<uint32_t>(*devices);
+  if (const YamlField* share = entry->Find("share")) {
+    YAML_FIELD_TRY(milli, share->Integer(1, 1000, "milli of one device in [1, 1000]"));
+    if (*milli < 1000 && spec.devices != 1) {
+      return tl::unexpected(
+          share->Invalid("no share unless count is 1", fmt::format("count {}", spec.devices)));
+    }
+    spec.share_milli = static_cast<uint32_t>(*milli);
+  }
+  if (const YamlField* selectors = entry->Find("selectors")) {
+    if (!selectors->IsNull()) {
+      YAML_FIELD_TRY(selector, SelectorsField(*selectors));
+      spec.selector = std::move(*selector);
+    }
+  }
+  return {};
+}
+
+tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
+  YAML_FIELD_TRY(map, field.Map({"tenant", "priority", "tasks", "replicas", "timeLimit", "runtime",
+                                 "command", "env", "resources", "devices"}));
+  if (const YamlField* tenant = map->Find("tenant")) {
+    YAML_FIELD_TRY(name, PlainText(*tenant, "a tenant name", false));
+    if (name->size() > kMaxNameBytes) return tl::unexpected(tenant->Invalid("a shorter name"));
+    spec.tenant = *name;
+  }
+  if (const YamlField* priority = map->Find("priority")) {
+    YAML_FIELD_TRY(value,
+                   priority->Integer(-1'000'000, 1'000'000, "an integer in [-1000000, 1000000]"));
+    spec.priority = static_cast<int32_t>(*value);
+  }
+  const YamlField* tasks = map->Find("tasks");
+  const YamlField* replicas = map->Find("replicas");
+  if (spec.kind == JobKind::kJob) {
+    if (replicas != nullptr) {
+      return tl::unexpected(replicas->Invalid("no replicas for kind Job (use tasks)"));
+    }
+    if (tasks != nullptr) {
+      YAML_FIELD_TRY(value,
+                     tasks->Integer(1, kMaxTasks, fmt::format("an integer in [1, {}]", kMaxTasks)));
+      spec.tasks = static_cast<uint32_t>(*value);
+    }
+  } else {
+    if (tasks != nullptr) {
+      return tl::unexpected(tasks->Invalid("no tasks for kind Service (use replicas)"));
+    }
+    YAML_FIELD_TRY(field_replicas, map->Require("replicas", "an integer >= 1"));
+    YAML_FIELD_TRY(value, field_replicas->Integer(
+                              1, kMaxReplicas, fmt::format("an integer in [1, {}]", kMaxReplicas)));
+    spec.replicas = static_cast<uint32_t>(*value);
+  }
+  YAML_FIELD_TRY(time_limit, map->Require("timeLimit", "a duration such as 2h"));
+  YAML_FIELD_TRY(limit_us, DurationField(*time_limit));
+  spec.time_limit_us = *limit_us;
+  if (const YamlField* runtime = map->Find("runtime")) {
+    YAML_FIELD_TRY(runtime_us, DurationField(*runtime));
+    spec.runtime_us = *runtime_us;
+  }
+  if (const YamlField* command = map->Find("command")) {
+    YAML_FIELD_TRY(value, CommandField(*command));
+    spec.command = std::move(*value);
+  }
+  if (const YamlField* env = map->Find("env")) {
+    if (!env->IsNull()) {
+      YAML_FIELD_TRY(value, EnvField(*env));
+      spec.env = std::move(*value);
+    }
+  }
+  if (const YamlField* resources = map->Find("resources")) {
+    if (!resources->IsNull()) {
+      YAML_FIELD_TRY(ok, ResourcesField(*resources, spec));
+    }
+  }
+  if (const YamlField* devices = map->Find("devices")) {
+    if (!devices->IsNull()) {
+      YAML_FIELD_TRY(ok, DevicesField(*devices, spec));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+bool operator==(const JobSpec& a, const JobSpec& b) {
+  return a.kind == b.kind && a.name == b.name && a.tenant == b.tenant && a.priority == b.priority &&
+         a.tasks == b.tasks && a.replicas == b.replicas && a.time_limit_us == b.time_limit_us &&
+         a.runtime_us == b.runtime_us && a.command == b.command && a.env == b.env &&
+         a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
+         a.request_name == b.request_name && a.devices == b.devices &&
+         a.share_milli == b.share_milli && a.selector.text() == b.selector.text();
+}
+
+Result<TimeUs> ParseDuration(std::string_view text) {
+  if (text.empty()) return MakeError(ErrorCode::kInvalidArgument, "empty duration");
+  TimeUs unit_s = 1;
+  switch (text.back()) {
+    case 's':
+      unit_s = 1;
+      text.remove_suffix(1);
+      break;
+    case 'm':
+      unit_s = 60;
+      text.remove_suffix(1);
+      break;
+    case 'h':
+      unit_s = 3600;
+      text.remove_suffix(1);
+      break;
+    case 'd':
+      unit_s = 86400;
+      text.remove_suffix(1);
+      break;
+    default:
+      break;
+  }
+  int64_t count = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || count <= 0 ||
+      count > kMaxDurationUs / kUsPerSecond / unit_s) {
+    return MakeError(ErrorCode::kInvalidArgument, "not a duration");
+  }
+  return count * unit_s * kUsPerSecond;
+}
+
+Result<int64_t> ParseCpuMilli(std::string_view text) {
+  if (!text.empty() && text.back() == 'm') {
+    text.remove_suffix(1);
+    int64_t milli = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), milli);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size() || milli < 0 ||
+        milli > 1'000'000'000) {
+      return MakeError(ErrorCode::kInvalidArgument, "not a CPU quantity");
+    }
+    return milli;
+  }
+  auto milli = ScaledDecimal(text, 1000);
+  if (!milli || *milli > 1'000'000'000) {
+    return MakeError(ErrorCode::kInvalidArgument, "not a CPU quantity");
+  }
+  return milli;
+}
+
+Result<int64_t> ParseMemoryMib(std::string_view text) {
+  int64_t scale = 0;
+  if (text.ends_with("Mi")) scale = 1;
+  if (text.ends_with("Gi")) scale = 1024;
+  if (text.ends_with("Ti")) scale = 1024 * 1024;
+  if (scale == 0) return MakeError(ErrorCode::kInvalidArgument, "not a memory size");
+  text.remove_suffix(2);
+  auto mib = ScaledDecimal(text, scale);
+  if (!mib || *mib > (int64_t{1} << 40)) {
+    return MakeError(ErrorCode::kInvalidArgument, "not a memory size");
+  }
+  return mib;
+}
+
+Result<JobSpec> ParseJobSpec(std::string_view text, std::string_view source) {
+  auto document = model::LoadYamlDocument(text, source);
+  if (!document) return tl::unexpected(document.error());
+  const YamlField root = YamlField::Document(*document, source);
+  YAML_FIELD_TRY(top, root.Map({"apiVersion", "kind", "metadata", "spec"}));
+  JobSpec spec;
+  if (const YamlField* version = top->Find("apiVersion")) {
+    if (!version->IsScalar() || version->node().Scalar() != "headroom/v1") {
+      return tl::unexpected(version->Invalid("\"headroom/v1\""));
+    }
+  }
+  if (const YamlField* kind = top->Find("kind")) {
+    const std::string value = kind->IsScalar() ? kind->node().Scalar() : "";
+    if (value == "Job") {
+      spec.kind = JobKind::kJob;
+    } else if (value == "Service") {
+      spec.kind = JobKind::kService;
+      spec.tasks = 1;
+    } else {
+      return tl::unexpected(kind->Invalid("Job or Service"));
+    }
+  }
+  if (const YamlField* metadata = top->Find("metadata")) {
+    YAML_FIELD_TRY(meta, metadata->Map({"name"}));
+    if (const YamlField* name = meta->Find("name")) {
+      YAML_FIELD_TRY(value, PlainText(*name, "a name", false));
+      if (value->size() > kMaxNameBytes) {
+        return tl::unexpected(
+            name->Invalid(fmt::format("a name of at most {} bytes", kMaxNameBytes)));
+      }
+      spec.name = *value;
+    }
+  }
+  YAML_FIELD_TRY(spec_field, top->Require("spec", "a map with timeLimit and the job's resources"));
+  YAML_FIELD_TRY(ok, SpecField(*spec_field, spec));
+  return spec;
+}
+
+std::string JobSpecToJson(const JobSpec& spec) {
+  nlohmann::ordered_json out;
+  out["apiVersion"] = "headroom/v1";
+  out["kind"] = spec.kind == JobKind::kJob ? "Job" : "Service";
+  if (!spec.name.empty()) out["metadata"]["name"] = spec.name;
+  nlohmann::ordered_json& s = out["spec"];
+  if (!spec.tenant.empty()) s["tenant"] = spec.tenant;
+  s["priority"] = spec.priority;
+  if (spec.kind == JobKind::kJob) {
+    s["tasks"] = spec.tasks;
+  } else {
+    s["replicas"] = spec.replicas;
+  }
+  s["timeLimit"] = spec.time_limit_us / kUsPerSecond;
+  if (spec.runtime_us > 0) s["runtime"] = spec.runtime_us / kUsPerSecond;
+  s["command"] = spec.command;
+  s["env"] = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : spec.env) s["env"][key] = value;
+  s["resources"]["cpu"] = fmt::format("{}m", spec.cpu_milli);
+  s["resources"]["memory"] = fmt::format("{}Mi", spec.memory_mib);
+  if (spec.devices > 0) {
+    nlohmann::ordered_json request;
+    if (!spec.request_name.empty()) request["name"] = spec.request_name;
+    request["deviceClassName"] = "gpu";
+    request["count"] = spec.devices;
+    if (spec.share_milli < model::kMilliPerDevice) request["share"] = spec.share_milli;
+    if (!spec.selector.MatchesAll()) {
+      request["selectors"] =
+          nlohmann::ordered_json::array({{{"cel", {{"expression", spec.selector.text()}}}}});
+    }
+    s["devices"]["requests"] = nlohmann::ordered_json::array({request});
+  }
+  return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submit_us) {
+  model::Job job;
+  job.name = spec.name;
+  job.tenant = std::string(tenant);
+  job.priority = spec.priority;
+  job.submit_time_us = submit_us;
+  job.runtime_estimate_us = spec.time_limit_us;
+  job.runtime_us = spec.runtime_us > 0 ? spec.runtime_us : spec.time_limit_us;
+  job.task_count = spec.kind == JobKind::kJob ? spec.tasks : 1;
+  job.task.devices = spec.devices;
+  job.task.milli_per_device = spec.devices == 0 ? model::kMilliPerDevice : spec.share_milli;
+  job.task.cpu_milli = spec.cpu_milli;
+  job.task.memory_mib = spec.memory_mib;
+  job.task.selector = spec.selector;
+  return job;
+}
+
+}  // namespace headroom::control

@@ -1,0 +1,75 @@
+// JobSpec: a job or service as a user submits it to headroomd (docs/api.md "Jobs"), in the
+// Kubernetes shape with device requests after ResourceClaim. One parser reads YAML and JSON
+// (JSON is read as YAML), so both give the same errors:
+//   request body:7: field 'spec.devices.requests[0].count': expected an integer >= 1, got "eight"
+//
+// Promises:
+//  1. ParseJobSpec never throws and never crashes on any bytes (fuzz/job_spec_fuzz.cc); every
+//     error is one line naming the line and the field.
+//  2. JobSpecToJson writes the canonical JSON form; ParseJobSpec reads it back to an equal spec
+//     (the store keeps specs this way).
+//  3. A parsed spec is valid: sizes in range, share only with count 1, selector parsed.
+// Threading: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/result.h"
+#include "base/time.h"
+#include "model/job.h"
+#include "model/selector.h"
+
+namespace headroom::control {
+
+enum class JobKind : uint8_t { kJob, kService };
+
+struct JobSpec {
+  JobKind kind = JobKind::kJob;
+  std::string name;
+  std::string tenant;  // Empty: the submitter's own tenant.
+  int32_t priority = 0;
+  uint32_t tasks = 1;     // Gang size; 1 for a service's jobs.
+  uint32_t replicas = 0;  // Services only.
+  TimeUs time_limit_us = 0;
+  // Simulated backend: how long it runs; 0 (not given) runs until the time limit and
+  // completes there.
+  TimeUs runtime_us = 0;
+  std::vector<std::string> command;
+  std::vector<std::pair<std::string, std::string>> env;  // In document order, unique keys.
+  int64_t cpu_milli = 0;                                 // Per task.
+  int64_t memory_mib = 0;                                // Per task.
+  std::string request_name;                              // devices.requests[0].name
+  uint32_t devices = 0;                                  // Whole devices per task.
+  uint32_t share_milli = model::kMilliPerDevice;         // < 1000: a share of one device.
+  model::Selector selector;                              // The request's selectors, ANDed.
+
+  friend bool operator==(const JobSpec& a, const JobSpec& b);
+};
+
+// Limits on one spec, so that no request can make the daemon allocate without bound.
+inline constexpr uint32_t kMaxTasks = 100'000;
+inline constexpr uint32_t kMaxReplicas = 10'000;
+inline constexpr uint32_t kMaxDevicesPerTask = 1024;
+inline constexpr size_t kMaxListItems = 1024;
+inline constexpr size_t kMaxNameBytes = 253;
+
+// `source` prefixes every message ("request body").
+Result<JobSpec> ParseJobSpec(std::string_view text, std::string_view source = "request body");
+
+std::string JobSpecToJson(const JobSpec& spec);
+
+// The engine's view of one gang (one replica for a service) submitted at `submit_us`.
+model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submit_us);
+
+// "90s", "30m", "2h", "1d" or an integer count of seconds; > 0 and at most 366 days.
+Result<TimeUs> ParseDuration(std::string_view text);
+// Cores as "16", "0.5" or "500m" → milli-cores.
+Result<int64_t> ParseCpuMilli(std::string_view text);
+// "512Mi", "128Gi", "1Ti" → MiB.
+Result<int64_t> ParseMemoryMib(std::string_view text);
+
+}  // namespace headroom::control

@@ -1,0 +1,598 @@
+#include "control/live_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+
+#include <spdlog/spdlog.h>
+
+#include "base/check.h"
+#include "engine/pending_reason.h"
+
+namespace headroom::control {
+
+LiveLoop::LiveLoop(DaemonState& state, Journal& journal, EventLog& events, Backend& backend,
+                   const Clock& clock, Histogram& cycle_seconds, LoopOptions options)
+    : state_(state),
+      journal_(journal),
+      events_log_(events),
+      backend_(backend),
+      clock_(clock),
+      cycle_seconds_(cycle_seconds),
+      options_(std::move(options)) {}
+
+LiveLoop::~LiveLoop() { Stop(); }
+
+void LiveLoop::Start() {
+  HR_CHECK(!thread_.joinable());
+  std::lock_guard lock(inbox_mu_);
+  thread_ = std::thread([this] { Run(); });
+  loop_thread_id_ = thread_.get_id();
+}
+
+void LiveLoop::Stop() {
+  {
+    std::lock_guard lock(inbox_mu_);
+    stopping_ = true;
+  }
+  inbox_cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LiveLoop::Submitted(uint64_t job) {
+  {
+    std::lock_guard lock(inbox_mu_);
+    inbox_.push_back(Input{job, nullptr});
+  }
+  inbox_cv_.notify_one();
+}
+
+void LiveLoop::Wake() {
+  {
+    std::lock_guard lock(inbox_mu_);
+    inbox_.push_back(Input{0, [] {}});
+  }
+  inbox_cv_.notify_one();
+}
+
+void LiveLoop::RunCall(std::function<void()> call) {
+  if (std::this_thread::get_id() == loop_thread_id_) {
+    call();
+    return;
+  }
+  std::promise<void> done;
+  auto finished = done.get_future();
+  {
+    std::lock_guard lock(inbox_mu_);
+    if (exited_) {
+      call();  // The loop is gone; nothing else touches its state.
+      return;
+    }
+    inbox_.push_back(Input{0, [&] {
+                             call();
+                             done.set_value();
+                           }});
+  }
+  inbox_cv_.notify_one();
+  finished.wait();
+}
+
+TimeUs LiveLoop::Now() {
+  last_now_us_ = std::max(last_now_us_, clock_.NowUs());
+  return last_now_us_;
+}
+
+void LiveLoop::Log(std::string type, std::optional<uint64_t> job, std::optional<std::string> node,
+                   std::string message, TimeUs now) {
+  events_log_.Append(LoggedEvent{.time_us = now,
+                                 .type = std::move(type),
+                                 .job = job,
+                                 .node = std::move(node),
+                                 .message = std::move(message)});
+}
+
+TimeUs LiveLoop::NextDeadline(TimeUs now) const {
+  if (rebuild_) return std::max(now, retry_at_us_);
+  TimeUs deadline = std::min(backend_.NextPollUs(now), next_sample_us_);
+  if (engine_ != nullptr) deadline = std::min(deadline, engine_->NextWakeupUs());
+  return deadline;
+}
+
+void LiveLoop::Run() {
+  while (true) {
+    std::vector<Input> inputs;
+    const TimeUs before = Now();
+    const TimeUs deadline = NextDeadline(before);
+    {
+      std::unique_lock lock(inbox_mu_);
+      // Wake at least once a second of real time: backends poll for silence on wall time.
+      const auto wait = std::min<std::chrono::microseconds>(
+          deadline == kNever ? std::chrono::seconds(1) : clock_.WallDelay(deadline - before),
+          std::chrono::seconds(1));
+      inbox_cv_.wait_for(lock, wait, [&] { return !inbox_.empty() || stopping_; });
+      inputs.swap(inbox_);
+      if (stopping_ && inputs.empty()) {
+        exited_ = true;
+        break;
+      }
+    }
+    const auto cycle_start = std::chrono::steady_clock::now();
+    const TimeUs now = Now();
+    for (Input& input : inputs) {
+      if (input.call) {
+        input.call();
+        continue;
+      }
+      if (rebuild_ || engine_ == nullptr) continue;  // The rebuild reads it from the state.
+      std::unique_lock lock(state_.mu);
+      auto it = state_.jobs.find(input.submitted);
+      if (it == state_.jobs.end() || it->second.state != JobState::kPending) continue;
+      const JobRecord job = it->second;
+      lock.unlock();
+      EnqueueSubmit(job);
+    }
+    {
+      std::lock_guard lock(inbox_mu_);
+      if (stopping_) continue;  // Finish the queued calls, schedule nothing new.
+    }
+    Iterate(now);
+    cycle_seconds_.Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count());
+  }
+}
+
+JobId LiveLoop::NewEngineId(uint64_t job) {
+  const JobId id(static_cast<uint32_t>(daemon_of_engine_.size()));
+  daemon_of_engine_.push_back(job);
+  engine_of_daemon_[job] = id;
+  return id;
+}
+
+void LiveLoop::EnqueueSubmit(const JobRecord& job) {
+  if (engine_ == nullptr || engine_of_daemon_.contains(job.id)) return;
+  const JobId id = NewEngineId(job.id);
+  events_.push_back(engine::JobSubmitted{id, ToModelJob(job.spec, job.spec.tenant, job.submit_us)});
+}
+
+void LiveLoop::Iterate(TimeUs now) {
+  BackendReport report = backend_.Poll(now);
+  if (report.cluster_changed) rebuild_ = true;
+  if (rebuild_) {
+    if (now < retry_at_us_) return;
+    Rebuild(now);
+  }
+  if (!report.completions.empty()) ApplyCompletions(report.completions, now);
+  if (!report.lost_nodes.empty()) RequeueFrom(report.lost_nodes, now);
+  if (engine_ == nullptr) {
+    events_.clear();
+    Sample(now);
+    return;
+  }
+  SyncDrains();
+  const engine::Decisions decisions = engine_->Step(events_, now);
+  events_.clear();
+  if (!decisions.starts.empty()) ApplyStarts(decisions, now);
+  Sample(now);
+}
+
+std::vector<TaskPlacement> LiveLoop::ToPlacement(
+    const std::vector<engine::TaskAllocation>& tasks) const {
+  std::vector<TaskPlacement> placement;
+  for (size_t rank = 0; rank < tasks.size(); ++rank) {
+    const engine::TaskAllocation& task = tasks[rank];
+    const model::Node& node = cluster_->node(task.node);
+    TaskPlacement out{.rank = static_cast<uint32_t>(rank),
+                      .node = node.name,
+                      .milli_per_device = task.milli_per_device,
+                      .cpu_milli = task.cpu_milli,
+                      .memory_mib = task.memory_mib};
+    for (DeviceId device : task.devices) {
+      out.device_indices.push_back(device.value() - node.first_device);
+    }
+    placement.push_back(std::move(out));
+  }
+  return placement;
+}
+
+std::optional<std::vector<engine::TaskAllocation>> LiveLoop::ToAllocations(
+    const std::vector<TaskPlacement>& placement, std::vector<uint32_t>& used_milli,
+    std::vector<int64_t>& used_cpu, std::vector<int64_t>& used_memory) const {
+  std::vector<engine::TaskAllocation> tasks;
+  std::vector<uint32_t> milli = used_milli;
+  std::vector<int64_t> cpu = used_cpu;
+  std::vector<int64_t> memory = used_memory;
+  for (const TaskPlacement& task : placement) {
+    const model::Node* node = cluster_->FindNode(task.node);
+    if (node == nullptr || task.milli_per_device == 0 || task.milli_per_device > 1000) {
+      return std::nullopt;
+    }
+    engine::TaskAllocation out{.node = node->id,
+                               .milli_per_device = task.milli_per_device,
+                               .cpu_milli = task.cpu_milli,
+                               .memory_mib = task.memory_mib};
+    cpu[node->id.value()] += task.cpu_milli;
+    memory[node->id.value()] += task.memory_mib;
+    if (cpu[node->id.value()] > node->cpu_milli || memory[node->id.value()] > node->memory_mib) {
+      return std::nullopt;
+    }
+    for (uint32_t index : task.device_indices) {
+      if (index >= node->device_count) return std::nullopt;
+      const uint32_t device = node->first_device + index;
+      milli[device] += task.milli_per_device;
+      if (milli[device] > 1000) return std::nullopt;
+      out.devices.push_back(DeviceId(device));
+    }
+    tasks.push_back(std::move(out));
+  }
+  used_milli = std::move(milli);
+  used_cpu = std::move(cpu);
+  used_memory = std::move(memory);
+  return tasks;
+}
+
+void LiveLoop::Rebuild(TimeUs now) {
+  rebuild_ = false;
+  events_.clear();
+  engine_.reset();
+  daemon_of_engine_.clear();
+  engine_of_daemon_.clear();
+  cluster_ = backend_.CurrentCluster();
+  auto topology = std::make_shared<const Topology>(MakeTopology(cluster_));
+  std::vector<JobRecord> pending;
+  std::vector<JobRecord> running;
+  {
+    std::lock_guard lock(state_.mu);
+    state_.topology = topology;
+    for (const auto& [id, job] : state_.jobs) {
+      if (job.state == JobState::kPending) pending.push_back(job);
+      if (job.state == JobState::kRunning) running.push_back(job);
+    }
+  }
+  if (cluster_ == nullptr || cluster_->nodes().empty()) {
+    cluster_ = nullptr;
+    return;
+  }
+  engine_ = std::make_unique<engine::Engine>(*cluster_, options_.policy);
+  drained_in_engine_.assign(cluster_->nodes().size(), 0);
+  std::vector<uint32_t> used_milli(cluster_->devices().size(), 0);
+  std::vector<int64_t> used_cpu(cluster_->nodes().size(), 0);
+  std::vector<int64_t> used_memory(cluster_->nodes().size(), 0);
+  std::vector<uint64_t> misfits;
+  for (const JobRecord& job : running) {
+    auto tasks = ToAllocations(job.placement, used_milli, used_cpu, used_memory);
+    if (!tasks || tasks->size() != ToModelJob(job.spec, job.spec.tenant, 0).task_count) {
+      misfits.push_back(job.id);
+      continue;
+    }
+    backend_.OnStart(job, *tasks, *cluster_);
+    const JobId id = NewEngineId(job.id);
+    events_.push_back(engine::JobRestored{id, ToModelJob(job.spec, job.spec.tenant, job.submit_us),
+                                          std::move(*tasks), job.start_us});
+  }
+  for (const JobRecord& job : pending) EnqueueSubmit(job);
+  spdlog::info("engine rebuilt: {} nodes, {} devices, {} running restored, {} pending",
+               cluster_->nodes().size(), cluster_->devices().size(),
+               running.size() - misfits.size(), pending.size());
+  if (!misfits.empty())
+    Requeue(std::move(misfits), "its placement no longer fits the cluster", now);
+}
+
+void LiveLoop::ApplyCompletions(const std::vector<Completion>& completions, TimeUs now) {
+  std::vector<StoreWrite> writes;
+  std::vector<JobRecord> ended;
+  std::vector<JobRecord> replicas;
+  {
+    std::lock_guard lock(state_.mu);
+    uint64_t next_id = state_.next_job_id;
+    for (const Completion& completion : completions) {
+      auto it = state_.jobs.find(completion.job);
+      if (it == state_.jobs.end() || it->second.state != JobState::kRunning) continue;
+      JobRecord job = it->second;
+      job.state = completion.exit_code == 0 ? JobState::kCompleted : JobState::kFailed;
+      job.exit_code = completion.exit_code;
+      job.end_us = now;
+      job.message = completion.message;
+      writes.push_back(job);
+      if (job.service_id != 0 && state_.services.contains(job.service_id)) {
+        // A service keeps its replicas: an ended replica is replaced by a new job.
+        const ServiceRecord& service = state_.services.at(job.service_id);
+        JobRecord replica{
+            .id = next_id++, .service_id = service.id, .spec = service.spec, .submit_us = now};
+        replica.spec.kind = JobKind::kJob;
+        replica.spec.replicas = 0;
+        replica.spec.tasks = 1;
+        writes.push_back(replica);
+        replicas.push_back(std::move(replica));
+      }
+      ended.push_back(std::move(job));
+    }
+    state_.next_job_id = next_id;
+  }
+  if (writes.empty()) return;
+  if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+    // The backend reported these; until they are durable the loop cannot act on them. Start
+    // over from the state (they are still running there) once the store answers again.
+    spdlog::error("journal: completions not committed: {}", ok.error().message);
+    rebuild_ = true;
+    retry_at_us_ = now + kUsPerSecond;
+    return;
+  }
+  {
+    std::lock_guard lock(state_.mu);
+    for (const JobRecord& job : ended) state_.jobs[job.id] = job;
+    for (const JobRecord& job : replicas) state_.jobs[job.id] = job;
+  }
+  for (const JobRecord& job : ended) {
+    if (auto it = engine_of_daemon_.find(job.id); it != engine_of_daemon_.end() && engine_) {
+      events_.push_back(engine::JobFinished{it->second});
+    }
+    Log(job.state == JobState::kCompleted ? "finished" : "failed", job.id, std::nullopt,
+        fmt::format("job {} {} (exit code {}): {}", job.id, JobStateName(job.state),
+                    job.exit_code.value_or(0), job.message),
+        now);
+  }
+  for (const JobRecord& job : replicas) {
+    EnqueueSubmit(job);
+    Log("submitted", job.id, std::nullopt,
+        fmt::format("job {} replaces an ended replica of service {}", job.id, job.service_id), now);
+  }
+}
+
+void LiveLoop::RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs now) {
+  std::vector<uint64_t> jobs;
+  {
+    std::lock_guard lock(state_.mu);
+    for (const auto& [id, job] : state_.jobs) {
+      if (job.state != JobState::kRunning) continue;
+      for (const TaskPlacement& task : job.placement) {
+        if (std::find(lost_nodes.begin(), lost_nodes.end(), task.node) != lost_nodes.end()) {
+          jobs.push_back(id);
+          break;
+        }
+      }
+    }
+  }
+  if (!jobs.empty()) {
+    Requeue(std::move(jobs), fmt::format("node {} was lost", fmt::join(lost_nodes, ", ")), now);
+  }
+}
+
+void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeUs now) {
+  std::vector<StoreWrite> writes;
+  std::vector<JobRecord> requeued;
+  {
+    std::lock_guard lock(state_.mu);
+    for (uint64_t id : jobs) {
+      auto it = state_.jobs.find(id);
+      if (it == state_.jobs.end() || it->second.state != JobState::kRunning) continue;
+      JobRecord job = it->second;
+      job.state = JobState::kPending;
+      job.start_us = 0;
+      job.placement.clear();
+      ++job.requeues;
+      job.message = "requeued: " + why;
+      writes.push_back(job);
+      requeued.push_back(std::move(job));
+    }
+  }
+  if (writes.empty()) return;
+  if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+    spdlog::error("journal: requeue not committed: {}", ok.error().message);
+    rebuild_ = true;
+    retry_at_us_ = now + kUsPerSecond;
+    return;
+  }
+  {
+    std::lock_guard lock(state_.mu);
+    for (const JobRecord& job : requeued) state_.jobs[job.id] = job;
+    state_.requeues_total += requeued.size();
+  }
+  for (const JobRecord& job : requeued) {
+    backend_.OnStop(job.id);
+    if (auto it = engine_of_daemon_.find(job.id); it != engine_of_daemon_.end()) {
+      if (engine_) events_.push_back(engine::JobCancelled{it->second});
+      engine_of_daemon_.erase(it);
+    }
+    EnqueueSubmit(job);
+    Log("requeued", job.id, std::nullopt, fmt::format("job {} {}", job.id, job.message), now);
+  }
+}
+
+void LiveLoop::SyncDrains() {
+  std::vector<engine::Event> changes;
+  {
+    std::lock_guard lock(state_.mu);
+    for (const model::Node& node : cluster_->nodes()) {
+      auto it = state_.nodes.find(node.name);
+      const bool blocked = it == state_.nodes.end() || it->second.record.drained ||
+                           !it->second.ready || it->second.health != NodeHealth::kUp;
+      if (blocked != (drained_in_engine_[node.id.value()] != 0)) {
+        drained_in_engine_[node.id.value()] = blocked ? 1 : 0;
+        changes.push_back(engine::NodeDrained{node.id, blocked});
+      }
+    }
+  }
+  // Drains go first so that this step's placements already avoid the node.
+  events_.insert(events_.begin(), changes.begin(), changes.end());
+}
+
+void LiveLoop::ApplyStarts(const engine::Decisions& decisions, TimeUs now) {
+  std::vector<StoreWrite> writes;
+  std::vector<std::pair<JobRecord, const engine::StartJob*>> started;
+  {
+    std::lock_guard lock(state_.mu);
+    for (const engine::StartJob& start : decisions.starts) {
+      const uint64_t id = daemon_of_engine_[start.job.value()];
+      JobRecord job = state_.jobs.at(id);
+      HR_CHECK(job.state == JobState::kPending);
+      job.state = JobState::kRunning;
+      job.start_us = now;
+      job.placement = ToPlacement(start.tasks);
+      ++job.starts;
+      job.message.clear();
+      writes.push_back(job);
+      started.emplace_back(std::move(job), &start);
+    }
+  }
+  if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+    // Not journaled, so not applied: the jobs stay pending in the state and the engine is
+    // rebuilt from it.
+    spdlog::error("journal: starts not committed: {}", ok.error().message);
+    rebuild_ = true;
+    retry_at_us_ = now + kUsPerSecond;
+    return;
+  }
+  {
+    std::lock_guard lock(state_.mu);
+    for (const auto& [job, start] : started) state_.jobs[job.id] = job;
+    state_.placements_total += started.size();
+  }
+  for (const auto& [job, start] : started) {
+    backend_.OnStart(job, start->tasks, *cluster_);
+    std::vector<std::string> nodes;
+    for (const TaskPlacement& task : job.placement) nodes.push_back(task.node);
+    Log("started", job.id, job.placement.empty() ? std::nullopt : std::optional(nodes.front()),
+        fmt::format("job {} started on {}", job.id, fmt::join(nodes, ", ")), now);
+  }
+}
+
+void LiveLoop::Sample(TimeUs now) {
+  if (now < next_sample_us_) return;
+  next_sample_us_ = now + options_.series_interval_us;
+  SeriesPoint point{.time_us = now};
+  point.devices = cluster_ == nullptr ? 0 : cluster_->device_count();
+  std::lock_guard lock(state_.mu);
+  for (const auto& [id, job] : state_.jobs) {
+    if (job.state == JobState::kPending) ++point.pending;
+    if (job.state != JobState::kRunning) continue;
+    ++point.running;
+    for (const TaskPlacement& task : job.placement) {
+      point.allocated_milli += uint64_t{task.milli_per_device} * task.device_indices.size();
+    }
+  }
+  state_.series.push_back(point);
+  while (state_.series.size() > options_.series_capacity) state_.series.pop_front();
+}
+
+ApiResult<JobRecord> LiveLoop::Cancel(uint64_t id) {
+  ApiResult<JobRecord> result = Fail(500, "the loop did not run the cancel");
+  RunCall([&] {
+    const TimeUs now = Now();
+    JobRecord job;
+    {
+      std::lock_guard lock(state_.mu);
+      auto it = state_.jobs.find(id);
+      if (it == state_.jobs.end()) {
+        result = Fail(404, "job {} does not exist; list jobs with GET /v1/jobs", id);
+        return;
+      }
+      job = it->second;
+    }
+    if (job.state == JobState::kCancelled) {
+      result = job;
+      return;
+    }
+    if (IsFinal(job.state)) {
+      result =
+          Fail(409, "job {} already {}; there is nothing to cancel", id, JobStateName(job.state));
+      return;
+    }
+    const bool was_running = job.state == JobState::kRunning;
+    job.state = JobState::kCancelled;
+    job.end_us = now;
+    job.message = "cancelled by request";
+    if (auto ok = journal_.Commit({job}); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    {
+      std::lock_guard lock(state_.mu);
+      state_.jobs[id] = job;
+    }
+    if (was_running) backend_.OnStop(id);
+    if (auto it = engine_of_daemon_.find(id); it != engine_of_daemon_.end() && engine_) {
+      events_.push_back(engine::JobCancelled{it->second});
+    }
+    Log("cancelled", id, std::nullopt, fmt::format("job {} cancelled", id), now);
+    result = job;
+  });
+  Wake();
+  return result;
+}
+
+ApiResult<NodeRecord> LiveLoop::SetDrain(const std::string& name, bool drained,
+                                         std::string reason) {
+  ApiResult<NodeRecord> result = Fail(500, "the loop did not run the drain");
+  RunCall([&] {
+    const TimeUs now = Now();
+    NodeRecord node;
+    {
+      std::lock_guard lock(state_.mu);
+      auto it = state_.nodes.find(name);
+      if (it == state_.nodes.end()) {
+        result = Fail(404, "node '{}' does not exist; list nodes with GET /v1/nodes", name);
+        return;
+      }
+      node = it->second.record;
+    }
+    node.drained = drained;
+    node.drain_reason = drained ? reason : "";
+    if (auto ok = journal_.Commit({node}); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    {
+      std::lock_guard lock(state_.mu);
+      state_.nodes[name].record = node;
+    }
+    Log(drained ? "node_drained" : "node_undrained", std::nullopt, name,
+        drained ? fmt::format("node {} drained: {}", name, reason)
+                : fmt::format("node {} undrained", name),
+        now);
+    result = node;
+  });
+  Wake();
+  return result;
+}
+
+PendingInfo LiveLoop::ExplainOne(uint64_t job) const {
+  if (engine_ == nullptr) {
+    return PendingInfo{"unschedulable",
+                       "No node is known yet: start headroom-agent on the nodes (agents backend).",
+                       kNever};
+  }
+  auto it = engine_of_daemon_.find(job);
+  if (it == engine_of_daemon_.end() || engine_->state(it->second) != engine::JobState::kPending) {
+    return PendingInfo{"not_considered", "Not yet looked at by the scheduler.", kNever};
+  }
+  const engine::PendingStatus status = engine_->Explain(it->second);
+  PendingInfo info;
+  info.code = status.reasons.empty() ? "not_considered"
+                                     : std::string(engine::PendingCodeName(status.reasons.front()));
+  info.message = status.message;
+  info.expected_start_us = status.expected_start_us;
+  return info;
+}
+
+std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& jobs) {
+  std::map<uint64_t, PendingInfo> out;
+  RunCall([&] {
+    for (uint64_t job : jobs) out[job] = ExplainOne(job);
+  });
+  return out;
+}
+
+std::map<std::string, uint64_t> LiveLoop::PendingByReason() {
+  std::vector<uint64_t> pending;
+  {
+    std::lock_guard lock(state_.mu);
+    for (const auto& [id, job] : state_.jobs) {
+      if (job.state == JobState::kPending) pending.push_back(id);
+    }
+  }
+  std::map<std::string, uint64_t> out;
+  for (const auto& [id, info] : Explain(pending)) ++out[info.code];
+  return out;
+}
+
+}  // namespace headroom::control

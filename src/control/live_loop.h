@@ -1,0 +1,135 @@
+// LiveLoop: the one thread that owns the Engine. It drains what happened — submissions from
+// the API, cancels and drains (run as calls on this thread), completions and lost nodes from
+// the backend, timers — into Engine::Step(now), journals the decisions (durable before they are
+// applied), updates the daemon's state and hands the starts to the backend. It sleeps until an
+// input arrives or the next deadline (engine wake-up, backend completion, series sample).
+//
+// Recovery and engine rebuild are one path (Rebuild): a fresh Engine on the backend's current
+// cluster is fed every pending job (JobSubmitted) and every running job with its placement
+// (JobRestored). A placement that no longer fits (a node re-registered with fewer devices) is
+// requeued instead. Daemon job ids are stable; engine ids are dense per engine, and a requeued
+// job gets a new one.
+//
+// Invariants: a job's lifecycle (start, finish, cancel, requeue) changes only on this thread,
+// and only after the journal committed it. Threading: the public methods are thread-safe; the
+// calls block until the loop has run them.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "control/api_error.h"
+#include "control/backend.h"
+#include "control/clock.h"
+#include "control/daemon_state.h"
+#include "control/event_log.h"
+#include "control/journal.h"
+#include "control/metrics.h"
+#include "engine/engine.h"
+#include "engine/policy_config.h"
+
+namespace headroom::control {
+
+struct LoopOptions {
+  engine::PolicyConfig policy;
+  TimeUs series_interval_us = 5 * kUsPerSecond;  // Of the loop's clock.
+  size_t series_capacity = 2000;
+};
+
+struct PendingInfo {
+  std::string code;  // PendingCode name.
+  std::string message;
+  TimeUs expected_start_us = kNever;
+};
+
+class LiveLoop {
+ public:
+  LiveLoop(DaemonState& state, Journal& journal, EventLog& events, Backend& backend,
+           const Clock& clock, Histogram& cycle_seconds, LoopOptions options);
+  ~LiveLoop();
+  LiveLoop(const LiveLoop&) = delete;
+  LiveLoop& operator=(const LiveLoop&) = delete;
+
+  void Start();
+  // Finishes the calls already queued, then joins the thread.
+  void Stop();
+
+  // `job` is durable and pending in the state: schedule it.
+  void Submitted(uint64_t job);
+  // Something the backend will report on its next Poll arrived: run an iteration soon.
+  void Wake();
+
+  ApiResult<JobRecord> Cancel(uint64_t job);
+  ApiResult<NodeRecord> SetDrain(const std::string& node, bool drained, std::string reason);
+  std::map<uint64_t, PendingInfo> Explain(const std::vector<uint64_t>& jobs);
+  std::map<std::string, uint64_t> PendingByReason();
+
+ private:
+  struct Input {
+    uint64_t submitted = 0;      // A job id, or 0 for a call.
+    std::function<void()> call;  // Runs on the loop thread.
+  };
+
+  void Run();
+  void RunCall(std::function<void()> call);
+  void Iterate(TimeUs now);
+  TimeUs NextDeadline(TimeUs now) const;
+  TimeUs Now();
+
+  // Loop-thread helpers.
+  void Rebuild(TimeUs now);
+  JobId NewEngineId(uint64_t job);
+  void EnqueueSubmit(const JobRecord& job);
+  void ApplyCompletions(const std::vector<Completion>& completions, TimeUs now);
+  void RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs now);
+  void Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeUs now);
+  void SyncDrains();
+  void ApplyStarts(const engine::Decisions& decisions, TimeUs now);
+  void Sample(TimeUs now);
+  std::vector<TaskPlacement> ToPlacement(const std::vector<engine::TaskAllocation>& tasks) const;
+  // The engine's allocations for `placement`, or nullopt when it does not fit `used_milli`.
+  std::optional<std::vector<engine::TaskAllocation>> ToAllocations(
+      const std::vector<TaskPlacement>& placement, std::vector<uint32_t>& used_milli,
+      std::vector<int64_t>& used_cpu, std::vector<int64_t>& used_memory) const;
+  PendingInfo ExplainOne(uint64_t job) const;
+  void Log(std::string type, std::optional<uint64_t> job, std::optional<std::string> node,
+           std::string message, TimeUs now);
+
+  DaemonState& state_;
+  Journal& journal_;
+  EventLog& events_log_;
+  Backend& backend_;
+  const Clock& clock_;
+  Histogram& cycle_seconds_;
+  LoopOptions options_;
+
+  std::mutex inbox_mu_;
+  std::condition_variable inbox_cv_;
+  std::vector<Input> inbox_;
+  bool stopping_ = false;
+  bool exited_ = false;  // The thread left its loop: calls run on the caller's thread.
+  std::thread thread_;
+  std::thread::id loop_thread_id_;
+
+  // Owned by the loop thread.
+  std::shared_ptr<const model::Cluster> cluster_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::vector<uint64_t> daemon_of_engine_;
+  std::unordered_map<uint64_t, JobId> engine_of_daemon_;
+  std::vector<uint8_t> drained_in_engine_;  // By NodeId.
+  std::vector<engine::Event> events_;       // For the next step.
+  bool rebuild_ = true;
+  TimeUs retry_at_us_ = 0;  // After a failed commit: rebuild from the store's view then.
+  TimeUs last_now_us_ = 0;
+  TimeUs next_sample_us_ = 0;
+};
+
+}  // namespace headroom::control

@@ -1,0 +1,111 @@
+// Records: the daemon's durable state, one struct per row kind — jobs (with their placement),
+// services, nodes, tokens. The store persists exactly these; the daemon keeps the same structs
+// in memory as its authoritative view, so recovery is "load the rows".
+// Threading: plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/time.h"
+#include "control/job_spec.h"
+
+namespace headroom::control {
+
+enum class JobState : uint8_t { kPending = 0, kRunning, kCompleted, kFailed, kCancelled };
+std::string_view JobStateName(JobState state);  // "pending", "running", ...
+std::optional<JobState> JobStateByName(std::string_view name);
+inline bool IsFinal(JobState state) {
+  return state == JobState::kCompleted || state == JobState::kFailed ||
+         state == JobState::kCancelled;
+}
+
+// One task's place: the node by name and the devices by the node's own indices, so a placement
+// survives an engine rebuild that renumbers nodes and devices.
+struct TaskPlacement {
+  uint32_t rank = 0;
+  std::string node;
+  std::vector<uint32_t> device_indices;
+  uint32_t milli_per_device = 1000;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  friend bool operator==(const TaskPlacement&, const TaskPlacement&) = default;
+};
+
+struct JobRecord {
+  uint64_t id = 0;
+  uint64_t service_id = 0;  // 0: not a service replica.
+  JobSpec spec;             // spec.tenant is always the effective tenant.
+  JobState state = JobState::kPending;
+  TimeUs submit_us = 0;
+  TimeUs start_us = 0;  // 0: not started (in its current attempt).
+  TimeUs end_us = 0;    // 0: not ended.
+  std::vector<TaskPlacement> placement;
+  std::optional<int32_t> exit_code;
+  uint32_t requeues = 0;
+  uint32_t starts = 0;  // Start decisions journaled for this job, all attempts.
+  std::string message;  // Why it ended, or why it was requeued.
+};
+
+struct ServiceRecord {
+  uint64_t id = 0;
+  JobSpec spec;  // kind Service; spec.tenant is the effective tenant.
+  TimeUs submit_us = 0;
+};
+
+// One device as an agent reports it.
+struct DeviceInventory {
+  uint32_t index = 0;
+  std::string uuid;
+  std::string model;
+  int64_t memory_mib = 0;
+  std::string clique_id;
+  friend bool operator==(const DeviceInventory&, const DeviceInventory&) = default;
+};
+
+// A node's durable part: drain state and, for agent-registered nodes, the inventory it
+// registered with (nodes of a cluster file have `registered` false).
+struct NodeRecord {
+  std::string name;
+  bool drained = false;
+  std::string drain_reason;
+  bool registered = false;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  std::vector<DeviceInventory> devices;
+  std::string address;
+};
+
+enum class Role : uint8_t { kAdmin = 0, kUser, kAgent };
+std::string_view RoleName(Role role);
+std::optional<Role> RoleByName(std::string_view name);
+
+struct TokenRecord {
+  std::string hash_hex;  // SHA-256 of the token, lowercase hex; the token itself is never kept.
+  Role role = Role::kUser;
+  std::string tenant;  // Users.
+  std::string node;    // Agents.
+};
+
+struct MetaRecord {
+  std::string key;
+  std::string value;
+};
+
+// One row to insert or replace.
+using StoreWrite = std::variant<JobRecord, ServiceRecord, NodeRecord, TokenRecord, MetaRecord>;
+
+// Everything a store holds, as loaded at start.
+struct StoreSnapshot {
+  std::vector<JobRecord> jobs;  // By id.
+  std::vector<ServiceRecord> services;
+  std::vector<NodeRecord> nodes;
+  std::vector<TokenRecord> tokens;
+  std::vector<MetaRecord> meta;
+};
+
+}  // namespace headroom::control

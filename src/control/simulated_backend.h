@@ -1,0 +1,44 @@
+// SimulatedBackend: the digital twin. Nodes are those of a cluster file, always reachable;
+// a started job runs for its spec's `runtime` stretched by the simulator's speed model for its
+// placement (sim/speed_model.h) and is cut at its time limit (exit code 124, "time limit");
+// a job without a runtime runs until its time limit and completes there.
+// Time is the loop's clock, which may be scaled (--time-scale), so a simulated hour can pass in
+// a real minute. After a restart, restored jobs keep their original start, so they end when
+// they would have.
+// Threading: the live loop's thread only.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "control/backend.h"
+#include "sim/speed_model.h"
+
+namespace headroom::control {
+
+class SimulatedBackend : public Backend {
+ public:
+  explicit SimulatedBackend(std::shared_ptr<const model::Cluster> cluster);
+
+  std::shared_ptr<const model::Cluster> CurrentCluster() override { return cluster_; }
+  void OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
+               const model::Cluster& cluster) override;
+  void OnStop(uint64_t job) override;
+  BackendReport Poll(TimeUs now_us) override;
+  TimeUs NextPollUs(TimeUs now_us) const override;
+
+ private:
+  struct Ending {
+    TimeUs end_us = 0;
+    bool timed_out = false;
+  };
+
+  std::shared_ptr<const model::Cluster> cluster_;
+  sim::SpeedModel speed_;
+  std::set<std::pair<TimeUs, uint64_t>> by_end_;
+  std::unordered_map<uint64_t, Ending> endings_;
+};
+
+}  // namespace headroom::control

@@ -1,0 +1,321 @@
+#include "control/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+
+namespace headroom::control {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS jobs (
+  id INTEGER PRIMARY KEY, service_id INTEGER NOT NULL, spec TEXT NOT NULL,
+  state INTEGER NOT NULL, submit_us INTEGER NOT NULL, start_us INTEGER NOT NULL,
+  end_us INTEGER NOT NULL, placement TEXT NOT NULL, exit_code INTEGER,
+  requeues INTEGER NOT NULL, starts INTEGER NOT NULL, message TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS services (
+  id INTEGER PRIMARY KEY, spec TEXT NOT NULL, submit_us INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS nodes (
+  name TEXT PRIMARY KEY, drained INTEGER NOT NULL, drain_reason TEXT NOT NULL,
+  registered INTEGER NOT NULL, cpu_milli INTEGER NOT NULL, memory_mib INTEGER NOT NULL,
+  devices TEXT NOT NULL, address TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens (
+  hash TEXT PRIMARY KEY, role TEXT NOT NULL, tenant TEXT NOT NULL, node TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+)sql";
+
+std::string Column(sqlite3_stmt* statement, int column) {
+  const unsigned char* text = sqlite3_column_text(statement, column);
+  return text == nullptr
+             ? std::string()
+             : std::string(reinterpret_cast<const char*>(text),
+                           static_cast<size_t>(sqlite3_column_bytes(statement, column)));
+}
+
+void BindText(sqlite3_stmt* statement, int index, const std::string& text) {
+  sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+}  // namespace
+
+std::string PlacementToJson(const std::vector<TaskPlacement>& placement) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TaskPlacement& task : placement) {
+    out.push_back({{"rank", task.rank},
+                   {"node", task.node},
+                   {"devices", task.device_indices},
+                   {"milli", task.milli_per_device},
+                   {"cpu_milli", task.cpu_milli},
+                   {"memory_mib", task.memory_mib}});
+  }
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<std::vector<TaskPlacement>> PlacementFromJson(std::string_view text) {
+  try {
+    const nlohmann::json in = nlohmann::json::parse(text);
+    std::vector<TaskPlacement> placement;
+    for (const nlohmann::json& task : in) {
+      placement.push_back(
+          TaskPlacement{.rank = task.at("rank").get<uint32_t>(),
+                        .node = task.at("node").get<std::string>(),
+                        .device_indices = task.at("devices").get<std::vector<uint32_t>>(),
+                        .milli_per_device = task.at("milli").get<uint32_t>(),
+                        .cpu_milli = task.at("cpu_milli").get<int64_t>(),
+                        .memory_mib = task.at("memory_mib").get<int64_t>()});
+    }
+    return placement;
+  } catch (const nlohmann::json::exception& e) {
+    return MakeError(ErrorCode::kInvalidArgument, "placement: {}", e.what());
+  }
+}
+
+std::string InventoryToJson(const std::vector<DeviceInventory>& devices) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const DeviceInventory& device : devices) {
+    out.push_back({{"index", device.index},
+                   {"uuid", device.uuid},
+                   {"model", device.model},
+                   {"memory_mib", device.memory_mib},
+                   {"clique_id", device.clique_id}});
+  }
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<std::vector<DeviceInventory>> InventoryFromJson(std::string_view text) {
+  try {
+    const nlohmann::json in = nlohmann::json::parse(text);
+    std::vector<DeviceInventory> devices;
+    for (const nlohmann::json& device : in) {
+      devices.push_back(DeviceInventory{.index = device.at("index").get<uint32_t>(),
+                                        .uuid = device.at("uuid").get<std::string>(),
+                                        .model = device.at("model").get<std::string>(),
+                                        .memory_mib = device.at("memory_mib").get<int64_t>(),
+                                        .clique_id = device.at("clique_id").get<std::string>()});
+    }
+    return devices;
+  } catch (const nlohmann::json::exception& e) {
+    return MakeError(ErrorCode::kInvalidArgument, "devices: {}", e.what());
+  }
+}
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    sqlite3_close(db);
+    return MakeError(ErrorCode::kIo, "cannot open the store {}: {} (is the data dir writable?)",
+                     path, message);
+  }
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db));
+  sqlite3_busy_timeout(db, 5000);
+  for (const char* sql : {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=FULL;", kSchema}) {
+    if (auto ok = store->Exec(sql); !ok) {
+      return MakeError(ErrorCode::kIo, "store {}: {}", path, ok.error().message);
+    }
+  }
+  if (auto ok = store->Prepare(); !ok) return tl::unexpected(ok.error());
+  return store;
+}
+
+SqliteStore::~SqliteStore() {
+  for (sqlite3_stmt* statement : {put_job_, put_service_, put_node_, put_token_, put_meta_}) {
+    sqlite3_finalize(statement);
+  }
+  sqlite3_close(db_);
+}
+
+Error SqliteStore::Failure(std::string_view what) const {
+  return Error{ErrorCode::kIo, fmt::format("{}: {}", what, sqlite3_errmsg(db_))};
+}
+
+tl::expected<void, Error> SqliteStore::Exec(const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+    Error error{ErrorCode::kIo, message != nullptr ? message : "unknown SQLite error"};
+    sqlite3_free(message);
+    return tl::unexpected(error);
+  }
+  return {};
+}
+
+tl::expected<void, Error> SqliteStore::Prepare() {
+  const std::pair<sqlite3_stmt**, const char*> statements[] = {
+      {&put_job_,
+       "INSERT OR REPLACE INTO jobs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"},
+      {&put_service_, "INSERT OR REPLACE INTO services VALUES (?1, ?2, ?3)"},
+      {&put_node_, "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
+      {&put_token_, "INSERT OR REPLACE INTO tokens VALUES (?1, ?2, ?3, ?4)"},
+      {&put_meta_, "INSERT OR REPLACE INTO meta VALUES (?1, ?2)"},
+  };
+  for (const auto& [statement, sql] : statements) {
+    if (sqlite3_prepare_v2(db_, sql, -1, statement, nullptr) != SQLITE_OK) {
+      return tl::unexpected(Failure("prepare"));
+    }
+  }
+  return {};
+}
+
+tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
+  sqlite3_stmt* statement = nullptr;
+  if (const auto* job = std::get_if<JobRecord>(&write)) {
+    statement = put_job_;
+    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(job->id));
+    sqlite3_bind_int64(statement, 2, static_cast<int64_t>(job->service_id));
+    BindText(statement, 3, JobSpecToJson(job->spec));
+    sqlite3_bind_int(statement, 4, static_cast<int>(job->state));
+    sqlite3_bind_int64(statement, 5, job->submit_us);
+    sqlite3_bind_int64(statement, 6, job->start_us);
+    sqlite3_bind_int64(statement, 7, job->end_us);
+    BindText(statement, 8, PlacementToJson(job->placement));
+    if (job->exit_code) {
+      sqlite3_bind_int(statement, 9, *job->exit_code);
+    } else {
+      sqlite3_bind_null(statement, 9);
+    }
+    sqlite3_bind_int64(statement, 10, job->requeues);
+    sqlite3_bind_int64(statement, 11, job->starts);
+    BindText(statement, 12, job->message);
+  } else if (const auto* service = std::get_if<ServiceRecord>(&write)) {
+    statement = put_service_;
+    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(service->id));
+    BindText(statement, 2, JobSpecToJson(service->spec));
+    sqlite3_bind_int64(statement, 3, service->submit_us);
+  } else if (const auto* node = std::get_if<NodeRecord>(&write)) {
+    statement = put_node_;
+    BindText(statement, 1, node->name);
+    sqlite3_bind_int(statement, 2, node->drained ? 1 : 0);
+    BindText(statement, 3, node->drain_reason);
+    sqlite3_bind_int(statement, 4, node->registered ? 1 : 0);
+    sqlite3_bind_int64(statement, 5, node->cpu_milli);
+    sqlite3_bind_int64(statement, 6, node->memory_mib);
+    BindText(statement, 7, InventoryToJson(node->devices));
+    BindText(statement, 8, node->address);
+  } else if (const auto* token = std::get_if<TokenRecord>(&write)) {
+    statement = put_token_;
+    BindText(statement, 1, token->hash_hex);
+    BindText(statement, 2, std::string(RoleName(token->role)));
+    BindText(statement, 3, token->tenant);
+    BindText(statement, 4, token->node);
+  } else {
+    const auto& meta = std::get<MetaRecord>(write);
+    statement = put_meta_;
+    BindText(statement, 1, meta.key);
+    BindText(statement, 2, meta.value);
+  }
+  const int rc = sqlite3_step(statement);
+  sqlite3_reset(statement);
+  sqlite3_clear_bindings(statement);
+  if (rc != SQLITE_DONE) return tl::unexpected(Failure("write"));
+  return {};
+}
+
+tl::expected<void, Error> SqliteStore::Apply(std::span<const StoreWrite> writes) {
+  if (writes.empty()) return {};
+  if (auto ok = Exec("BEGIN IMMEDIATE"); !ok) return ok;
+  for (const StoreWrite& write : writes) {
+    if (auto ok = Write(write); !ok) {
+      (void)Exec("ROLLBACK");
+      return ok;
+    }
+  }
+  if (auto ok = Exec("COMMIT"); !ok) {
+    (void)Exec("ROLLBACK");
+    return ok;
+  }
+  return {};
+}
+
+Result<StoreSnapshot> SqliteStore::Load() {
+  StoreSnapshot snapshot;
+  auto query = [&](const char* sql, auto&& row) -> tl::expected<void, Error> {
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK) {
+      return tl::unexpected(Failure("load"));
+    }
+    int rc = SQLITE_ROW;
+    tl::expected<void, Error> result;
+    while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+      result = row(statement);
+      if (!result) break;
+    }
+    sqlite3_finalize(statement);
+    if (!result) return result;
+    if (rc != SQLITE_DONE) return tl::unexpected(Failure("load"));
+    return {};
+  };
+  auto jobs =
+      query("SELECT * FROM jobs ORDER BY id", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
+        JobRecord job;
+        job.id = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
+        job.service_id = static_cast<uint64_t>(sqlite3_column_int64(s, 1));
+        auto spec = ParseJobSpec(Column(s, 2), fmt::format("store job {}", job.id));
+        if (!spec) return tl::unexpected(spec.error());
+        job.spec = std::move(*spec);
+        const int state = sqlite3_column_int(s, 3);
+        if (state < 0 || state > static_cast<int>(JobState::kCancelled)) {
+          return MakeError(ErrorCode::kInvalidArgument, "store job {}: bad state {}", job.id,
+                           state);
+        }
+        job.state = static_cast<JobState>(state);
+        job.submit_us = sqlite3_column_int64(s, 4);
+        job.start_us = sqlite3_column_int64(s, 5);
+        job.end_us = sqlite3_column_int64(s, 6);
+        auto placement = PlacementFromJson(Column(s, 7));
+        if (!placement) return tl::unexpected(placement.error());
+        job.placement = std::move(*placement);
+        if (sqlite3_column_type(s, 8) != SQLITE_NULL) job.exit_code = sqlite3_column_int(s, 8);
+        job.requeues = static_cast<uint32_t>(sqlite3_column_int64(s, 9));
+        job.starts = static_cast<uint32_t>(sqlite3_column_int64(s, 10));
+        job.message = Column(s, 11);
+        snapshot.jobs.push_back(std::move(job));
+        return {};
+      });
+  if (!jobs) return tl::unexpected(jobs.error());
+  auto services = query(
+      "SELECT * FROM services ORDER BY id", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
+        ServiceRecord service;
+        service.id = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
+        auto spec = ParseJobSpec(Column(s, 1), fmt::format("store service {}", service.id));
+        if (!spec) return tl::unexpected(spec.error());
+        service.spec = std::move(*spec);
+        service.submit_us = sqlite3_column_int64(s, 2);
+        snapshot.services.push_back(std::move(service));
+        return {};
+      });
+  if (!services) return tl::unexpected(services.error());
+  auto nodes =
+      query("SELECT * FROM nodes ORDER BY name", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
+        NodeRecord node;
+        node.name = Column(s, 0);
+        node.drained = sqlite3_column_int(s, 1) != 0;
+        node.drain_reason = Column(s, 2);
+        node.registered = sqlite3_column_int(s, 3) != 0;
+        node.cpu_milli = sqlite3_column_int64(s, 4);
+        node.memory_mib = sqlite3_column_int64(s, 5);
+        auto devices = InventoryFromJson(Column(s, 6));
+        if (!devices) return tl::unexpected(devices.error());
+        node.devices = std::move(*devices);
+        node.address = Column(s, 7);
+        snapshot.nodes.push_back(std::move(node));
+        return {};
+      });
+  if (!nodes) return tl::unexpected(nodes.error());
+  auto tokens = query("SELECT * FROM tokens", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
+    auto role = RoleByName(Column(s, 1));
+    if (!role) return MakeError(ErrorCode::kInvalidArgument, "store: token with an unknown role");
+    snapshot.tokens.push_back(TokenRecord{Column(s, 0), *role, Column(s, 2), Column(s, 3)});
+    return {};
+  });
+  if (!tokens) return tl::unexpected(tokens.error());
+  auto meta = query("SELECT * FROM meta", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
+    snapshot.meta.push_back(MetaRecord{Column(s, 0), Column(s, 1)});
+    return {};
+  });
+  if (!meta) return tl::unexpected(meta.error());
+  return snapshot;
+}
+
+}  // namespace headroom::control
