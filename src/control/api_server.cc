@@ -5,6 +5,13 @@
 
 #include <spdlog/spdlog.h>
 
+// The dashboard page is the web layer's (src/web, built by the client branch); until that
+// layer exists on this branch, "/" is simply not served.
+#if __has_include("web/dashboard.h")
+#include "web/dashboard.h"
+#define HEADROOM_HAS_DASHBOARD 1
+#endif
+
 namespace headroom::control {
 
 void WriteError(httplib::Response& response, const ApiError& error) {
@@ -119,6 +126,12 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServe
   s.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content(R"({"status":"ok"})", "application/json");
   });
+#ifdef HEADROOM_HAS_DASHBOARD
+  s.Get("/", [](const httplib::Request&, httplib::Response& response) {
+    const std::string_view page = web::DashboardHtml();
+    response.set_content(std::string(page), "text/html; charset=utf-8");
+  });
+#endif
   RegisterJobRoutes(s, api->context_);
   RegisterNodeRoutes(s, api->context_);
   RegisterAgentRoutes(s, api->context_);

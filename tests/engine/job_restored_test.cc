@@ -79,14 +79,13 @@ TEST(JobRestoredDeathTest, PlacementThatDoesNotFitIsABug) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 2}}).Build();
   auto policy = PresetPolicy("headroom");
   ASSERT_TRUE(policy.has_value());
-  EXPECT_DEATH(
-      {
-        Engine engine(cluster, *policy);
-        std::vector<Event> restore = {JobRestored{JobId(0), JobOf(1, 2), {Whole(0, {0, 1})}, 0},
-                                      JobRestored{JobId(1), JobOf(1, 1), {Whole(0, {1})}, 0}};
-        engine.Step(restore, 1);
-      },
-      "check failed");
+  auto restore_overlapping = [&] {
+    Engine engine(cluster, *policy);
+    std::vector<Event> restore = {JobRestored{JobId(0), JobOf(1, 2), {Whole(0, {0, 1})}, 0},
+                                  JobRestored{JobId(1), JobOf(1, 1), {Whole(0, {1})}, 0}};
+    engine.Step(restore, 1);
+  };
+  EXPECT_DEATH(restore_overlapping(), "check failed");
 }
 
 }  // namespace

@@ -1,0 +1,96 @@
+// The agents backend driven over HTTP by a fake agent: registration adds the node, desired
+// tasks are handed out in heartbeat replies, reported exits complete the job, and silence makes
+// the node unknown, then down with its work requeued.
+#include <gtest/gtest.h>
+
+#include "daemon_fixture.h"
+
+namespace headroom::control {
+namespace {
+
+using testing::JobBody;
+using testing::Json;
+using testing::TestDaemon;
+using testing::WaitFor;
+
+Json Registration(const std::string& node, int devices) {
+  Json list = Json::array();
+  for (int i = 0; i < devices; ++i) {
+    list.push_back({{"index", i},
+                    {"uuid", "GPU-" + std::to_string(i)},
+                    {"model", "H100"},
+                    {"memory_mib", 81559},
+                    {"clique_id", nullptr}});
+  }
+  return {{"node", node},          {"cpu_milli", 64000},      {"memory_mib", 524288},
+          {"ready", true},         {"readiness_message", ""}, {"devices", list},
+          {"address", "10.0.0.11"}};
+}
+
+TEST(DaemonAgents, TasksExitsAndSilence) {
+  DaemonOptions options;
+  options.backend = BackendKind::kAgents;
+  options.agents.grace_us = kUsPerSecond / 2;
+  options.http_threads = 16;
+  TestDaemon daemon(options);
+  const std::string agent = daemon.Token({{"role", "agent"}, {"node", "n1"}});
+  const std::string other = daemon.Token({{"role", "agent"}, {"node", "n2"}});
+
+  // Before any node: jobs wait, and say why.
+  const uint64_t first = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 2, 0)).body["id"];
+  EXPECT_EQ(daemon.Get("/v1/jobs/" + std::to_string(first), daemon.admin())
+                .body["pending_reason"]["code"],
+            "unschedulable");
+
+  EXPECT_EQ(daemon.Post("/v1/agents/register", other, Registration("n1", 4).dump()).status, 403);
+  auto registered = daemon.Post("/v1/agents/register", agent, Registration("n1", 4).dump());
+  ASSERT_EQ(registered.status, 200) << registered.body.dump();
+  EXPECT_EQ(registered.body["grace_s"], 0.5);
+
+  auto heartbeat = [&](const Json& tasks) {
+    return daemon.Post(
+        "/v1/agents/n1/heartbeat", agent,
+        Json{{"ready", true}, {"tasks", tasks}, {"telemetry", Json::array()}}.dump());
+  };
+  Json desired;
+  ASSERT_TRUE(WaitFor([&] {
+    desired = heartbeat(Json::array()).body["tasks"];
+    return desired.size() == 1;
+  })) << desired.dump();
+  EXPECT_EQ(desired[0]["job"], first);
+  EXPECT_EQ(desired[0]["world_size"], 1);
+  EXPECT_EQ(desired[0]["devices"].size(), 2u);
+  EXPECT_EQ(desired[0]["rendezvous"], "10.0.0.11:29500");
+  EXPECT_EQ(daemon.Post("/v1/agents/n1/heartbeat", other, "{}").status, 403);
+
+  // The task exits 0: the job completes and is no longer desired.
+  heartbeat(Json::array({{{"job", first}, {"rank", 0}, {"state", "exited"}, {"exit_code", 0}}}));
+  ASSERT_TRUE(WaitFor([&] {
+    return daemon.Get("/v1/jobs/" + std::to_string(first), daemon.admin()).body["state"] ==
+           "completed";
+  }));
+  EXPECT_TRUE(heartbeat(Json::array()).body["tasks"].empty());
+
+  // A second job starts; then the agent goes silent.
+  const uint64_t second = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 4, 0)).body["id"];
+  ASSERT_TRUE(WaitFor([&] { return heartbeat(Json::array()).body["tasks"].size() == 1; }));
+  auto node_state = [&] {
+    return daemon.Get("/v1/nodes", daemon.admin()).body["nodes"][0]["state"].get<std::string>();
+  };
+  ASSERT_TRUE(WaitFor([&] { return node_state() == "unknown"; }, std::chrono::seconds(5)));
+  ASSERT_TRUE(WaitFor([&] { return node_state() == "down"; }, std::chrono::seconds(5)));
+  Json job;
+  ASSERT_TRUE(WaitFor([&] {
+    job = daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body;
+    return job["state"] == "pending" && job["requeues"] == 1;
+  })) << job.dump();
+  // Registering again brings the node back and the job runs again.
+  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 4).dump()).status, 200);
+  ASSERT_TRUE(WaitFor([&] {
+    return daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body["state"] ==
+           "running";
+  }));
+}
+
+}  // namespace
+}  // namespace headroom::control

@@ -1,0 +1,117 @@
+// The daemon on the simulated backend (tiny cluster: 4 nodes of 4 T4): submit → start →
+// finish, the pending reason of a job that waits, and recovery after a restart on the same
+// data dir (queue, running work with its placement, drains, tokens).
+#include <gtest/gtest.h>
+
+#include "daemon_fixture.h"
+
+namespace headroom::control {
+namespace {
+
+using testing::JobBody;
+using testing::Json;
+using testing::TestDaemon;
+using testing::WaitFor;
+
+std::string StateOf(const TestDaemon& daemon, uint64_t id) {
+  return daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body.value("state", "");
+}
+
+TEST(DaemonSimulated, SubmitStartFinish) {
+  // 600 simulated seconds per real second: a 60 s job takes 0.1 s.
+  TestDaemon daemon(TestDaemon::Simulated(600));
+  auto submitted = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 2, 60));
+  ASSERT_EQ(submitted.status, 201);
+  const uint64_t id = submitted.body["id"];
+  EXPECT_EQ(submitted.body["state"], "pending");
+  ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, id) == "completed"; }));
+  const Json job = daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
+  EXPECT_EQ(job["exit_code"], 0);
+  ASSERT_EQ(job["placement"].size(), 1u);
+  EXPECT_EQ(job["placement"][0]["devices"].size(), 2u);
+  // One task inside one node runs at stretch 1: exactly 60 simulated seconds.
+  EXPECT_NEAR(job["end_time"].get<double>() - job["start_time"].get<double>(), 60.0, 1.0);
+  const Json events = daemon.Get("/v1/events?after=0", daemon.admin()).body;
+  std::vector<std::string> types;
+  for (const Json& event : events["events"]) types.push_back(event["type"]);
+  EXPECT_EQ(types, (std::vector<std::string>{"submitted", "started", "finished"}));
+  const auto metrics = httplib::Client("127.0.0.1", daemon.port()).Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_jobs{state=\"completed\"} 1"), std::string::npos);
+  EXPECT_NE(metrics->body.find("headroom_cycle_seconds_count"), std::string::npos);
+  EXPECT_NE(metrics->body.find("headroom_devices{class=\"T4\"} 16"), std::string::npos);
+}
+
+TEST(DaemonSimulated, WaitingJobSaysWhy) {
+  TestDaemon daemon(TestDaemon::Simulated());
+  const uint64_t big = daemon.Post("/v1/jobs", daemon.admin(), JobBody(4, 4, 0)).body["id"];
+  ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, big) == "running"; }));
+  const uint64_t waiting = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0)).body["id"];
+  Json job;
+  ASSERT_TRUE(WaitFor([&] {
+    job = daemon.Get("/v1/jobs/" + std::to_string(waiting), daemon.admin()).body;
+    return job["pending_reason"].is_object() && job["pending_reason"]["code"] == "capacity";
+  })) << job.dump();
+  EXPECT_EQ(daemon.Get("/v1/cluster", daemon.admin()).body["allocated_milli"], 16000);
+  // Cancelling the big job frees the cluster: the waiting one starts.
+  EXPECT_EQ(
+      daemon.Post("/v1/jobs/" + std::to_string(big) + "/cancel", daemon.admin(), "").body["state"],
+      "cancelled");
+  EXPECT_TRUE(WaitFor([&] { return StateOf(daemon, waiting) == "running"; }));
+  EXPECT_EQ(daemon.Post("/v1/jobs/" + std::to_string(big) + "/cancel", daemon.admin(), "").status,
+            200);  // Idempotent.
+}
+
+TEST(DaemonSimulated, RestartRecoversQueueRunningWorkAndDrains) {
+  auto options = TestDaemon::Simulated();
+  TestDaemon daemon(options);
+  const std::string user = daemon.Token({{"role", "user"}, {"tenant", "team-a"}});
+  const uint64_t running = daemon.Post("/v1/jobs", daemon.admin(), JobBody(2, 4, 0)).body["id"];
+  ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, running) == "running"; }));
+  const Json placement =
+      daemon.Get("/v1/jobs/" + std::to_string(running), daemon.admin()).body["placement"];
+  // Drain the two free nodes: the next job must wait.
+  const Json nodes = daemon.Get("/v1/nodes", daemon.admin()).body["nodes"];
+  for (const Json& node : nodes) {
+    if (node["allocated_milli"] == 0) {
+      ASSERT_EQ(daemon
+                    .Post("/v1/nodes/" + node["name"].get<std::string>() + "/drain", daemon.admin(),
+                          R"({"reason":"maintenance"})")
+                    .status,
+                200);
+    }
+  }
+  const uint64_t pending = daemon.Post("/v1/jobs", user, JobBody(1, 4, 0)).body["id"];
+  const uint64_t cancelled = daemon.Post("/v1/jobs", user, JobBody(1, 4, 0)).body["id"];
+  ASSERT_EQ(daemon.Post("/v1/jobs/" + std::to_string(cancelled) + "/cancel", user, "").status, 200);
+  ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, pending) == "pending"; }));
+
+  daemon.Stop();
+  daemon.Start();
+
+  EXPECT_EQ(StateOf(daemon, running), "running");
+  EXPECT_EQ(daemon.Get("/v1/jobs/" + std::to_string(running), daemon.admin()).body["placement"],
+            placement);
+  EXPECT_EQ(StateOf(daemon, pending), "pending");
+  EXPECT_EQ(StateOf(daemon, cancelled), "cancelled");
+  EXPECT_EQ(daemon.Get("/v1/jobs", user).status, 200);  // Tokens survive.
+  int drained = 0;
+  const Json after_restart = daemon.Get("/v1/nodes", daemon.admin()).body["nodes"];
+  for (const Json& node : after_restart) {
+    drained += node["state"] == "drained" ? 1 : 0;
+  }
+  EXPECT_EQ(drained, 2);
+  // The restored job still holds its devices: the pending job waits until it is cancelled.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(StateOf(daemon, pending), "pending");
+  ASSERT_EQ(
+      daemon.Post("/v1/jobs/" + std::to_string(running) + "/cancel", daemon.admin(), "").status,
+      200);
+  EXPECT_TRUE(WaitFor([&] { return StateOf(daemon, pending) == "running"; }));
+  // A job submitted after the restart gets a new id.
+  const uint64_t later = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0)).body["id"];
+  EXPECT_GT(later, cancelled);
+}
+
+}  // namespace
+}  // namespace headroom::control
