@@ -164,7 +164,8 @@ Agent::Step Agent::SendHeartbeat(TimeUs now_us) {
     last_failure_.clear();
   }
   launcher_.Acknowledge(reports);
-  launcher_.Reconcile(*reply, readiness.ready, SteadyNowUs());
+  launcher_.Reconcile(*reply, readiness.ready ? Admission::kStartNew : Admission::kHoldNew,
+                      SteadyNowUs());
   return Step::kContinue;
 }
 

@@ -32,7 +32,7 @@ std::string TaskLauncher::StderrPath(const TaskKey& key) const {
   return fmt::format("{}/tasks/job-{}-rank-{}.err", options_.work_dir, key.job, key.rank);
 }
 
-void TaskLauncher::Reconcile(const std::vector<DesiredTask>& desired, bool admit_new,
+void TaskLauncher::Reconcile(const std::vector<DesiredTask>& desired, Admission admission,
                              TimeUs now_us) {
   std::set<TaskKey> wanted;
   for (const DesiredTask& spec : desired) wanted.insert(spec.key);
@@ -48,7 +48,7 @@ void TaskLauncher::Reconcile(const std::vector<DesiredTask>& desired, bool admit
     }
     ++it;
   }
-  if (!admit_new) return;
+  if (admission == Admission::kHoldNew) return;
   for (const DesiredTask& spec : desired) {
     if (!tasks_.contains(spec.key)) Start(spec);
   }

@@ -3,9 +3,9 @@
 // task_environment.h and its stdout/stderr in WORK_DIR/tasks/job-<job>-rank-<rank>.{out,err}.
 //
 // Promises:
-//  1. Reconcile starts every desired task it does not know — only while `admit_new` (the node
-//     is ready) and only on devices the node has — and stops every running task that is not
-//     desired: SIGTERM to its process group (the checkpoint signal), SIGKILL to the group once
+//  1. Reconcile starts every desired task it does not know — only with Admission::kStartNew
+//     (the node is ready) and only on devices the node has — and stops every running task that is
+//     not desired: SIGTERM to its process group (the checkpoint signal), SIGKILL to the group once
 //     its stop_grace_s has passed (Poll escalates).
 //  2. A desired task that exits is reported `exited` with its exit code in every report until
 //     it is no longer desired and that exit has been acknowledged; it is never restarted while
@@ -39,6 +39,9 @@ struct LauncherOptions {
   std::set<int> device_indices;        // The devices this node has.
 };
 
+// Whether Reconcile may start tasks: the node's readiness verdict.
+enum class Admission { kStartNew, kHoldNew };
+
 // Who uses a device, for labelling its telemetry.
 struct DeviceUser {
   int64_t job = 0;
@@ -50,7 +53,7 @@ class TaskLauncher {
   // Creates work_dir/tasks; an error says which directory could not be made.
   static Result<TaskLauncher> Create(LauncherOptions options);
 
-  void Reconcile(const std::vector<DesiredTask>& desired, bool admit_new, TimeUs now_us);
+  void Reconcile(const std::vector<DesiredTask>& desired, Admission admission, TimeUs now_us);
   // Reaps tasks that exited and sends SIGKILL to stopping tasks past their grace; returns how
   // many tasks exited in this call. Never blocks.
   int Poll(TimeUs now_us);

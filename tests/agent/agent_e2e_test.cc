@@ -139,11 +139,12 @@ std::map<std::string, std::string> EnvOf(const std::string& text) {
 
 TEST(AgentEndToEnd, RunsAGangAgainstAFakeDaemonAndStopsCleanly) {
   ScratchDir dir;
-  const std::string task_script = "env > " + dir.File("env-$HEADROOM_RANK.tmp") + " && mv " +
-                                  dir.File("env-$HEADROOM_RANK.tmp") + " " +
-                                  dir.File("env-$HEADROOM_RANK") + "; trap 'echo saved > " +
-                                  dir.File("ckpt-$HEADROOM_RANK") +
-                                  "; exit 0' TERM; while true; do sleep 0.05; done";
+  const testing::GroupKiller leftovers({dir.File("pid-0"), dir.File("pid-1")});
+  const std::string task_script =
+      "echo $$ > " + dir.File("pid-$HEADROOM_RANK") + "; env > " +
+      dir.File("env-$HEADROOM_RANK.tmp") + " && mv " + dir.File("env-$HEADROOM_RANK.tmp") + " " +
+      dir.File("env-$HEADROOM_RANK") + "; trap 'echo saved > " + dir.File("ckpt-$HEADROOM_RANK") +
+      "; exit 0' TERM; while true; do sleep 0.05; done";
   FakeDaemon daemon(task_script);
   std::ofstream(dir.File("inventory.yaml"))
       << "cpu: 16\nmemory: 64Gi\ndevices:\n"

@@ -2,6 +2,7 @@
 // bounded wait for a condition (each test states its own deadline; none asserts on wall time).
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace headroom::agent::testing {
 
@@ -56,5 +58,24 @@ inline bool WaitUntil(const std::function<bool()>& done,
 
 // Whether a process with this pid still exists (a zombie counts).
 inline bool ProcessExists(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+// At scope exit, kills the process groups led by the pids written in `files` (by tasks that run
+// `echo $$ > FILE`), so a test failing midway leaves no task running after its agent is gone.
+class GroupKiller {
+ public:
+  explicit GroupKiller(std::vector<std::string> files) : files_(std::move(files)) {}
+  ~GroupKiller() {
+    for (const std::string& file : files_) {
+      std::ifstream in(file);
+      pid_t pid = 0;
+      if (in >> pid && pid > 1 && getpgid(pid) == pid) kill(-pid, SIGKILL);
+    }
+  }
+  GroupKiller(const GroupKiller&) = delete;
+  GroupKiller& operator=(const GroupKiller&) = delete;
+
+ private:
+  std::vector<std::string> files_;
+};
 
 }  // namespace headroom::agent::testing

@@ -64,7 +64,7 @@ TEST(AgentTaskLauncher, TaskSeesExactlyTheDocumentedEnvironment) {
   ScratchDir dir;
   TaskLauncher launcher = MakeLauncher(dir);
   const DesiredTask task = Shell(42, 1, "env > " + dir.File("env.txt"));
-  launcher.Reconcile({task}, /*admit_new=*/true, SteadyNowUs());
+  launcher.Reconcile({task}, Admission::kStartNew, SteadyNowUs());
   ASSERT_TRUE(PollUntilIdle(launcher));
   std::set<std::string> expected;
   for (const std::string& entry : TaskEnvironment(task, kAgentEnv)) expected.insert(entry);
@@ -81,7 +81,7 @@ TEST(AgentTaskLauncher, ReportsExitCodesAndOutputFiles) {
   ScratchDir dir;
   TaskLauncher launcher = MakeLauncher(dir);
   launcher.Reconcile({Shell(1, 0, "echo out; echo err >&2; exit 3"), Shell(2, 0, "kill -9 $$")},
-                     true, SteadyNowUs());
+                     Admission::kStartNew, SteadyNowUs());
   ASSERT_TRUE(PollUntilIdle(launcher));
   const std::vector<TaskReport> reports = launcher.Reports();
   ASSERT_EQ(reports.size(), 2u);
@@ -98,16 +98,16 @@ TEST(AgentTaskLauncher, ExitIsReportedUntilUndesiredAndAcknowledged) {
   ScratchDir dir;
   TaskLauncher launcher = MakeLauncher(dir);
   const DesiredTask task = Shell(5, 0, "exit 0");
-  launcher.Reconcile({task}, true, SteadyNowUs());
+  launcher.Reconcile({task}, Admission::kStartNew, SteadyNowUs());
   ASSERT_TRUE(PollUntilIdle(launcher));
   // Still desired: reported every time and never restarted.
   launcher.Acknowledge(launcher.Reports());
-  launcher.Reconcile({task}, true, SteadyNowUs());
+  launcher.Reconcile({task}, Admission::kStartNew, SteadyNowUs());
   ASSERT_EQ(launcher.Reports().size(), 1u);
   EXPECT_EQ(launcher.Reports()[0].state, TaskState::kExited);
   EXPECT_FALSE(launcher.HasRunningTasks());
   // No longer desired and acknowledged: forgotten.
-  launcher.Reconcile({}, true, SteadyNowUs());
+  launcher.Reconcile({}, Admission::kStartNew, SteadyNowUs());
   EXPECT_TRUE(launcher.Reports().empty());
 }
 
@@ -117,9 +117,9 @@ TEST(AgentTaskLauncher, StopForwardsSigtermForACheckpoint) {
   const std::string script = "trap 'echo saved > " + dir.File("checkpoint") +
                              "; exit 0' TERM; echo up > " + dir.File("up") +
                              "; while true; do sleep 0.05; done";
-  launcher.Reconcile({Shell(9, 0, script)}, true, SteadyNowUs());
+  launcher.Reconcile({Shell(9, 0, script)}, Admission::kStartNew, SteadyNowUs());
   ASSERT_TRUE(WaitUntil([&] { return FileExists(dir.File("up")); }));
-  launcher.Reconcile({}, true, SteadyNowUs());
+  launcher.Reconcile({}, Admission::kStartNew, SteadyNowUs());
   // Stopping but not yet reaped: still reported running, so the daemon keeps the devices busy.
   EXPECT_EQ(launcher.Reports().at(0).state, TaskState::kRunning);
   ASSERT_TRUE(PollUntilIdle(launcher));
@@ -128,7 +128,7 @@ TEST(AgentTaskLauncher, StopForwardsSigtermForACheckpoint) {
   ASSERT_EQ(reports.size(), 1u);  // The exit of a stopped task is reported once more.
   EXPECT_EQ(reports[0].exit_code, 0);
   launcher.Acknowledge(reports);
-  launcher.Reconcile({}, true, SteadyNowUs());
+  launcher.Reconcile({}, Admission::kStartNew, SteadyNowUs());
   EXPECT_TRUE(launcher.Reports().empty());
 }
 
@@ -140,11 +140,11 @@ TEST(AgentTaskLauncher, SigkillsTheGroupAfterTheGrace) {
       "trap '' TERM; (trap '' TERM; sleep 30) & "
       "echo $! > " +
       dir.File("child") + "; echo up > " + dir.File("up") + "; wait";
-  launcher.Reconcile({Shell(3, 0, script, /*grace_s=*/0)}, true, SteadyNowUs());
+  launcher.Reconcile({Shell(3, 0, script, /*grace_s=*/0)}, Admission::kStartNew, SteadyNowUs());
   ASSERT_TRUE(WaitUntil([&] { return FileExists(dir.File("up")); }));
   const pid_t child = std::stoi(ReadFile(dir.File("child")));
   ASSERT_TRUE(ProcessExists(child));
-  launcher.Reconcile({}, true, SteadyNowUs());
+  launcher.Reconcile({}, Admission::kStartNew, SteadyNowUs());
   ASSERT_TRUE(PollUntilIdle(launcher));
   EXPECT_EQ(launcher.Reports().at(0).exit_code, 128 + SIGKILL);
   // The child was in the task's group: killed too (and reaped by init, not left running).
@@ -159,7 +159,7 @@ TEST(AgentTaskLauncher, LeftoverGroupMembersAreKilledWhenTheLeaderExits) {
   ScratchDir dir;
   TaskLauncher launcher = MakeLauncher(dir);
   const std::string script = "sleep 30 & echo $! > " + dir.File("child") + "; exit 0";
-  launcher.Reconcile({Shell(4, 0, script)}, true, SteadyNowUs());
+  launcher.Reconcile({Shell(4, 0, script)}, Admission::kStartNew, SteadyNowUs());
   ASSERT_TRUE(PollUntilIdle(launcher));
   const pid_t child = std::stoi(ReadFile(dir.File("child")));
   EXPECT_TRUE(WaitUntil([&] {
@@ -176,7 +176,7 @@ TEST(AgentTaskLauncher, TasksThatCannotStartAreReportedWithAReason) {
   missing.command = {"/nonexistent/program"};
   DesiredTask bad_device = Shell(7, 0, "true");
   bad_device.devices = {9};
-  launcher.Reconcile({missing, bad_device}, true, SteadyNowUs());
+  launcher.Reconcile({missing, bad_device}, Admission::kStartNew, SteadyNowUs());
   const std::vector<TaskReport> reports = launcher.Reports();
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].state, TaskState::kExited);
@@ -191,8 +191,8 @@ TEST(AgentTaskLauncher, NotReadyStartsNothingButKeepsRunningTasks) {
   ScratchDir dir;
   TaskLauncher launcher = MakeLauncher(dir);
   const DesiredTask running = Shell(1, 0, "sleep 30");
-  launcher.Reconcile({running}, true, SteadyNowUs());
-  launcher.Reconcile({running, Shell(2, 0, "sleep 30")}, /*admit_new=*/false, SteadyNowUs());
+  launcher.Reconcile({running}, Admission::kStartNew, SteadyNowUs());
+  launcher.Reconcile({running, Shell(2, 0, "sleep 30")}, Admission::kHoldNew, SteadyNowUs());
   const std::vector<TaskReport> reports = launcher.Reports();
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].key, (TaskKey{1, 0}));
@@ -212,7 +212,7 @@ TEST(AgentTaskLauncher, DestroyingTheLauncherKillsAndReapsItsTasks) {
   pid_t pid = 0;
   {
     TaskLauncher launcher = MakeLauncher(dir);
-    launcher.Reconcile({Shell(1, 0, "sleep 30")}, true, SteadyNowUs());
+    launcher.Reconcile({Shell(1, 0, "sleep 30")}, Admission::kStartNew, SteadyNowUs());
     pid = launcher.Reports().at(0).pid;
     ASSERT_TRUE(ProcessExists(pid));
   }
