@@ -8,6 +8,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${1:-$root/build-nvml-check}
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHEADROOM_BENCH=OFF >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" --target headroom-agent >/dev/null
-echo "nvidia-smi says:" >&2
-nvidia-smi -L >&2 || echo "(nvidia-smi not available)" >&2
+if command -v nvidia-smi >/dev/null; then
+  echo "nvidia-smi -L (for comparison):" >&2
+  nvidia-smi -L >&2 || true
+fi
 exec "$build_dir/bin/headroom-agent" --node "$(hostname)" --discovery nvml --print-inventory
