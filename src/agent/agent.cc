@@ -1,0 +1,195 @@
+#include "agent/agent.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "agent/agent_log.h"
+
+namespace headroom::agent {
+namespace {
+
+constexpr TimeUs kTickUs = 100'000;  // How often exits, stops and readiness are polled.
+
+}  // namespace
+
+TimeUs SteadyNowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Agent::Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, TaskLauncher launcher,
+             ReadinessCheck readiness, StopSignal& stop)
+    : options_(std::move(options)),
+      node_(std::move(node)),
+      client_(std::move(client)),
+      launcher_(std::move(launcher)),
+      readiness_(std::move(readiness)),
+      stop_(stop),
+      jitter_(static_cast<unsigned>(getpid()) ^
+              static_cast<unsigned>(std::hash<std::string>{}(options_.node))) {}
+
+void Agent::TickReadiness(TimeUs now_us) {
+  readiness_.Tick(now_us);
+  if (!readiness_.has_verdict()) return;
+  const Readiness& current = readiness_.current();
+  if (current.ready != last_ready_ || current.message != last_readiness_message_) {
+    if (current.ready) {
+      Log("readiness check passed: new tasks are admitted");
+    } else {
+      Log("not ready, no new tasks start: {}", current.message);
+    }
+    last_ready_ = current.ready;
+    last_readiness_message_ = current.message;
+  }
+}
+
+int Agent::Run() {
+  for (const std::string& note : node_.notes) Log("{}", note);
+  Log("{} device(s) from {}, {} millicores, {} MiB; address {}", node_.inventory.devices.size(),
+      node_.device_source, node_.inventory.cpu_milli, node_.inventory.memory_mib, options_.address);
+  last_ready_ = true;
+  while (!readiness_.has_verdict()) {
+    if (stop_.requests() > 0) return Shutdown(0);
+    TickReadiness(SteadyNowUs());
+    if (!readiness_.has_verdict()) stop_.WaitFor(20'000);
+  }
+  TickReadiness(SteadyNowUs());
+  while (stop_.requests() == 0) {
+    const TimeUs now_us = SteadyNowUs();
+    TickReadiness(now_us);
+    // A task exit is worth telling the daemon at once rather than at the next interval.
+    if (launcher_.Poll(now_us) > 0) next_heartbeat_us_ = now_us;
+    Step step = Step::kContinue;
+    if (!registered_) {
+      if (now_us >= next_register_us_) step = TryRegister(now_us);
+    } else if (now_us >= next_heartbeat_us_) {
+      step = SendHeartbeat(now_us);
+    }
+    if (step == Step::kRefused) return Shutdown(1);
+    const TimeUs due_us = registered_ ? next_heartbeat_us_ : next_register_us_;
+    stop_.WaitFor(std::clamp<TimeUs>(due_us - SteadyNowUs(), 0, kTickUs));
+  }
+  return Shutdown(0);
+}
+
+Agent::Step Agent::TryRegister(TimeUs now_us) {
+  const Readiness& readiness = readiness_.current();
+  auto reply = client_.Register({.node = options_.node,
+                                 .inventory = node_.inventory,
+                                 .ready = readiness.ready,
+                                 .readiness_message = readiness.message,
+                                 .address = options_.address});
+  if (reply) {
+    registered_ = true;
+    interval_s_ = options_.heartbeat_s.value_or(reply->heartbeat_interval_s);
+    backoff_s_ = 0.5;
+    last_failure_.clear();
+    next_heartbeat_us_ = now_us;
+    Log("registered; heartbeat every {} s (daemon grace {} s)", interval_s_, reply->grace_s);
+    return Step::kContinue;
+  }
+  if (reply.error().kind == DaemonError::Kind::kRefused) {
+    Log("register refused: {}; check --token (an agent token for node {})", reply.error().message,
+        options_.node);
+    return Step::kRefused;
+  }
+  std::uniform_real_distribution<double> spread(0.8, 1.2);
+  const double wait_s = backoff_s_ * spread(jitter_);
+  if (reply.error().message != last_failure_) {
+    Log("register failed: {}; retrying (backoff up to {} s)", reply.error().message,
+        options_.register_backoff_max_s);
+    last_failure_ = reply.error().message;
+  }
+  next_register_us_ = now_us + SecondsToUs(wait_s);
+  backoff_s_ = std::min(backoff_s_ * 2.0, options_.register_backoff_max_s);
+  return Step::kContinue;
+}
+
+std::vector<LabelledTelemetry> Agent::Telemetry() {
+  std::vector<LabelledTelemetry> out;
+  auto readings = node_.telemetry->Sample();
+  if (!readings) {
+    if (readings.error().message != last_telemetry_error_) {
+      Log("telemetry from {} failed: {}", node_.telemetry->name(), readings.error().message);
+      last_telemetry_error_ = readings.error().message;
+    }
+    return out;
+  }
+  last_telemetry_error_.clear();
+  const std::map<int, DeviceUser> users = launcher_.DeviceUsers();
+  for (const DeviceTelemetry& reading : *readings) {
+    LabelledTelemetry entry{.reading = reading};
+    if (auto it = users.find(reading.index); it != users.end()) {
+      entry.job = it->second.job;
+      entry.tenant = it->second.tenant;
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+Agent::Step Agent::SendHeartbeat(TimeUs now_us) {
+  const Readiness& readiness = readiness_.current();
+  const std::vector<TaskReport> reports = launcher_.Reports();
+  auto reply = client_.Heartbeat({.ready = readiness.ready,
+                                  .readiness_message = readiness.message,
+                                  .tasks = reports,
+                                  .telemetry = Telemetry()});
+  next_heartbeat_us_ = now_us + SecondsToUs(interval_s_);
+  if (!reply) {
+    const DaemonError& error = reply.error();
+    if (error.kind == DaemonError::Kind::kRefused) {
+      Log("heartbeat refused: {}; check --token", error.message);
+      return Step::kRefused;
+    }
+    if (error.kind == DaemonError::Kind::kUnknownNode) {
+      Log("the daemon does not know this node ({}); registering again", error.message);
+      registered_ = false;
+      next_register_us_ = now_us;
+      return Step::kContinue;
+    }
+    if (error.message != last_failure_) {
+      Log("heartbeat failed: {}; tasks keep running, retrying every {} s", error.message,
+          interval_s_);
+      last_failure_ = error.message;
+    }
+    return Step::kContinue;
+  }
+  if (!last_failure_.empty()) {
+    Log("heartbeat answered again");
+    last_failure_.clear();
+  }
+  launcher_.Acknowledge(reports);
+  launcher_.Reconcile(*reply, readiness.ready ? Admission::kStartNew : Admission::kHoldNew,
+                      SteadyNowUs());
+  return Step::kContinue;
+}
+
+int Agent::Shutdown(int exit_code) {
+  if (!launcher_.HasRunningTasks()) {
+    Log("stopped");
+    return exit_code;
+  }
+  Log("stopping tasks: SIGTERM now, SIGKILL after each task's stop grace (again to hurry)");
+  const int requests_at_start = stop_.requests();
+  launcher_.StopAll(SteadyNowUs());
+  bool hurried = false;
+  while (true) {
+    launcher_.Poll(SteadyNowUs());
+    if (!launcher_.HasRunningTasks()) break;
+    if (!hurried && stop_.requests() > requests_at_start) {
+      Log("second stop request: SIGKILL to every task");
+      launcher_.KillAll();
+      hurried = true;
+    }
+    stop_.WaitFor(20'000);
+  }
+  Log("all tasks stopped");
+  return exit_code;
+}
+
+}  // namespace headroom::agent

@@ -1,0 +1,77 @@
+// Agent: headroom-agent's main loop (docs/agent.md). It waits for the first readiness verdict,
+// registers the node (retrying with capped, jittered exponential backoff while the daemon is
+// unreachable), then heartbeats every interval with its tasks, labelled telemetry and readiness,
+// and reconciles the tasks it runs against the desired set each reply carries.
+//
+// Promises:
+//  1. A 404 on heartbeat (the daemon forgot the node) registers again at once; 401/403 on either
+//     call stops all tasks and ends Run with exit code 1; any other failure keeps the tasks
+//     running and retries at the next interval (the daemon decides whether to requeue).
+//  2. No new task starts while the readiness check fails; running tasks are left alone.
+//  3. A task exit triggers an early heartbeat, so the daemon hears of it promptly.
+//  4. A stop request (SIGINT/SIGTERM) sends SIGTERM to every task's group, waits for each up to
+//     its stop_grace_s, SIGKILLs the rest — at once on a second request — reaps them all and
+//     ends Run with exit code 0. No final heartbeat is sent: the daemon's grace period decides
+//     what happens to the node's jobs.
+// Threading: single-threaded; Run owns the calling thread until it returns.
+#pragma once
+
+#include <optional>
+#include <random>
+#include <string>
+
+#include "agent/daemon_client.h"
+#include "agent/node_discovery.h"
+#include "agent/readiness_check.h"
+#include "agent/stop_signal.h"
+#include "agent/task_launcher.h"
+
+namespace headroom::agent {
+
+struct AgentOptions {
+  std::string node;
+  std::string address;                   // Registered address.
+  std::optional<double> heartbeat_s;     // Overrides the daemon's heartbeat_interval_s.
+  double register_backoff_max_s = 30.0;  // Cap of the register retry backoff.
+};
+
+class Agent {
+ public:
+  Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, TaskLauncher launcher,
+        ReadinessCheck readiness, StopSignal& stop);
+
+  // Runs until stopped; returns the process exit code.
+  int Run();
+
+ private:
+  enum class Step { kContinue, kRefused };
+
+  Step TryRegister(TimeUs now_us);
+  Step SendHeartbeat(TimeUs now_us);
+  std::vector<LabelledTelemetry> Telemetry();
+  void TickReadiness(TimeUs now_us);
+  int Shutdown(int exit_code);
+
+  AgentOptions options_;
+  DiscoveredNode node_;
+  DaemonClient client_;
+  TaskLauncher launcher_;
+  ReadinessCheck readiness_;
+  StopSignal& stop_;
+  std::minstd_rand jitter_;
+
+  bool registered_ = false;
+  double interval_s_ = 2.0;
+  double backoff_s_ = 0.5;
+  TimeUs next_register_us_ = 0;
+  TimeUs next_heartbeat_us_ = 0;
+  std::string last_failure_;  // The last daemon failure logged, to log each outage once.
+  std::string last_telemetry_error_;
+  bool last_ready_ = true;
+  std::string last_readiness_message_;
+};
+
+// Steady-clock microseconds.
+TimeUs SteadyNowUs();
+
+}  // namespace headroom::agent

@@ -1,0 +1,202 @@
+// headroom-agent: the node agent. Registers this node with headroomd, heartbeats its tasks,
+// telemetry and readiness, and runs the tasks the daemon places here (docs/agent.md).
+// Exit status: 0 after a clean stop (SIGINT/SIGTERM) or --print-inventory; 1 when the daemon
+// refuses the token; 2 for bad flags or an unusable setup (one line on stderr saying what).
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "agent/agent.h"
+#include "agent/agent_log.h"
+#include "agent/agent_protocol.h"
+#include "agent/host_facts.h"
+#include "agent/http_url.h"
+#include "agent/node_discovery.h"
+#include "agent/task_environment.h"
+
+namespace {
+
+using namespace headroom::agent;
+
+struct Flags {
+  std::string server;
+  std::string token;
+  std::string token_file;
+  std::string node;
+  std::string inventory;
+  std::string discovery = "auto";
+  std::string nvml_library = kNvmlLibraryName;
+  std::string dcgm_url;
+  std::string readiness_cmd;
+  double readiness_timeout_s = 60.0;
+  double readiness_interval_s = 300.0;
+  std::string work_dir = "/var/lib/headroom-agent";
+  double heartbeat_s = 0.0;
+  std::string address;
+  bool print_inventory = false;
+};
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "headroom-agent: %s\n", message.c_str());
+  return 2;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+// --print-inventory: what discovery found and one telemetry sample, as JSON on stdout.
+int PrintInventory(const Flags& flags, DiscoveredNode& node) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const InventoryDevice& device : node.inventory.devices)
+    devices.push_back(DeviceJson(device));
+  nlohmann::json telemetry = nlohmann::json::array();
+  nlohmann::json telemetry_error = nullptr;
+  if (auto sample = node.telemetry->Sample()) {
+    for (const DeviceTelemetry& reading : *sample) {
+      telemetry.push_back(TelemetryJson({.reading = reading}));
+    }
+  } else {
+    telemetry_error = sample.error().message;
+  }
+  const nlohmann::json out = {{"node", flags.node},
+                              {"device_source", node.device_source},
+                              {"cpu_milli", node.inventory.cpu_milli},
+                              {"memory_mib", node.inventory.memory_mib},
+                              {"devices", std::move(devices)},
+                              {"telemetry_source", std::string(node.telemetry->name())},
+                              {"telemetry", std::move(telemetry)},
+                              {"telemetry_error", std::move(telemetry_error)},
+                              {"notes", node.notes}};
+  std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  return 0;
+}
+
+std::optional<DiscoveryMode> ParseMode(const std::string& text) {
+  if (text == "auto") return DiscoveryMode::kAuto;
+  if (text == "nvml") return DiscoveryMode::kNvml;
+  if (text == "inventory") return DiscoveryMode::kInventory;
+  return std::nullopt;
+}
+
+int Run(const Flags& flags_in) {
+  Flags flags = flags_in;
+  if (flags.node.empty()) flags.node = HostName();
+  if (flags.node.empty()) return Fail("--node: give this node's name (no host name to default to)");
+  SetLogNode(flags.node);
+  const std::optional<DiscoveryMode> mode = ParseMode(flags.discovery);
+  if (!mode) return Fail("--discovery: expected auto, nvml or inventory, got " + flags.discovery);
+  auto node = DiscoverNode({.mode = *mode,
+                            .inventory_path = flags.inventory,
+                            .dcgm_url = flags.dcgm_url,
+                            .nvml_library = flags.nvml_library});
+  if (!node) return Fail(node.error().message);
+  if (flags.print_inventory) return PrintInventory(flags, *node);
+
+  if (flags.server.empty()) return Fail("--server URL is required (the daemon, http://host:port)");
+  auto server = ParseHttpUrl(flags.server);
+  if (!server) return Fail("--server: " + server.error().message);
+  if (!flags.token.empty() && !flags.token_file.empty()) {
+    return Fail("--token and --token-file: give one of them, not both");
+  }
+  std::string token = flags.token;
+  if (!flags.token_file.empty()) {
+    std::ifstream in(flags.token_file);
+    if (!in || !std::getline(in, token)) {
+      return Fail("--token-file: cannot read a token from " + flags.token_file);
+    }
+  }
+  if (token.empty()) return Fail("--token TOKEN or --token-file FILE is required (an agent token)");
+  std::string address = flags.address;
+  if (address.empty()) {
+    auto local = LocalAddressFor(server->host, server->port);
+    if (!local)
+      return Fail("--address: cannot tell this node's address (" + local.error().message +
+                  "); give --address");
+    address = *local;
+  }
+  std::set<int> indices;
+  for (const InventoryDevice& device : node->inventory.devices) indices.insert(device.index);
+  const std::vector<std::string> agent_env = CurrentEnvironment();
+  auto launcher = TaskLauncher::Create(
+      {.work_dir = flags.work_dir, .agent_env = agent_env, .device_indices = indices});
+  if (!launcher) return Fail(launcher.error().message);
+  ReadinessCheck readiness({.command = flags.readiness_cmd,
+                            .timeout_us = headroom::SecondsToUs(flags.readiness_timeout_s),
+                            .interval_us = headroom::SecondsToUs(flags.readiness_interval_s),
+                            .output_path = flags.work_dir + "/readiness.out",
+                            .env = agent_env});
+  StopSignal& stop = StopSignal::Install();
+  DaemonClient client({.server = *server, .token = token, .node = flags.node});
+  Agent agent({.node = flags.node,
+               .address = address,
+               .heartbeat_s =
+                   flags.heartbeat_s > 0 ? std::optional<double>(flags.heartbeat_s) : std::nullopt},
+              std::move(*node), std::move(client), std::move(*launcher), std::move(readiness),
+              stop);
+  return agent.Run();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"headroom-agent: runs the tasks headroomd places on this node"};
+  Flags flags;
+  app.add_option("--server", flags.server, "headroomd's URL, http://host:port");
+  app.add_option("--token", flags.token, "this node's agent token (see POST /v1/tokens)");
+  app.add_option("--token-file", flags.token_file, "read the token from this file instead");
+  app.add_option("--node", flags.node, "this node's name (default: the host name)");
+  app.add_option("--inventory", flags.inventory,
+                 "fake inventory YAML: cpu, memory, devices (see docs/agent.md)");
+  app.add_option("--discovery", flags.discovery,
+                 "where devices come from: auto (NVML, else --inventory), nvml, inventory")
+      ->check(CLI::IsMember({"auto", "nvml", "inventory"}));
+  app.add_option("--nvml-library", flags.nvml_library, "the NVML library to load")
+      ->capture_default_str();
+  app.add_option("--dcgm-url", flags.dcgm_url,
+                 "read telemetry from a dcgm-exporter, http://host:9400/metrics");
+  app.add_option("--readiness-cmd", flags.readiness_cmd,
+                 "shell command that must exit 0 before new tasks start (run via /bin/sh -c)");
+  app.add_option("--readiness-timeout-s", flags.readiness_timeout_s,
+                 "kill the readiness command after this long (counts as not ready)")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+  app.add_option("--readiness-interval-s", flags.readiness_interval_s,
+                 "seconds between readiness checks")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+  app.add_option("--work-dir", flags.work_dir, "task output and readiness output go here")
+      ->capture_default_str();
+  app.add_option("--heartbeat-s", flags.heartbeat_s,
+                 "seconds between heartbeats (default: the daemon's heartbeat_interval_s)")
+      ->check(CLI::Range(0.05, 3600.0));
+  app.add_option("--address", flags.address,
+                 "the address to register (default: this host's address on the route to "
+                 "--server)");
+  app.add_flag("--print-inventory", flags.print_inventory,
+               "print the discovered inventory and one telemetry sample as JSON, then exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "headroom-agent: %s\n", e.what());
+    return 2;
+  }
+  try {
+    return Run(flags);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "headroom-agent: internal error: %s\n", e.what());
+    return 1;
+  }
+}

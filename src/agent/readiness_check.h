@@ -1,0 +1,62 @@
+// ReadinessCheck: the short health check a node passes before expensive work is admitted to it
+// (DESIGN.md "Health", after DCGM's `dcgmi diag -r 1` run level). The operator's command runs
+// through /bin/sh -c with a timeout, at start and then periodically; exit status 0 means ready.
+// The agent reports the verdict in every heartbeat and starts no new task while not ready.
+//
+// Promises:
+//  1. Without a command the node is always ready with an empty message.
+//  2. A failing check's message names the exit code (or the timeout) and the last line the
+//     command wrote, e.g. "readiness check exited 1: GPU 3 failed memory test"; a passing
+//     check's message is empty.
+//  3. A check past its timeout is killed with its whole process group; at most one runs at a
+//     time; Tick never blocks.
+//  4. Until the first check finishes the node is not ready ("readiness check running").
+// Threading: single-threaded; owned by the agent loop. Times are steady-clock microseconds the
+// caller passes in.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "agent/child_process.h"
+#include "base/time.h"
+
+namespace headroom::agent {
+
+struct ReadinessOptions {
+  std::string command;  // Empty: no check.
+  TimeUs timeout_us = 60 * kUsPerSecond;
+  TimeUs interval_us = 300 * kUsPerSecond;
+  std::string output_path;  // The check's stdout and stderr go here (truncated per run).
+  std::vector<std::string> env;
+};
+
+struct Readiness {
+  bool ready = false;
+  std::string message;
+};
+
+class ReadinessCheck {
+ public:
+  explicit ReadinessCheck(ReadinessOptions options);
+
+  // Starts a check when one is due, finishes a running one that has ended or timed out.
+  void Tick(TimeUs now_us);
+  // Whether a verdict exists (always true without a command).
+  bool has_verdict() const { return has_verdict_; }
+  const Readiness& current() const { return current_; }
+
+ private:
+  void Start(TimeUs now_us);
+  void Finish(int exit_code);
+  std::string LastOutputLine() const;
+
+  ReadinessOptions options_;
+  Readiness current_;
+  bool has_verdict_ = false;
+  std::optional<ChildProcess> running_;
+  TimeUs started_us_ = 0;
+  TimeUs next_us_ = 0;  // When the next check is due.
+};
+
+}  // namespace headroom::agent

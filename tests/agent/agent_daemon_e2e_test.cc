@@ -1,0 +1,178 @@
+// End to end with the real daemon: headroomd --backend agents and two headroom-agent processes
+// with one-device fake inventories. A two-task gang submitted through the API starts one task on
+// each node with the placement's environment; when one agent is killed (SIGKILL: the node dies),
+// the daemon marks the node silent and requeues the job, and the surviving agent stops its task.
+#include <signal.h>
+
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "agent/child_process.h"
+#include "agent_test_files.h"
+
+namespace headroom::agent {
+namespace {
+
+using nlohmann::json;
+using testing::FileExists;
+using testing::ProcessExists;
+using testing::ReadFile;
+using testing::ScratchDir;
+using testing::WaitUntil;
+
+std::string Bin(const std::string& name) {
+  const char* bin = std::getenv("HEADROOM_BIN");
+  return std::string(bin != nullptr ? bin : HEADROOM_BINARY_DIR "/bin") + "/" + name;
+}
+
+std::map<std::string, std::string> EnvOf(const std::string& text) {
+  std::map<std::string, std::string> env;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t equals = line.find('=');
+    if (equals != std::string::npos) env[line.substr(0, equals)] = line.substr(equals + 1);
+  }
+  return env;
+}
+
+class Api {
+ public:
+  Api(int port, std::string token) : client_("127.0.0.1", port) {
+    client_.set_bearer_token_auth(token.c_str());
+  }
+  json Get(const std::string& path) {
+    auto response = client_.Get(path.c_str());
+    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
+  }
+  std::pair<int, json> Post(const std::string& path, const json& body) {
+    auto response = client_.Post(path.c_str(), body.dump(), "application/json");
+    if (!response) return {0, nullptr};
+    return {response->status, json::parse(response->body, nullptr, false)};
+  }
+
+ private:
+  httplib::Client client_;
+};
+
+TEST(AgentDaemonEndToEnd, GangStartsOnTwoAgentsAndIsRequeuedWhenOneDies) {
+  ScratchDir dir;
+  const testing::GroupKiller leftovers({dir.File("pid-0"), dir.File("pid-1")});
+  const std::string data = dir.File("data");
+  auto daemon =
+      ChildProcess::Spawn({.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data,
+                                    "--backend", "agents", "--port-file", dir.File("port"),
+                                    "--grace-s", "1", "--heartbeat-interval-s", "0.2"},
+                           .env = {"PATH=/usr/bin:/bin"},
+                           .stdout_path = dir.File("headroomd.log"),
+                           .stderr_path = dir.File("headroomd.log")});
+  ASSERT_TRUE(daemon.has_value()) << daemon.error().message;
+  const auto logs = [&] {
+    return "headroomd log:\n" + ReadFile(dir.File("headroomd.log")) + "\nagent a1 log:\n" +
+           ReadFile(dir.File("a1.log")) + "\nagent a2 log:\n" + ReadFile(dir.File("a2.log"));
+  };
+  ASSERT_TRUE(WaitUntil([&] {
+    return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
+  })) << logs();
+  const int port = std::stoi(ReadFile(dir.File("port")));
+  std::string admin_token = ReadFile(data + "/admin.token");
+  while (!admin_token.empty() && (admin_token.back() == '\n' || admin_token.back() == ' ')) {
+    admin_token.pop_back();
+  }
+  Api admin(port, admin_token);
+
+  const std::string script =
+      "echo $$ > " + dir.File("pid-$HEADROOM_RANK") + "; env > " +
+      dir.File("env-$HEADROOM_RANK.tmp") + " && mv " + dir.File("env-$HEADROOM_RANK.tmp") + " " +
+      dir.File("env-$HEADROOM_RANK") + "; trap 'exit 0' TERM; while true; do sleep 0.05; done";
+  std::map<std::string, ChildProcess> agents;
+  for (const std::string node : {"a1", "a2"}) {
+    auto [status, token] = admin.Post("/v1/tokens", {{"role", "agent"}, {"node", node}});
+    ASSERT_EQ(status, 201) << token.dump() << logs();
+    std::ofstream(dir.File(node + ".yaml"))
+        << "cpu: 4\nmemory: 8Gi\ndevices:\n- {index: 0, uuid: GPU-" << node
+        << ", model: H100, memory: 80Gi}\n";
+    auto agent = ChildProcess::Spawn(
+        {.argv = {Bin("headroom-agent"), "--server", "http://127.0.0.1:" + std::to_string(port),
+                  "--token", token["token"].get<std::string>(), "--node", node, "--inventory",
+                  dir.File(node + ".yaml"), "--work-dir", dir.File(node + "-work"), "--address",
+                  "127.0.0.1"},
+         .env = {"PATH=/usr/bin:/bin", "NODE_TAG=" + node},
+         .stdout_path = dir.File(node + ".log"),
+         .stderr_path = dir.File(node + ".log")});
+    ASSERT_TRUE(agent.has_value()) << agent.error().message;
+    agents.emplace(node, std::move(*agent));
+  }
+  ASSERT_TRUE(WaitUntil([&] {
+    const json nodes = admin.Get("/v1/nodes");
+    if (!nodes.is_object()) return false;
+    int up = 0;
+    for (const json& node : nodes["nodes"]) up += node["state"] == "up" ? 1 : 0;
+    return up == 2;
+  })) << logs();
+
+  const json job = {
+      {"apiVersion", "headroom/v1"},
+      {"kind", "Job"},
+      {"metadata", {{"name", "gang"}}},
+      {"spec",
+       {{"tenant", "team-a"},
+        {"tasks", 2},
+        {"timeLimit", "1h"},
+        {"command", {"/bin/sh", "-c", script}},
+        {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
+        {"devices",
+         {{"requests", {{{"name", "gpus"}, {"deviceClassName", "gpu"}, {"count", 1}}}}}}}}};
+  auto [status, submitted] = admin.Post("/v1/jobs", job);
+  ASSERT_EQ(status, 201) << submitted.dump() << logs();
+  const int64_t id = submitted["id"].get<int64_t>();
+
+  ASSERT_TRUE(WaitUntil([&] {
+    return FileExists(dir.File("env-0")) && FileExists(dir.File("env-1"));
+  })) << logs();
+  std::map<std::string, int> rank_of_node;
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto env = EnvOf(ReadFile(dir.File("env-" + std::to_string(rank))));
+    EXPECT_EQ(env.at("HEADROOM_JOB_ID"), std::to_string(id));
+    EXPECT_EQ(env.at("HEADROOM_RANK"), std::to_string(rank));
+    EXPECT_EQ(env.at("RANK"), std::to_string(rank));
+    EXPECT_EQ(env.at("HEADROOM_WORLD_SIZE"), "2");
+    EXPECT_EQ(env.at("WORLD_SIZE"), "2");
+    EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "0");
+    EXPECT_EQ(env.at("MASTER_ADDR"), "127.0.0.1");
+    EXPECT_EQ(env.at("MASTER_PORT"), "29500");
+    EXPECT_EQ(env.at("HEADROOM_RENDEZVOUS"), "127.0.0.1:29500");
+    rank_of_node[env.at("NODE_TAG")] = rank;
+  }
+  ASSERT_EQ(rank_of_node.size(), 2u) << "both tasks on one node";
+
+  // a2 dies without a word; its task lives on as an orphan until the test cleans it up.
+  const pid_t dead_task =
+      std::stoi(ReadFile(dir.File("pid-" + std::to_string(rank_of_node["a2"]))));
+  const pid_t live_task =
+      std::stoi(ReadFile(dir.File("pid-" + std::to_string(rank_of_node["a1"]))));
+  agents.at("a2").SignalGroup(SIGKILL);
+  agents.at("a2").Wait();
+  const bool requeued = WaitUntil(
+      [&] {
+        const json state = admin.Get("/v1/jobs/" + std::to_string(id));
+        return state.is_object() && state["state"] == "pending" && state["requeues"] >= 1;
+      },
+      std::chrono::milliseconds(15'000));
+  kill(-dead_task, SIGKILL);
+  EXPECT_TRUE(requeued) << admin.Get("/v1/jobs/" + std::to_string(id)).dump() << logs();
+  // The survivor's task is no longer desired: the agent stops it.
+  EXPECT_TRUE(WaitUntil([&] { return !ProcessExists(live_task); })) << logs();
+
+  agents.at("a1").SignalGroup(SIGTERM);
+  EXPECT_EQ(agents.at("a1").Wait(), 0) << logs();
+  daemon->SignalGroup(SIGTERM);
+  EXPECT_EQ(daemon->Wait(), 0) << logs();
+}
+
+}  // namespace
+}  // namespace headroom::agent
