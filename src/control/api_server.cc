@@ -149,7 +149,15 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServe
   }
   api->port_ = port;
   api->thread_ = std::thread([&s] { s.listen_after_bind(); });
-  while (!s.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // cpp-httplib 0.11 has no wait_until_ready(): poll is_running() (REALPARTS.md §4).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!s.is_running()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return MakeError(ErrorCode::kIo, "the HTTP server on {}:{} did not start within 10 s",
+                       options.host, port);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return api;
 }
 

@@ -1,6 +1,7 @@
 // headroomd: the live control plane (docs/control.md). Parses flags, starts the Daemon, waits
 // for SIGINT or SIGTERM and stops it cleanly (exit 0). Bad flags or configuration: one line on
 // stderr, exit 2.
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -58,12 +59,12 @@ int main(int argc, char** argv) {
     return Usage("--listen: expected HOST:PORT, got '" + listen + "'");
   }
   options.host = listen.substr(0, colon);
-  try {
-    size_t used = 0;
-    options.port = std::stoi(listen.substr(colon + 1), &used);
-    if (used != listen.size() - colon - 1 || options.port < 0 || options.port > 65535) throw 0;
-  } catch (...) {
-    return Usage("--listen: expected a port in [0, 65535], got '" + listen.substr(colon + 1) + "'");
+  const std::string port_text = listen.substr(colon + 1);
+  const auto [end, error] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), options.port);
+  if (port_text.empty() || error != std::errc() || end != port_text.data() + port_text.size() ||
+      options.port < 0 || options.port > 65535) {
+    return Usage("--listen: expected a port in [0, 65535], got '" + port_text + "'");
   }
   options.backend = backend == "agents" ? BackendKind::kAgents : BackendKind::kSimulated;
   if (options.backend == BackendKind::kAgents && !options.cluster_file.empty()) {
@@ -78,7 +79,11 @@ int main(int argc, char** argv) {
   options.agents.grace_us = headroom::SecondsToUs(grace_s);
   options.agents.heartbeat_interval_us = headroom::SecondsToUs(heartbeat_s);
 
-  // Block the stop signals in every thread; the main thread waits for them below.
+  // Block the stop signals in every thread; the main thread waits for them below. A shell
+  // starts background jobs with SIGINT ignored, and an ignored signal is discarded rather than
+  // left pending for sigwait: restore the default first.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);

@@ -42,6 +42,31 @@ TEST(DaemonSimulated, SubmitStartFinish) {
   EXPECT_NE(metrics->body.find("headroom_devices{class=\"T4\"} 16"), std::string::npos);
 }
 
+TEST(DaemonSimulated, ServiceReplicasAreReplacedWhenTheyEnd) {
+  TestDaemon daemon(TestDaemon::Simulated(600));
+  const std::string spec =
+      "kind: Service\nmetadata: {name: serve}\nspec:\n  replicas: 2\n  timeLimit: 1h\n"
+      "  runtime: 30s\n  devices: {requests: [{count: 1, share: 500}]}\n";
+  auto submitted = daemon.Post("/v1/jobs", daemon.admin(), spec, "application/yaml");
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  EXPECT_EQ(submitted.body["kind"], "service");
+  ASSERT_EQ(submitted.body["jobs"].size(), 2u);
+  const uint64_t first_replica = submitted.body["jobs"][0];
+  // 30 simulated seconds are 50 ms: each replica ends and is replaced, so the service keeps
+  // two live jobs while the first ones complete.
+  Json service;
+  ASSERT_TRUE(WaitFor([&] {
+    service = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
+    return StateOf(daemon, first_replica) == "completed" && service["running"] == 2;
+  })) << service.dump();
+  EXPECT_EQ(service["replicas"], 2);
+  EXPECT_EQ(service["name"], "serve");
+  for (const Json& id : service["jobs"]) EXPECT_GT(id.get<uint64_t>(), first_replica);
+  const Json replica = daemon.Get("/v1/jobs/" + std::to_string(first_replica), daemon.admin()).body;
+  EXPECT_EQ(replica["kind"], "service");
+  EXPECT_EQ(replica["share_milli"], 500);
+}
+
 TEST(DaemonSimulated, WaitingJobSaysWhy) {
   TestDaemon daemon(TestDaemon::Simulated());
   const uint64_t big = daemon.Post("/v1/jobs", daemon.admin(), JobBody(4, 4, 0)).body["id"];
