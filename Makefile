@@ -5,6 +5,8 @@ BUILD ?= build
 HEADROOM_TRACES ?= ../shared/traces
 RUN_OUT ?= out/run
 
+RUN_SECONDS ?=
+
 .PHONY: deps configure build run test test-sanitize fuzz bench format clean
 
 deps:
@@ -16,13 +18,18 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: every policy side by side on a generated building and a synthetic workload.
+# The main job: every policy side by side on a generated building and a synthetic workload
+# (report.json, report.html), then the live control plane: headroomd with simulated nodes,
+# the demo workload submitted through the CLI, the dashboard on 127.0.0.1:$(RUN_PORT) until
+# Ctrl-C (RUN_SECONDS=N: stop after N seconds and check that work ran, as CI does).
+RUN_PORT ?= 8470
 run: build
 	@mkdir -p $(RUN_OUT)
 	./$(BUILD)/bin/headroom gen-cluster --devices 1024 --devices-per-node 8 --nvlink-domain 32 \
 	  > $(RUN_OUT)/cluster.yaml
 	./$(BUILD)/bin/headroom sim --cluster $(RUN_OUT)/cluster.yaml --workload synthetic:default \
 	  --load 0.95 --policy all --seed 1 --out $(RUN_OUT)
+	@RUN_SECONDS=$(RUN_SECONDS) bash scripts/run-demo.sh $(BUILD) $(RUN_OUT)/live $(RUN_PORT)
 
 test: build
 	@cd $(BUILD) && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
@@ -31,7 +38,7 @@ test: build
 test-sanitize: deps
 	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHEADROOM_SANITIZE=ON \
 	  -DHEADROOM_BENCH=OFF >/dev/null
-	@cmake --build build-sanitize -j $(JOBS) --target headroom headroom_tests
+	@cmake --build build-sanitize -j $(JOBS) --target headroom headroomd headroom-agent headroom_tests
 	@cd build-sanitize && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets, each run briefly over its seed corpus (FUZZ_SECONDS each).

@@ -39,6 +39,7 @@ std::string ServerMessage(const std::string& body) {
 DaemonClient::DaemonClient(DaemonClientOptions options)
     : options_(std::move(options)),
       client_(std::make_unique<httplib::Client>(options_.server.Origin())) {
+  client_->set_tcp_nodelay(true);
   SetTimeout(*client_, options_.connect_timeout_s, options_.read_timeout_s);
   client_->set_bearer_token_auth(options_.token.c_str());
   client_->set_keep_alive(true);

@@ -29,6 +29,10 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   }
   auto policy = engine::PresetPolicy(options.policy);
   if (!policy) return tl::unexpected(WithContext(policy.error(), "--policy"));
+  // The live loop executes starts only; a MigrateJob it ignored would leave the moved job on
+  // its old devices while the engine gives them away. Defragmentation by migration stays a
+  // simulator feature until the backends can checkpoint and move work.
+  policy->migration.enabled = false;
   std::shared_ptr<const model::Cluster> cluster;
   if (options.backend == BackendKind::kSimulated) {
     if (options.cluster_file.empty()) {

@@ -28,7 +28,7 @@ int Usage(const std::string& message) {
 int main(int argc, char** argv) {
   CLI::App app{"headroomd: the headroom control plane"};
   DaemonOptions options;
-  std::string listen = "127.0.0.1:8080";
+  std::string listen = "127.0.0.1:8470";
   std::string backend = "simulated";
   std::string port_file;
   double grace_s = 10;

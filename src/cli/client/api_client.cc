@@ -91,6 +91,7 @@ Result<ApiClient> ApiClient::Create(const ConnectionOptions& options) {
   auto url = ParseServerUrl(server);
   if (!url) return tl::unexpected(url.error());
   auto client = std::make_unique<httplib::Client>(url->SchemeHostPort());
+  client->set_tcp_nodelay(true);  // Else each keep-alive request waits ~40 ms (Nagle + ack).
   if (!client->is_valid()) {
     return MakeError(ErrorCode::kInvalidArgument, "server URL '{}': this build cannot open it",
                      server);
