@@ -1,7 +1,8 @@
 // End to end with the real daemon: headroomd --backend agents and two headroom-agent processes
-// with one-device fake inventories. A two-task gang submitted through the API starts one task on
-// each node with the placement's environment; when one agent is killed (SIGKILL: the node dies),
-// the daemon marks the node silent and requeues the job, and the surviving agent stops its task.
+// with one-device fake inventories. A two-task gang submitted with `headroom submit` starts one
+// task on each node with the placement's environment; when one agent is killed (SIGKILL: the node
+// dies), the daemon marks the node silent and requeues the job, and the surviving agent stops its
+// task.
 #include <signal.h>
 
 #include <cstdlib>
@@ -115,20 +116,38 @@ TEST(AgentDaemonEndToEnd, GangStartsOnTwoAgentsAndIsRequeuedWhenOneDies) {
     return up == 2;
   })) << logs();
 
-  const json job = {
-      {"apiVersion", "headroom/v1"},
-      {"kind", "Job"},
-      {"metadata", {{"name", "gang"}}},
-      {"spec",
-       {{"tenant", "team-a"},
-        {"tasks", 2},
-        {"timeLimit", "1h"},
-        {"command", {"/bin/sh", "-c", script}},
-        {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
-        {"devices",
-         {{"requests", {{{"name", "gpus"}, {"deviceClassName", "gpu"}, {"count", 1}}}}}}}}};
-  auto [status, submitted] = admin.Post("/v1/jobs", job);
-  ASSERT_EQ(status, 201) << submitted.dump() << logs();
+  // The gang goes in through the CLI, as an operator would submit it.
+  auto submit = ChildProcess::Spawn({.argv = {Bin("headroom"),
+                                              "--server",
+                                              "http://127.0.0.1:" + std::to_string(port),
+                                              "--token",
+                                              admin_token,
+                                              "submit",
+                                              "--name",
+                                              "gang",
+                                              "--tenant",
+                                              "team-a",
+                                              "--tasks",
+                                              "2",
+                                              "--gpus",
+                                              "1",
+                                              "--time",
+                                              "1h",
+                                              "--cpus",
+                                              "1",
+                                              "--mem",
+                                              "1G",
+                                              "--json",
+                                              "--",
+                                              "/bin/sh",
+                                              "-c",
+                                              script},
+                                     .env = {"PATH=/usr/bin:/bin"},
+                                     .stdout_path = dir.File("submit.json"),
+                                     .stderr_path = dir.File("submit.err")});
+  ASSERT_TRUE(submit.has_value()) << submit.error().message;
+  ASSERT_EQ(submit->Wait(), 0) << ReadFile(dir.File("submit.err")) << logs();
+  const json submitted = json::parse(ReadFile(dir.File("submit.json")));
   const int64_t id = submitted["id"].get<int64_t>();
 
   ASSERT_TRUE(WaitUntil([&] {
