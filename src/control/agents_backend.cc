@@ -1,5 +1,7 @@
 #include "control/agents_backend.h"
 
+#include <map>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -43,18 +45,31 @@ std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::strin
 }
 
 std::shared_ptr<const model::Cluster> ClusterOfRegisteredNodes(const DaemonState& state) {
-  model::ClusterBuilder builder({"cluster"}, "cluster");
-  size_t count = 0;
+  // Topology as the hardware reports it: nodes whose GPUs share an NVLink fabric clique (NVML's
+  // clusterUuid.cliqueId, reported by the agent) form one "nvlink" domain; a node without one is
+  // a domain of its own, so a gang that prefers or requires one NVLink domain fits on one node.
+  std::map<std::string, std::vector<const std::string*>> nodes_by_domain;
   for (const auto& [name, status] : state.nodes) {
     if (!status.record.registered) continue;
-    model::NodeSpec spec{
-        .name = name, .cpu_milli = status.record.cpu_milli, .memory_mib = status.record.memory_mib};
-    for (const DeviceInventory& device : status.record.devices) {
-      spec.devices.push_back(
-          model::DeviceAttributes(device.model, static_cast<double>(device.memory_mib) / 1024.0));
+    const auto& devices = status.record.devices;
+    const std::string clique = devices.empty() ? std::string() : devices.front().clique_id;
+    nodes_by_domain[clique.empty() ? "host-" + name : "clique-" + clique].push_back(&name);
+  }
+  model::ClusterBuilder builder({"cluster", "nvlink"}, "cluster");
+  size_t count = 0;
+  for (const auto& [domain_name, names] : nodes_by_domain) {
+    const DomainId domain = builder.AddDomain(builder.root(), domain_name);
+    for (const std::string* name : names) {
+      const NodeRecord& record = state.nodes.at(*name).record;
+      model::NodeSpec spec{
+          .name = *name, .cpu_milli = record.cpu_milli, .memory_mib = record.memory_mib};
+      for (const DeviceInventory& device : record.devices) {
+        spec.devices.push_back(
+            model::DeviceAttributes(device.model, static_cast<double>(device.memory_mib) / 1024.0));
+      }
+      builder.AddNode(domain, std::move(spec));
+      ++count;
     }
-    builder.AddNode(builder.root(), std::move(spec));
-    ++count;
   }
   if (count == 0) return nullptr;
   auto cluster = std::move(builder).Build();
