@@ -23,7 +23,8 @@ std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::strin
                           .rank = task.rank,
                           .world_size = static_cast<uint32_t>(job.placement.size()),
                           .command = job.spec.command,
-                          .env = job.spec.env};
+                          .env = job.spec.env,
+                          .tenant = job.spec.tenant};
       for (uint32_t index : task.device_indices) {
         desired.devices.push_back(index < inventory.size() ? inventory[index].index : index);
       }

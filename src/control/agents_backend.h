@@ -40,6 +40,7 @@ struct DesiredTask {
   std::vector<std::string> command;
   std::vector<std::pair<std::string, std::string>> env;
   std::string rendezvous;  // "address:port" of rank 0.
+  std::string tenant;      // The agent labels the task's devices' telemetry with it.
 };
 
 // The desired set of `node`. Caller holds state.mu.

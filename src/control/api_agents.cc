@@ -221,6 +221,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
                          {"command", task.command},
                          {"env", std::move(env)},
                          {"rendezvous", task.rendezvous},
+                         {"tenant", task.tenant},
                          {"stop_grace_s", 30}});
     }
   }

@@ -61,6 +61,9 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
   EXPECT_EQ(desired[0]["world_size"], 1);
   EXPECT_EQ(desired[0]["devices"].size(), 2u);
   EXPECT_EQ(desired[0]["rendezvous"], "10.0.0.11:29500");
+  // The agent labels the devices' telemetry with the job's tenant.
+  EXPECT_EQ(desired[0]["tenant"],
+            daemon.Get("/v1/jobs/" + std::to_string(first), daemon.admin()).body["tenant"]);
   EXPECT_EQ(daemon.Post("/v1/agents/n1/heartbeat", other, "{}").status, 403);
 
   // The task exits 0: the job completes and is no longer desired.
