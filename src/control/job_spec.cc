@@ -286,9 +286,6 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
   return {};
 }
 
-// The parse itself; ParseJobSpec makes its errors printable.
-Result<JobSpec> ParseJobSpecDocument(std::string_view text, std::string_view source);
-
 }  // namespace
 
 bool operator==(const JobSpec& a, const JobSpec& b) {
@@ -365,28 +362,6 @@ Result<int64_t> ParseMemoryMib(std::string_view text) {
 }
 
 Result<JobSpec> ParseJobSpec(std::string_view text, std::string_view source) {
-  auto spec = ParseJobSpecDocument(text, source);
-  if (!spec) {
-    // yaml-cpp's syntax messages may quote the offending byte as it is (a newline, say);
-    // an API error stays one printable line.
-    std::string& message = spec.error().message;
-    std::string escaped;
-    for (const char c : message) {
-      const auto byte = static_cast<unsigned char>(c);
-      if (byte < 0x20 || byte == 0x7f) {
-        model::AppendEscapedChar(escaped, c);
-      } else {
-        escaped += c;
-      }
-    }
-    message = std::move(escaped);
-  }
-  return spec;
-}
-
-namespace {
-
-Result<JobSpec> ParseJobSpecDocument(std::string_view text, std::string_view source) {
   auto document = model::LoadYamlDocument(text, source);
   if (!document) return tl::unexpected(document.error());
   const YamlField root = YamlField::Document(*document, source);
@@ -423,8 +398,6 @@ Result<JobSpec> ParseJobSpecDocument(std::string_view text, std::string_view sou
   YAML_FIELD_TRY(ok, SpecField(*spec_field, spec));
   return spec;
 }
-
-}  // namespace
 
 std::string JobSpecToJson(const JobSpec& spec) {
   nlohmann::ordered_json out;

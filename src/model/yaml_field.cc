@@ -102,6 +102,23 @@ bool LooksNumeric(std::string_view text) {
   return i == text.size();
 }
 
+namespace {
+// yaml-cpp's syntax messages may quote the offending byte as it is (a newline, say); an error
+// message stays one printable line.
+std::string PrintableLine(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      AppendEscapedChar(out, c);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source) {
   const std::string copy(text);
   try {
@@ -124,9 +141,10 @@ Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view sour
     return YAML::Load(copy);
   } catch (const YAML::Exception& e) {
     return MakeError(ErrorCode::kInvalidArgument, "{}:{}: YAML syntax error: {}", source,
-                     LineOfMark(e.mark, text), e.msg);
+                     LineOfMark(e.mark, text), PrintableLine(e.msg));
   } catch (const std::exception& e) {
-    return MakeError(ErrorCode::kInvalidArgument, "{}:1: cannot read YAML: {}", source, e.what());
+    return MakeError(ErrorCode::kInvalidArgument, "{}:1: cannot read YAML: {}", source,
+                     PrintableLine(e.what()));
   }
 }
 
