@@ -44,16 +44,16 @@ Result<std::vector<engine::SharePolicy>> ParsePolicies(const std::string& text) 
   return policies;
 }
 
-Result<void> WriteFile(const std::filesystem::path& path, const std::string& text) {
+}  // namespace
+
+Result<void> WriteReportFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return MakeError(ErrorCode::kIo, "{}: cannot open for writing", path.string());
+  if (!out) return MakeError(ErrorCode::kIo, "{}: cannot open for writing", path);
   out << text;
   out.close();
-  if (!out) return MakeError(ErrorCode::kIo, "{}: write failed", path.string());
+  if (!out) return MakeError(ErrorCode::kIo, "{}: write failed", path);
   return {};
 }
-
-}  // namespace
 
 Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
   std::vector<uint64_t> seeds;
@@ -117,10 +117,10 @@ int RunFillCommand(const FillFlags& flags) {
   std::filesystem::create_directories(flags.out, error);
   if (error) return Fail(flags.out + ": cannot create directory: " + error.message());
   const std::filesystem::path out(flags.out);
-  if (auto w = WriteFile(out / "report.json", sim::WriteFillJsonReport(*report)); !w) {
+  if (auto w = WriteReportFile(out / "report.json", sim::WriteFillJsonReport(*report)); !w) {
     return Fail(w.error().message);
   }
-  if (auto w = WriteFile(out / "report.html", sim::WriteFillHtmlReport(*report)); !w) {
+  if (auto w = WriteReportFile(out / "report.html", sim::WriteFillHtmlReport(*report)); !w) {
     return Fail(w.error().message);
   }
   std::printf("report: %s and %s\n", (out / "report.json").c_str(), (out / "report.html").c_str());

@@ -21,6 +21,9 @@ struct FillFlags {
   unsigned threads = 0;
 };
 
+// Writes `text` to `path` (truncating); errors name the path. Shared by `headroom sim`'s reports.
+Result<void> WriteReportFile(const std::string& path, const std::string& text);
+
 // "42-51" → 42..51; "1,5,7" → those; errors name the flag.
 Result<std::vector<uint64_t>> ParseSeeds(const std::string& text);
 

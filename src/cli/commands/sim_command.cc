@@ -40,15 +40,6 @@ int Fail(const std::string& message) {
   return 2;
 }
 
-Result<void> WriteFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return MakeError(ErrorCode::kIo, "{}: cannot open for writing", path.string());
-  out << text;
-  out.close();
-  if (!out) return MakeError(ErrorCode::kIo, "{}: write failed", path.string());
-  return {};
-}
-
 sim::ClusterSummary Summarize(const model::Cluster& cluster, const std::string& source) {
   sim::ClusterSummary summary;
   summary.source = source;
@@ -127,10 +118,10 @@ int RunSim(const SimFlags& flags) {
   std::filesystem::create_directories(flags.out, error);
   if (error) return Fail(flags.out + ": cannot create directory: " + error.message());
   const std::filesystem::path out(flags.out);
-  if (auto written = WriteFile(out / "report.json", sim::WriteJsonReport(report)); !written) {
+  if (auto written = WriteReportFile(out / "report.json", sim::WriteJsonReport(report)); !written) {
     return Fail(written.error().message);
   }
-  if (auto written = WriteFile(out / "report.html", sim::WriteHtmlReport(report)); !written) {
+  if (auto written = WriteReportFile(out / "report.html", sim::WriteHtmlReport(report)); !written) {
     return Fail(written.error().message);
   }
   std::printf("report: %s and %s\n", (out / "report.json").c_str(), (out / "report.html").c_str());
