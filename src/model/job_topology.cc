@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "model/yaml_field.h"
+
 namespace headroom::model {
 
 std::optional<uint32_t> LevelIndex(const Cluster& cluster, std::string_view name) {
@@ -24,7 +26,8 @@ Result<void> ValidateTopologyLevels(const Cluster& cluster, const std::vector<Jo
   for (size_t i = 0; i < jobs.size(); ++i) {
     const Job& job = jobs[i];
     if (job.required_topology_level.empty() && job.preferred_topology_level.empty()) continue;
-    const std::string who = job.name.empty() ? fmt::format("job #{}", i) : "job '" + job.name + "'";
+    const std::string who =
+        job.name.empty() ? fmt::format("job #{}", i) : "job '" + PrintableLine(job.name) + "'";
     std::optional<uint32_t> required;
     std::optional<uint32_t> preferred;
     for (const auto& [field, name, index] :
@@ -33,17 +36,17 @@ Result<void> ValidateTopologyLevels(const Cluster& cluster, const std::vector<Jo
       if (name->empty()) continue;
       *index = LevelIndex(cluster, *name);
       if (!*index) {
-        return MakeError(
-            ErrorCode::kInvalidArgument,
-            "{}: {}: field '{}': expected one of the cluster's levels ({}), got \"{}\"", source,
-            who, field, known, *name);
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "{}: {}: field '{}': expected one of the cluster's levels ({}), got {}",
+                         source, who, field, known, QuoteForMessage(*name));
       }
     }
     if (required && preferred && *preferred < *required) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "{}: {}: field 'preferred_topology_level': expected the required level "
-                       "'{}' or one below it, got \"{}\" (above it, it could never take effect)",
-                       source, who, job.required_topology_level, job.preferred_topology_level);
+                       "'{}' or one below it, got {} (above it, it could never take effect)",
+                       source, who, PrintableLine(job.required_topology_level),
+                       QuoteForMessage(job.preferred_topology_level));
     }
   }
   return {};

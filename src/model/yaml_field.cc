@@ -66,6 +66,19 @@ std::string QuoteForMessage(std::string_view text) {
   return out;
 }
 
+std::string PrintableLine(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      AppendEscapedChar(out, c);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 void AppendEscapedChar(std::string& out, char c) {
   const auto byte = static_cast<unsigned char>(c);
   if (c == '"' || c == '\\') {
@@ -101,23 +114,6 @@ bool LooksNumeric(std::string_view text) {
   }
   return i == text.size();
 }
-
-namespace {
-// yaml-cpp's syntax messages may quote the offending byte as it is (a newline, say); an error
-// message stays one printable line.
-std::string PrintableLine(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      AppendEscapedChar(out, c);
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-}  // namespace
 
 Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source) {
   const std::string copy(text);
@@ -157,7 +153,7 @@ YamlField YamlField::Document(const YAML::Node& node, std::string_view source) {
 
 std::string YamlField::Where() const {
   if (path_.empty()) return fmt::format("{}:{}: document", source_, line_);
-  return fmt::format("{}:{}: field '{}'", source_, line_, path_);
+  return fmt::format("{}:{}: field '{}'", source_, line_, PrintableLine(path_));
 }
 
 Error YamlField::Invalid(std::string_view expected) const { return Invalid(expected, Describe()); }

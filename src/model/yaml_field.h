@@ -116,6 +116,10 @@ Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view sour
 // cut to 60 characters — safe to embed in a one-line message.
 std::string QuoteForMessage(std::string_view text);
 
+// `text` with its control bytes escaped as AppendEscapedChar does and nothing else changed:
+// user-chosen names (keys, job names) may hold any byte, an error message stays one line.
+std::string PrintableLine(std::string_view text);
+
 // Appends `c` as it stands inside a double-quoted YAML scalar: quotes and backslashes escaped,
 // newline and tab as \n and \t, other control bytes as \xNN.
 void AppendEscapedChar(std::string& out, char c);

@@ -98,6 +98,13 @@ TEST(ControlJobSpec, ErrorsStayOnOneLine) {
   ASSERT_FALSE(spec.has_value());
   EXPECT_EQ(spec.error().message.find('\n'), std::string::npos) << spec.error().message;
   EXPECT_EQ(spec.error().message.rfind("request body:", 0), 0u);
+
+  // A key holding a control byte lands in the field path of the message; it is escaped there
+  // too (fuzz/corpus/job_spec/regression-control-byte-in-key).
+  auto key = ParseJobSpec("apiVersion: headroom/v1\n\"ki\\nd\": Service\n");
+  ASSERT_FALSE(key.has_value());
+  EXPECT_EQ(key.error().message.find('\n'), std::string::npos) << key.error().message;
+  EXPECT_NE(key.error().message.find("field 'ki\\nd'"), std::string::npos) << key.error().message;
 }
 
 TEST(ControlJobSpec, SharesNeedOneDeviceAndSelectorsMustParse) {
