@@ -15,20 +15,28 @@ size_t SharePlacer::ShapeHash::operator()(const PodShape& s) const {
 }
 
 SharePlacer::SharePlacer(const model::Cluster& cluster, SharePolicy policy,
-                         std::vector<TypicalShape> typical, ShapeTypes types, uint64_t seed)
+                         std::vector<TypicalShape> typical, ShapeTypes types, GoRand rng)
     : cluster_(cluster),
       policy_(policy),
       typical_(std::move(typical)),
       types_(std::move(types)),
-      rng_(seed),
+      rng_(std::move(rng)),
       cpu_per_gpu_milli_(CpuPerGpuMilli(typical_)),
       node_model_(cluster.nodes().size(), UINT32_MAX),
       node_version_(cluster.nodes().size(), 0),
       node_kinds_(cluster.nodes().size()),
       node_rank_(cluster.nodes().size()) {
-  for (uint32_t n = 0; n < node_rank_.size(); ++n) node_rank_[n] = n;
-  for (size_t n = node_rank_.size(); n > 1; --n)
-    std::swap(node_rank_[n - 1], node_rank_[rng_.Below(n)]);
+  {
+    std::vector<uint32_t> by_name(cluster.nodes().size());
+    for (uint32_t n = 0; n < by_name.size(); ++n) by_name[n] = n;
+    std::sort(by_name.begin(), by_name.end(), [&](uint32_t a, uint32_t b) {
+      return cluster.nodes()[a].name < cluster.nodes()[b].name;
+    });
+    const std::vector<int64_t> prefix = rng_.Perm(static_cast<int64_t>(by_name.size()));
+    for (size_t i = 0; i < by_name.size(); ++i) {
+      node_rank_[by_name[i]] = static_cast<uint32_t>(prefix[i]);
+    }
+  }
   {
     std::vector<double> share(cluster.device_classes().size(), 0);
     for (const model::Device& d : cluster.devices()) share[d.device_class.value()] += 1;
@@ -122,7 +130,7 @@ std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodS
 
   size_t chosen = 0;
   if (policy_ == SharePolicy::kRandom) {
-    chosen = rng_.Below(feasible_scratch_.size());
+    chosen = static_cast<size_t>(rng_.Intn(static_cast<int64_t>(feasible_scratch_.size())));
   } else {
     if (policy_ == SharePolicy::kBestFit) {
       // kube's NormalizeScore (plugin/plugin_utils.go): integer min–max scaling to [0, 100].
@@ -146,9 +154,9 @@ std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodS
   int32_t gpu = -1;
   if (shape.shares_a_gpu()) {
     if (policy_ == SharePolicy::kRandom) {
-      uint64_t fitting = 0;
+      int64_t fitting = 0;
       for (uint32_t g = 0; g < view.gpu_count; ++g) {
-        if (view.gpu_left[g] >= shape.milli_per_gpu && rng_.Below(++fitting) == 0) {
+        if (view.gpu_left[g] >= shape.milli_per_gpu && rng_.Intn(++fitting) == 0) {
           gpu = static_cast<int32_t>(g);
         }
       }

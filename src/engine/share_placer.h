@@ -4,7 +4,8 @@
 // SharePolicy (share_scorers.h), take the highest score — ties to the node of lowest rank in a
 // seeded random permutation, as the artifact's modified selectHost does (it prefers the
 // lexicographically smallest node name, and names carry a random "%04d-" prefix) — and pick
-// the GPUs inside the node.
+// the GPUs inside the node. All random draws (the permutation, and the Random policy's picks)
+// come from one Go math/rand stream, so a fill run can repeat the artifact's run exactly.
 //
 // Speed: a node's score for a task shape depends only on the node's state and the shape, so
 // it is cached per (shape, node) and recomputed only after that node changed; a fill of the
@@ -12,7 +13,7 @@
 // score per changed node and shape.
 // Precondition: while a placer is used on a ClusterState, it is the only writer of that state
 // (its cache is keyed on its own record of which nodes changed).
-// Determinism: a placer with the same seed, cluster and calls makes the same choices.
+// Determinism: a placer with the same generator state, cluster and calls makes the same choices.
 // Threading: single-threaded.
 #pragma once
 
@@ -21,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "base/rng.h"
+#include "base/go_rand.h"
 #include "engine/cluster_state.h"
 #include "engine/decision.h"
 #include "engine/frag.h"
@@ -31,8 +32,10 @@ namespace headroom::engine {
 
 class SharePlacer {
  public:
+  // Draws the node permutation from `rng` first, as the artifact's syncClusterResourceList
+  // does (rand.Perm over the nodes sorted by name; node i gets prefix perm[i]).
   SharePlacer(const model::Cluster& cluster, SharePolicy policy, std::vector<TypicalShape> typical,
-              ShapeTypes types, uint64_t seed);
+              ShapeTypes types, GoRand rng);
 
   // Places the task and applies it to `state`; nullopt (state unchanged) when no node fits.
   std::optional<TaskAllocation> Place(ClusterState& state, const PodShape& shape,
@@ -63,13 +66,13 @@ class SharePlacer {
   SharePolicy policy_;
   std::vector<TypicalShape> typical_;
   ShapeTypes types_;
-  Rng rng_;
+  GoRand rng_;
   double cpu_per_gpu_milli_;
   std::vector<double> scarcity_;
   std::vector<uint32_t> node_model_;  // Device class of each node's GPUs; UINT32_MAX: none.
   std::vector<uint64_t> node_version_;
   std::vector<NodeKinds> node_kinds_;
-  std::vector<uint32_t> node_rank_;  // A seeded permutation; equal scores go to the lower rank.
+  std::vector<uint32_t> node_rank_;  // The random name prefix; equal scores go to the lower.
   std::unordered_map<PodShape, uint32_t, ShapeHash> shape_ids_;
   std::vector<std::vector<Cached>> cache_;  // [shape id][node]
   std::vector<uint32_t> feasible_scratch_;

@@ -19,7 +19,7 @@ ShapeTypes AnyModel(const model::Cluster& cluster) {
 TEST(SharePlacerTest, BestFitTakesTheFullerNodeAndTheTightestGpu) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 2}, {"n1", 2}}).Build();
   ClusterState state(cluster);
-  SharePlacer placer(cluster, SharePolicy::kBestFit, {}, AnyModel(cluster), 1);
+  SharePlacer placer(cluster, SharePolicy::kBestFit, {}, AnyModel(cluster), GoRand(1));
   // Use most of n1: a whole GPU and 700 of the other.
   ASSERT_TRUE(placer.Place(state, {1000, 1000, 1, 0}, 0));
   const NodeId first = placer.Place(state, {1000, 700, 1, 0}, 0)->node;
@@ -33,7 +33,8 @@ TEST(SharePlacerTest, BestFitTakesTheFullerNodeAndTheTightestGpu) {
 TEST(SharePlacerTest, FailsWithoutTouchingStateWhenNothingFits) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 2, "H100", 8000}}).Build();
   ClusterState state(cluster);
-  SharePlacer placer(cluster, SharePolicy::kFgd, {{{1000, 1000, 1, 0}, 1.0}}, AnyModel(cluster), 1);
+  SharePlacer placer(cluster, SharePolicy::kFgd, {{{1000, 1000, 1, 0}, 1.0}}, AnyModel(cluster),
+                     GoRand(1));
   EXPECT_FALSE(placer.Place(state, {16000, 1000, 1, 0}, 0));      // CPU.
   EXPECT_FALSE(placer.Place(state, {1000, 1000, 4, 0}, 0));       // GPUs.
   EXPECT_FALSE(placer.Place(state, {1000, 500, 1, 0}, 1 << 30));  // Memory.
@@ -51,7 +52,7 @@ TEST(SharePlacerTest, ModelConstraintsAreHonoured) {
   types.accepts.push_back(h100_only);
   for (SharePolicy policy : {SharePolicy::kRandom, SharePolicy::kPacking, SharePolicy::kFgd}) {
     ClusterState state(cluster);
-    SharePlacer placer(cluster, policy, {{{1000, 1000, 1, 0}, 1.0}}, types, 3);
+    SharePlacer placer(cluster, policy, {{{1000, 1000, 1, 0}, 1.0}}, types, GoRand(3));
     const auto placed = placer.Place(state, {1000, 1000, 1, 1}, 0);
     ASSERT_TRUE(placed);
     EXPECT_EQ(cluster.node(placed->node).name, "h");
@@ -66,7 +67,7 @@ TEST(SharePlacerTest, SameSeedSameChoices) {
     std::vector<uint32_t> nodes[2];
     for (auto& chosen : nodes) {
       ClusterState state(cluster);
-      SharePlacer placer(cluster, policy, {{{1000, 500, 1, 0}, 1.0}}, AnyModel(cluster), 9);
+      SharePlacer placer(cluster, policy, {{{1000, 500, 1, 0}, 1.0}}, AnyModel(cluster), GoRand(9));
       for (int i = 0; i < 20; ++i) {
         if (auto placed = placer.Place(state, {1000, 300, 1, 0}, 0))
           chosen.push_back(placed->node.value());
@@ -84,7 +85,7 @@ RC_GTEST_PROP(SharePlacerProperty, NeverOverbooksAndFailsOnlyWhenNothingFits, ()
   const auto policy = static_cast<SharePolicy>(*rc::gen::inRange(0, 7));
   ClusterState state(cluster);
   SharePlacer placer(cluster, policy, {{{2000, 500, 1, 0}, 0.5}, {{4000, 1000, 1, 0}, 0.5}},
-                     AnyModel(cluster), *rc::gen::arbitrary<uint64_t>());
+                     AnyModel(cluster), GoRand(*rc::gen::arbitrary<int64_t>()));
   const int pods = *rc::gen::inRange(1, 60);
   for (int i = 0; i < pods; ++i) {
     PodShape shape;

@@ -7,7 +7,7 @@
 #include <map>
 #include <thread>
 
-#include "base/rng.h"
+#include "base/go_rand.h"
 #include "engine/cluster_state.h"
 #include "engine/frag.h"
 #include "engine/share_placer.h"
@@ -70,31 +70,36 @@ Result<Prepared> Prepare(const model::Cluster& cluster, const model::Workload& w
   return prepared;
 }
 
-// simulator.go SortClusterPods (shuffle) then TunePodsByNodeTotalResource.
-std::vector<uint32_t> ArrivalOrder(const Prepared& prepared, uint64_t seed, double tune) {
-  Rng rng(seed);
+// The artifact's core.go Simulate, draw for draw from its global math/rand: Seed(seed); one
+// Int() (evaluated as an argument of a debug log line); SortClusterPods (pods sorted by name,
+// then Shuffle); TunePodsByNodeTotalResource (tune-down removes random pods, tune-up appends
+// pods drawn with replacement until the next draw's per-GPU request would pass the target).
+// The informers' draws, the node permutation (SharePlacer) and the Random policy's picks follow.
+std::vector<uint32_t> ArrivalOrder(const Prepared& prepared, GoRand& rng, double tune) {
+  (void)rng.Int();
   const uint32_t n = static_cast<uint32_t>(prepared.pods.size());
   std::vector<uint32_t> order(n);
   for (uint32_t i = 0; i < n; ++i) order[i] = i;
-  for (uint32_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.Below(i)]);
+  rng.Shuffle(n, [&](int64_t i, int64_t j) { std::swap(order[i], order[j]); });
 
   uint64_t total = 0;
   for (const Pod& pod : prepared.pods) total += pod.shape.total_milli();
   const double target = tune * static_cast<double>(prepared.capacity_milli);
+  if (tune <= 0 || n == 0 || static_cast<double>(total) == target) return order;
   if (static_cast<double>(total) > target) {
     while (static_cast<double>(total) > target && !order.empty()) {
-      const size_t victim = rng.Below(order.size());
+      const auto victim = static_cast<size_t>(rng.Intn(static_cast<int64_t>(order.size())));
       total -= prepared.pods[order[victim]].shape.total_milli();
       order.erase(order.begin() + static_cast<ptrdiff_t>(victim));
     }
-  } else if (n > 0) {
-    while (true) {
-      const uint32_t drawn = static_cast<uint32_t>(rng.Below(n));
-      const engine::PodShape& shape = prepared.pods[drawn].shape;
-      if (static_cast<double>(total + shape.milli_per_gpu) > target) break;
-      total += shape.total_milli();
-      order.push_back(drawn);
-    }
+    return order;
+  }
+  while (true) {
+    const auto drawn = static_cast<uint32_t>(rng.Intn(n));
+    const engine::PodShape& shape = prepared.pods[drawn].shape;
+    if (static_cast<double>(total + shape.milli_per_gpu) > target) break;
+    total += shape.total_milli();
+    order.push_back(drawn);
   }
   return order;
 }
@@ -111,10 +116,11 @@ struct Bin {
 
 FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
                       engine::SharePolicy policy, uint64_t seed, double tune) {
-  const std::vector<uint32_t> order = ArrivalOrder(prepared, seed, tune);
+  GoRand rng(static_cast<int64_t>(seed));
+  const std::vector<uint32_t> order = ArrivalOrder(prepared, rng, tune);
+  for (int i = 0; i < kInformerDraws; ++i) (void)rng.Int63();
   engine::ClusterState state(cluster);
-  engine::SharePlacer placer(cluster, policy, prepared.typical, prepared.types,
-                             seed ^ 0x5bd1e9955bd1e995ULL);
+  engine::SharePlacer placer(cluster, policy, prepared.typical, prepared.types, std::move(rng));
   std::vector<double> node_frag(cluster.nodes().size());
   double total_frag = 0;
   for (const model::Node& node : cluster.nodes()) {
@@ -142,7 +148,6 @@ FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
     }
     ++bin.count;
   };
-  record();
   for (uint32_t index : order) {
     const Pod& pod = prepared.pods[index];
     arrived += pod.shape.total_milli();

@@ -15,8 +15,11 @@
 //  5. Curves on the arrived-percent grid 0..130: the mean, over the arrivals whose arrived
 //     percent rounds to P (else those within P ± 1), of the allocation percent (each rounded to
 //     2 decimals first), of the fragmented percent of capacity and of fragmented ÷ free.
-// Step 1's shuffle and the tie-breaking use headroom's generator, not Go's math/rand, so a seed
-// here is not the artifact's run of the same seed; medians over seeds are what compare.
+// Every random draw comes from Go's math/rand seeded with the seed (base/go_rand.h), in the
+// artifact's order: the shuffle, the tuning draws, kInformerDraws draws that the artifact's
+// client-go informers make, the node-name permutation, then the Random policy's picks. So a seed
+// here replays the artifact's run of that seed — exactly while every pod fits, and up to the
+// artifact's own race once pods fail (docs/fill.md, "Fidelity").
 // Promise: deterministic in (cluster, workload, policy, seed); runs are independent, so
 // RunFillExperiment runs (policy, seed) pairs on `threads` threads with identical results.
 #pragma once
@@ -33,6 +36,12 @@
 namespace headroom::sim {
 
 inline constexpr int kFillMaxArrivedPct = 130;
+
+// Between the tuning draws and the node permutation, the artifact's scheduler starts its
+// informers; each client-go reflector draws rand.Float64() once for its watch timeout
+// (reflector.go ListAndWatch), on the same global generator and racing with the permutation.
+// Five draws before it is what its per-seed tables show (docs/fill.md).
+inline constexpr int kInformerDraws = 5;
 
 struct FillOptions {
   double tune = 1.3;

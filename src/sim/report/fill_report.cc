@@ -86,7 +86,18 @@ std::string WriteFillJsonReport(const FillReport& report) {
       fragmented.push_back(Json(FragmentedAt(result, p).median));
     }
     std::vector<double> failed;
-    for (const FillCurve& run : result.runs) failed.push_back(static_cast<double>(run.failed));
+    // Each seed's allocation curve, in the unit of the artifact's analysis_allo_discrete.csv,
+    // so a run can be held against the artifact's run of the same seed.
+    nlohmann::json runs = nlohmann::json::array();
+    for (size_t i = 0; i < result.runs.size(); ++i) {
+      const FillCurve& run = result.runs[i];
+      failed.push_back(static_cast<double>(run.failed));
+      nlohmann::json allocated = nlohmann::json::array();
+      for (const double value : run.allocated_pct) allocated.push_back(Json(value));
+      runs.push_back({{"seed", result.seeds[i]},
+                      {"failed_tasks", run.failed},
+                      {"allocated_gpu_pct", std::move(allocated)}});
+    }
     policies.push_back({{"name", engine::SharePolicyName(result.policy)},
                         {"artifact_policy", engine::SharePolicyArtifactName(result.policy)},
                         {"fill_curve", std::move(points)},
@@ -94,7 +105,8 @@ std::string WriteFillJsonReport(const FillReport& report) {
                          {{"arrived_pct_from", 0},
                           {"unallocated_gpu_pct", std::move(unallocated)},
                           {"fragmented_gpu_pct", std::move(fragmented)}}},
-                        {"failed_tasks", Json(Spread(std::move(failed)))}});
+                        {"failed_tasks", Json(Spread(std::move(failed)))},
+                        {"runs", std::move(runs)}});
   }
   nlohmann::json seeds = report.policies.empty() ? nlohmann::json::array()
                                                  : nlohmann::json(report.policies.front().seeds);

@@ -49,7 +49,11 @@ TEST(FillExperimentTest, CurvesAreBoundedAndAllocationNeverExceedsArrivals) {
       EXPECT_GE(curve->fragmented_pct[p], 0.0);
       EXPECT_LE(curve->fragmented_pct[p], 100.0 - allocated + 0.02);
     }
-    EXPECT_FALSE(std::isnan(curve->allocated_pct[130]));
+    // Tuning stops at the first draw whose per-GPU request would pass 1.3 × capacity, so the
+    // arrivals end within one GPU (4.5% of these 22) below 130%.
+    bool reached = false;
+    for (int p = 125; p <= kFillMaxArrivedPct; ++p) reached |= !std::isnan(curve->allocated_pct[p]);
+    EXPECT_TRUE(reached);
   }
 }
 
