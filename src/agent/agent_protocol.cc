@@ -84,6 +84,11 @@ Result<DesiredTask> ParseDesired(const json& item, const std::string& path) {
   YAML_FIELD_TRY(rank, Integer(item["rank"], field("rank"), 0, task.world_size - 1,
                                fmt::format("a rank in 0..{}", task.world_size - 1)));
   task.key.rank = static_cast<int>(*rank);
+  if (item.contains("attempt")) {
+    YAML_FIELD_TRY(attempt, Integer(item["attempt"], field("attempt"), 1,
+                                    std::numeric_limits<uint32_t>::max(), "an attempt >= 1"));
+    task.key.attempt = *attempt;
+  }
   if (!item.contains("devices") || !item["devices"].is_array()) {
     return tl::unexpected(Invalid(field("devices"), "a list of device indices",
                                   item.contains("devices") ? item["devices"] : json(nullptr)));
@@ -193,6 +198,7 @@ json HeartbeatJson(const HeartbeatRequest& request) {
   for (const TaskReport& task : request.tasks) {
     json entry = {{"job", task.key.job},
                   {"rank", task.key.rank},
+                  {"attempt", task.key.attempt},
                   {"state", task.state == TaskState::kRunning ? "running" : "exited"},
                   {"exit_code", task.exit_code ? json(*task.exit_code) : json(nullptr)},
                   {"pid", task.pid}};
@@ -232,12 +238,12 @@ Result<std::vector<DesiredTask>> ParseHeartbeatReply(std::string_view body) {
                                   document->contains("tasks") ? (*document)["tasks"] : json()));
   }
   std::vector<DesiredTask> tasks;
-  std::set<TaskKey> keys;
+  std::set<std::pair<int64_t, int>> ranks;
   const json& list = (*document)["tasks"];
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("tasks[{}]", i);
     YAML_FIELD_TRY(task, ParseDesired(list[i], path));
-    if (!keys.insert(task->key).second) {
+    if (!ranks.insert({task->key.job, task->key.rank}).second) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "{}: expected each (job, rank) once, got job {} rank {} again", path,
                        task->key.job, task->key.rank);

@@ -6,8 +6,8 @@
 //  2. Replies are checked strictly: a wrong type or range is an error naming the field path,
 //     e.g. "tasks[1].devices[0]: expected a device index 0..1023, got -1"; unknown fields are
 //     ignored (the daemon may add fields; docs/api.md changes are additive).
-//  3. Optional reply fields take documented defaults: env {}, rendezvous "", stop_grace_s 30,
-//     tenant absent.
+//  3. Optional reply fields take documented defaults: attempt 1, env {}, rendezvous "",
+//     stop_grace_s 30, tenant absent.
 // Threading: pure functions.
 #pragma once
 
@@ -31,10 +31,13 @@ namespace headroom::agent {
 
 inline constexpr int64_t kDefaultStopGraceS = 30;
 
-// A task is a job's rank on this node.
+// A task is one attempt of a job's rank on this node. The attempt (the daemon's start count
+// of the job) tells a rank restarted here after a requeue from a process left over from an
+// earlier run: they are different tasks.
 struct TaskKey {
   int64_t job = 0;
   int rank = 0;
+  int64_t attempt = 1;
   auto operator<=>(const TaskKey&) const = default;
 };
 

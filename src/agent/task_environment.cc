@@ -46,6 +46,7 @@ std::vector<std::string> TaskEnvironment(const DesiredTask& task,
   env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
   env["HEADROOM_JOB_ID"] = std::to_string(task.key.job);
   env["HEADROOM_RANK"] = std::to_string(task.key.rank);
+  env["HEADROOM_ATTEMPT"] = std::to_string(task.key.attempt);
   env["HEADROOM_WORLD_SIZE"] = std::to_string(task.world_size);
   env["HEADROOM_RENDEZVOUS"] = task.rendezvous;
   env["RANK"] = std::to_string(task.key.rank);

@@ -25,11 +25,13 @@ Result<TaskLauncher> TaskLauncher::Create(LauncherOptions options) {
 }
 
 std::string TaskLauncher::StdoutPath(const TaskKey& key) const {
-  return fmt::format("{}/tasks/job-{}-rank-{}.out", options_.work_dir, key.job, key.rank);
+  return fmt::format("{}/tasks/job-{}-rank-{}-attempt-{}.out", options_.work_dir, key.job, key.rank,
+                     key.attempt);
 }
 
 std::string TaskLauncher::StderrPath(const TaskKey& key) const {
-  return fmt::format("{}/tasks/job-{}-rank-{}.err", options_.work_dir, key.job, key.rank);
+  return fmt::format("{}/tasks/job-{}-rank-{}-attempt-{}.err", options_.work_dir, key.job, key.rank,
+                     key.attempt);
 }
 
 void TaskLauncher::Reconcile(const std::vector<DesiredTask>& desired, Admission admission,
@@ -49,8 +51,17 @@ void TaskLauncher::Reconcile(const std::vector<DesiredTask>& desired, Admission 
     ++it;
   }
   if (admission == Admission::kHoldNew) return;
+  // A task not started yet waits while a process of another task (one being stopped: an
+  // earlier attempt, a cancelled job) still holds one of its devices.
+  std::set<int> held;
+  for (const auto& [key, task] : tasks_) {
+    if (!task.exit_code) held.insert(task.spec.devices.begin(), task.spec.devices.end());
+  }
   for (const DesiredTask& spec : desired) {
-    if (!tasks_.contains(spec.key)) Start(spec);
+    if (tasks_.contains(spec.key)) continue;
+    bool free = true;
+    for (const int device : spec.devices) free = free && !held.contains(device);
+    if (free) Start(spec);
   }
 }
 

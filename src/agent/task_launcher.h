@@ -1,12 +1,14 @@
 // TaskLauncher: the tasks running on this node, reconciled against the daemon's declarative
 // desired set (docs/api.md "Agents"). Each task is a ChildProcess with the environment of
-// task_environment.h and its stdout/stderr in WORK_DIR/tasks/job-<job>-rank-<rank>.{out,err}.
+// task_environment.h and its stdout/stderr in
+// WORK_DIR/tasks/job-<job>-rank-<rank>-attempt-<attempt>.{out,err}.
 //
 // Promises:
 //  1. Reconcile starts every desired task it does not know — only with Admission::kStartNew
-//     (the node is ready) and only on devices the node has — and stops every running task that is
-//     not desired: SIGTERM to its process group (the checkpoint signal), SIGKILL to the group once
-//     its stop_grace_s has passed (Poll escalates).
+//     (the node is ready), only on devices the node has, and only once no process of another
+//     task holds one of its devices — and stops every running task that is not desired: SIGTERM to
+//     its process group (the checkpoint signal), SIGKILL to the group once its stop_grace_s has
+//     passed (Poll escalates).
 //  2. A desired task that exits is reported `exited` with its exit code in every report until
 //     it is no longer desired and that exit has been acknowledged; it is never restarted while
 //     desired. A task stopped because it was no longer desired is reported `running` until it

@@ -22,6 +22,7 @@ std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::strin
       DesiredTask desired{.job = id,
                           .rank = task.rank,
                           .world_size = static_cast<uint32_t>(job.placement.size()),
+                          .attempt = job.starts,
                           .command = job.spec.command,
                           .env = job.spec.env,
                           .tenant = job.spec.tenant};
@@ -102,12 +103,16 @@ std::shared_ptr<const model::Cluster> AgentsBackend::CurrentCluster() {
 
 void AgentsBackend::OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
                             const model::Cluster&) {
-  gangs_[job.id] = Gang{.world_size = static_cast<uint32_t>(tasks.size())};
+  const TimeUs deadline_us =
+      job.spec.time_limit_us > 0 ? job.start_us + job.spec.time_limit_us : kNever;
+  gangs_[job.id] = Gang{.attempt = job.starts,
+                        .world_size = static_cast<uint32_t>(tasks.size()),
+                        .deadline_us = deadline_us};
 }
 
 void AgentsBackend::OnStop(uint64_t job) { gangs_.erase(job); }
 
-BackendReport AgentsBackend::Poll(TimeUs) {
+BackendReport AgentsBackend::Poll(TimeUs now_us) {
   BackendReport report;
   std::vector<ReportedExit> exits;
   {
@@ -119,6 +124,11 @@ BackendReport AgentsBackend::Poll(TimeUs) {
   for (const ReportedExit& exit : exits) {
     auto it = gangs_.find(exit.job);
     if (it == gangs_.end() || exit.rank >= it->second.world_size) continue;
+    if (exit.attempt && *exit.attempt != it->second.attempt) {
+      spdlog::debug("agents: job {} rank {}: exit of attempt {} ignored, attempt {} runs", exit.job,
+                    exit.rank, *exit.attempt, it->second.attempt);
+      continue;
+    }
     it->second.exits[exit.rank] = exit.exit_code;
     if (exit.exit_code != 0) {
       report.completions.push_back(
@@ -129,6 +139,14 @@ BackendReport AgentsBackend::Poll(TimeUs) {
       report.completions.push_back({exit.job, 0, "every rank exited 0"});
       gangs_.erase(it);
     }
+  }
+  for (auto it = gangs_.begin(); it != gangs_.end();) {
+    if (now_us < it->second.deadline_us) {
+      ++it;
+      continue;
+    }
+    report.completions.push_back({it->first, 124, "time limit reached", it->second.deadline_us});
+    it = gangs_.erase(it);
   }
   // Silence is measured on the wall clock: heartbeats arrive in real time.
   const TimeUs wall = WallNowUs();

@@ -1,8 +1,12 @@
 // AgentsBackend: real nodes run by headroom-agent (docs/api.md "Agents"). Nodes appear when
 // agents register; the cluster the engine sees is every registered node, one flat domain.
 // What a node must run is declarative: the running jobs placed on it (DesiredTasks), handed
-// out in each heartbeat reply. Agents report exits; a gang completes when every rank exited
-// 0 and fails as soon as one rank exits non-zero. A node silent for `grace` becomes unknown
+// out in each heartbeat reply, each task with its attempt (the job's start count), so a task
+// left over from an earlier attempt is told apart from the current one on both sides. Agents
+// report exits; a gang completes when every rank of the current attempt exited 0 and fails as
+// soon as one exits non-zero; exits of other attempts are ignored. A gang still running at its
+// start + timeLimit fails with exit code 124 (as timeout(1)), and its tasks are stopped.
+// A node silent for `grace` becomes unknown
 // (no new work); silent for twice that it is down and its jobs are requeued; it comes back by
 // registering again.
 // Threading: Registered/Reported are called by API threads (internally locked); the Backend
@@ -11,6 +15,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +34,7 @@ struct ReportedExit {
   uint64_t job = 0;
   uint32_t rank = 0;
   int32_t exit_code = 0;
+  std::optional<uint32_t> attempt;  // Absent: an agent that does not send it; taken as current.
 };
 
 // One task a node must run, as a heartbeat reply carries it.
@@ -36,6 +42,7 @@ struct DesiredTask {
   uint64_t job = 0;
   uint32_t rank = 0;
   uint32_t world_size = 1;
+  uint32_t attempt = 1;           // The job's start count: 1 for its first run.
   std::vector<uint32_t> devices;  // The agent's device indices.
   std::vector<std::string> command;
   std::vector<std::pair<std::string, std::string>> env;
@@ -74,9 +81,12 @@ class AgentsBackend : public Backend {
   bool cluster_changed_ = true;
   std::vector<ReportedExit> exits_;
 
-  // Loop thread only: per running job, its world size and the exit codes seen per rank.
+  // Loop thread only: per running job, its attempt, world size and deadline, and the exit
+  // codes seen per rank.
   struct Gang {
+    uint32_t attempt = 1;
     uint32_t world_size = 1;
+    TimeUs deadline_us = kNever;
     std::map<uint32_t, int32_t> exits;
   };
   std::map<uint64_t, Gang> gangs_;

@@ -187,8 +187,14 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
         auto code =
             IntField(task, "exit_code", path + ".exit_code", INT32_MIN, INT32_MAX, std::nullopt);
         if (!code) return tl::unexpected(code.error());
+        std::optional<uint32_t> attempt;
+        if (task.contains("attempt") && !task["attempt"].is_null()) {
+          auto value = IntField(task, "attempt", path + ".attempt", 1, UINT32_MAX, std::nullopt);
+          if (!value) return tl::unexpected(value.error());
+          attempt = static_cast<uint32_t>(*value);
+        }
         exits.push_back(ReportedExit{static_cast<uint64_t>(*job), static_cast<uint32_t>(*rank),
-                                     static_cast<int32_t>(*code)});
+                                     static_cast<int32_t>(*code), attempt});
       }
     }
   }
@@ -216,6 +222,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
       for (const auto& [key, value] : task.env) env[key] = value;
       desired.push_back({{"job", task.job},
                          {"rank", task.rank},
+                         {"attempt", task.attempt},
                          {"world_size", task.world_size},
                          {"devices", task.devices},
                          {"command", task.command},

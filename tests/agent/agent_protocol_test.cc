@@ -32,7 +32,7 @@ TEST(AgentProtocol, HeartbeatBodyHasTasksAndLabelledTelemetry) {
       .ready = false,
       .readiness_message = "GPU 3 failed",
       .tasks = {{.key = {42, 0}, .state = TaskState::kRunning, .pid = 1234},
-                {.key = {42, 1},
+                {.key = {42, 1, 2},
                  .state = TaskState::kExited,
                  .exit_code = 127,
                  .pid = 0,
@@ -44,8 +44,9 @@ TEST(AgentProtocol, HeartbeatBodyHasTasksAndLabelledTelemetry) {
           {.reading = {.index = 1}}}};
   EXPECT_EQ(HeartbeatJson(request), json::parse(R"({
       "ready": false, "readiness_message": "GPU 3 failed",
-      "tasks": [{"job": 42, "rank": 0, "state": "running", "exit_code": null, "pid": 1234},
-                {"job": 42, "rank": 1, "state": "exited", "exit_code": 127, "pid": 0,
+      "tasks": [{"job": 42, "rank": 0, "attempt": 1, "state": "running", "exit_code": null,
+                 "pid": 1234},
+                {"job": 42, "rank": 1, "attempt": 2, "state": "exited", "exit_code": 127, "pid": 0,
                  "message": "cannot start 'x'"}],
       "telemetry": [{"index": 0, "temp_c": 41.0, "power_w": 312.5, "util": 0.93,
                      "xid_errors": 0, "job": 42, "tenant": "team-a"},
@@ -55,14 +56,15 @@ TEST(AgentProtocol, HeartbeatBodyHasTasksAndLabelledTelemetry) {
 
 TEST(AgentProtocol, ParsesDesiredTasksWithDefaults) {
   auto tasks = ParseHeartbeatReply(R"({"tasks": [
-      {"job": 42, "rank": 1, "world_size": 4, "devices": [0, 1], "command": ["python", "t.py"],
+      {"job": 42, "rank": 1, "attempt": 3, "world_size": 4, "devices": [0, 1],
+       "command": ["python", "t.py"],
        "env": {"MASTER_PORT": "29500"}, "rendezvous": "10.0.0.11:29500", "stop_grace_s": 5,
        "tenant": "team-a", "future_field": true},
       {"job": 7, "rank": 0, "world_size": 1, "devices": [], "command": ["sleep", "1"]}]})");
   ASSERT_TRUE(tasks.has_value()) << tasks.error().message;
   ASSERT_EQ(tasks->size(), 2u);
   const DesiredTask& first = (*tasks)[0];
-  EXPECT_EQ(first.key, (TaskKey{42, 1}));
+  EXPECT_EQ(first.key, (TaskKey{42, 1, 3}));
   EXPECT_EQ(first.world_size, 4);
   EXPECT_EQ(first.devices, (std::vector<int>{0, 1}));
   EXPECT_EQ(first.command, (std::vector<std::string>{"python", "t.py"}));
@@ -71,6 +73,7 @@ TEST(AgentProtocol, ParsesDesiredTasksWithDefaults) {
   EXPECT_EQ(first.stop_grace_s, 5);
   EXPECT_EQ(first.tenant, "team-a");
   const DesiredTask& second = (*tasks)[1];
+  EXPECT_EQ(second.key.attempt, 1);
   EXPECT_EQ(second.stop_grace_s, kDefaultStopGraceS);
   EXPECT_TRUE(second.env.empty());
   EXPECT_EQ(second.rendezvous, "");
@@ -98,6 +101,9 @@ TEST(AgentProtocol, RejectsBadDesiredTasksNamingTheField) {
                        "command": ["x"]}, {"job": 1, "rank": 0, "world_size": 1,
                        "devices": [], "command": ["x"]}]})"),
             "tasks[1]: expected each (job, rank) once, got job 1 rank 0 again");
+  EXPECT_EQ(message(R"({"tasks": [{"job": 1, "rank": 0, "attempt": 0, "world_size": 1,
+                       "devices": [], "command": ["x"]}]})"),
+            "tasks[0].attempt: expected an attempt >= 1, got \"0\"");
   EXPECT_EQ(message(R"({"tasks": [{"rank": 0}]})"), "tasks[0].job: expected a job id, got nothing");
   EXPECT_EQ(message(R"({"jobs": []})"), "tasks: expected a list of tasks, got null");
   EXPECT_EQ(message("<html>"), "heartbeat reply: expected a JSON object, got \"<html>\"");

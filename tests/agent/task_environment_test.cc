@@ -10,7 +10,7 @@ namespace headroom::agent {
 namespace {
 
 TEST(AgentTaskEnvironment, LayersAgentJobAndPlacementVariables) {
-  DesiredTask task{.key = {.job = 42, .rank = 3},
+  DesiredTask task{.key = {.job = 42, .rank = 3, .attempt = 2},
                    .world_size = 4,
                    .devices = {4, 5, 6, 7},
                    .command = {"python", "train.py"},
@@ -21,6 +21,7 @@ TEST(AgentTaskEnvironment, LayersAgentJobAndPlacementVariables) {
   const std::vector<std::string> expected = {"CUDA_DEVICE_ORDER=PCI_BUS_ID",
                                              "CUDA_VISIBLE_DEVICES=4,5,6,7",
                                              "EXTRA=x=y",
+                                             "HEADROOM_ATTEMPT=2",
                                              "HEADROOM_JOB_ID=42",
                                              "HEADROOM_RANK=3",
                                              "HEADROOM_RENDEZVOUS=10.0.0.11:29500",

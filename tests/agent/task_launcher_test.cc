@@ -111,6 +111,36 @@ TEST(AgentTaskLauncher, ExitIsReportedUntilUndesiredAndAcknowledged) {
   EXPECT_TRUE(launcher.Reports().empty());
 }
 
+TEST(AgentTaskLauncher, ANewAttemptWaitsForTheOldOneToReleaseItsDevices) {
+  ScratchDir dir;
+  TaskLauncher launcher = MakeLauncher(dir);
+  // Attempt 1 checkpoints for a while when told to stop.
+  const std::string first = "trap 'sleep 0.3; exit 0' TERM; echo up > " + dir.File("up") +
+                            "; while true; do sleep 0.05; done";
+  launcher.Reconcile({Shell(4, 0, first)}, Admission::kStartNew, SteadyNowUs());
+  ASSERT_TRUE(WaitUntil([&] { return FileExists(dir.File("up")); }));
+  // The job was requeued and placed here again, same rank and devices: attempt 2.
+  DesiredTask second = Shell(4, 0, "echo $HEADROOM_ATTEMPT > " + dir.File("attempt"));
+  second.key.attempt = 2;
+  launcher.Reconcile({second}, Admission::kStartNew, SteadyNowUs());
+  std::vector<TaskReport> reports = launcher.Reports();
+  ASSERT_EQ(reports.size(), 1u);  // Attempt 1 stopping; attempt 2 not started on its devices.
+  EXPECT_EQ(reports[0].key, (TaskKey{4, 0, 1}));
+  EXPECT_EQ(reports[0].state, TaskState::kRunning);
+  ASSERT_TRUE(WaitUntil([&] {
+    launcher.Poll(SteadyNowUs());
+    launcher.Reconcile({second}, Admission::kStartNew, SteadyNowUs());
+    return FileExists(dir.File("attempt"));
+  }));
+  EXPECT_EQ(ReadFile(dir.File("attempt")), "2\n");
+  ASSERT_TRUE(PollUntilIdle(launcher));
+  reports = launcher.Reports();
+  ASSERT_EQ(reports.size(), 2u);  // Both exits, each under its own attempt.
+  EXPECT_EQ(reports[0].key.attempt, 1);
+  EXPECT_EQ(reports[1].key.attempt, 2);
+  EXPECT_EQ(reports[1].exit_code, 0);
+}
+
 TEST(AgentTaskLauncher, StopForwardsSigtermForACheckpoint) {
   ScratchDir dir;
   TaskLauncher launcher = MakeLauncher(dir);

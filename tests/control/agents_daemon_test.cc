@@ -58,6 +58,7 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
     return desired.size() == 1;
   })) << desired.dump();
   EXPECT_EQ(desired[0]["job"], first);
+  EXPECT_EQ(desired[0]["attempt"], 1);
   EXPECT_EQ(desired[0]["world_size"], 1);
   EXPECT_EQ(desired[0]["devices"].size(), 2u);
   EXPECT_EQ(desired[0]["rendezvous"], "10.0.0.11:29500");
@@ -100,12 +101,58 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
     job = daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body;
     return job["state"] == "pending" && job["requeues"] == 1;
   })) << job.dump();
-  // Registering again brings the node back and the job runs again.
+  // Registering again brings the node back and the job runs again, as its second attempt.
   ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 4).dump()).status, 200);
   ASSERT_TRUE(WaitFor([&] {
+    desired = heartbeat(Json::array()).body["tasks"];
+    return desired.size() == 1;
+  })) << desired.dump();
+  EXPECT_EQ(desired[0]["job"], second);
+  EXPECT_EQ(desired[0]["attempt"], 2);
+  // What the first attempt left behind exits non-zero: not the running attempt's exit.
+  auto exit_of = [&](int attempt, int code) {
+    return Json::array({{{"job", second},
+                         {"rank", 0},
+                         {"attempt", attempt},
+                         {"state", "exited"},
+                         {"exit_code", code}}});
+  };
+  heartbeat(exit_of(1, 137));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // A poll of the loop and more.
+  EXPECT_EQ(daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body["state"],
+            "running");
+  heartbeat(exit_of(2, 0));
+  ASSERT_TRUE(WaitFor([&] {
     return daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body["state"] ==
-           "running";
+           "completed";
   }));
+}
+
+TEST(DaemonAgents, AJobStillRunningAtItsTimeLimitFails) {
+  DaemonOptions options;
+  options.backend = BackendKind::kAgents;
+  options.http_threads = 8;
+  TestDaemon daemon(options);
+  const std::string agent = daemon.Token({{"role", "agent"}, {"node", "n1"}});
+  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 4).dump()).status, 200);
+  auto heartbeat = [&] {
+    return daemon.Post("/v1/agents/n1/heartbeat", agent,
+                       Json{{"ready", true}, {"telemetry", Json::array()}}.dump());
+  };
+  const uint64_t id =
+      daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0, "", /*time_limit_s=*/1)).body["id"];
+  ASSERT_TRUE(WaitFor([&] { return heartbeat().body["tasks"].size() == 1; }));
+  Json job;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        heartbeat();
+        job = daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
+        return job["state"] == "failed";
+      },
+      std::chrono::seconds(5)))
+      << job.dump();
+  EXPECT_EQ(job["exit_code"], 124);
+  EXPECT_TRUE(heartbeat().body["tasks"].empty());  // Its task is no longer desired: stopped.
 }
 
 }  // namespace
