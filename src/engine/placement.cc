@@ -33,6 +33,19 @@ uint64_t OrderKey(FitOrder order, uint64_t free, uint32_t id) {
   return id;
 }
 
+// The domains at `level` whose free capacity may hold the whole request, keyed for `order`.
+void CandidatesAt(const ClusterState& state, const PlacementRequest& request, uint32_t level,
+                  FitOrder order, std::vector<Candidate>& out) {
+  out.clear();
+  const uint64_t need_milli = request.milli();
+  for (DomainId domain : state.cluster().domains_at_level(level)) {
+    const uint64_t bound = Placer::DomainBoundMilli(state, domain, request);
+    if (bound < need_milli) continue;
+    out.push_back(
+        {OrderKey(order, bound == UINT64_MAX ? 0 : bound, domain.value()), domain.value()});
+  }
+}
+
 }  // namespace
 
 uint32_t Placer::NodeCapacity(const ClusterState& state, NodeId node_id,
@@ -166,17 +179,9 @@ std::optional<std::vector<TaskAllocation>> Placer::PlacePerTaskInLevel(
       request.required_level == kNoLevel ? 0 : std::min(request.required_level, deepest);
   uint32_t start = request.preferred_level == kNoLevel ? stop : request.preferred_level;
   start = std::clamp(start, stop, deepest);
-  const uint64_t need_milli = request.milli();
   std::vector<Candidate> candidates;
   for (int level = static_cast<int>(start); level >= static_cast<int>(stop); --level) {
-    candidates.clear();
-    for (DomainId domain : cluster.domains_at_level(static_cast<uint32_t>(level))) {
-      const uint64_t bound = DomainBoundMilli(state, domain, request);
-      if (bound < need_milli) continue;
-      candidates.push_back(
-          {OrderKey(options_.domain_order, bound == UINT64_MAX ? 0 : bound, domain.value()),
-           domain.value()});
-    }
+    CandidatesAt(state, request, static_cast<uint32_t>(level), options_.domain_order, candidates);
     std::sort(candidates.begin(), candidates.end());
     for (const Candidate& candidate : candidates) {
       // Identical tasks go one by one to nodes with room, so the gang fits in a domain exactly
@@ -349,7 +354,6 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
                                                               const PlacementRequest& request,
                                                               const ReservedCapacity* avoid) const {
   const model::Cluster& cluster = state.cluster();
-  const uint64_t need_milli = request.milli();
   Search search{state, request, avoid, options_, {}};
   std::vector<Candidate> candidates;
   candidates.reserve(cluster.domains_at_level(cluster.deepest_level()).size());
@@ -360,14 +364,7 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
           : static_cast<int>(std::min(request.required_level, cluster.deepest_level()));
   for (int level = static_cast<int>(cluster.deepest_level()); level >= stop; --level) {
     const bool stated = level == stop || static_cast<uint32_t>(level) == request.preferred_level;
-    candidates.clear();
-    for (DomainId domain : cluster.domains_at_level(static_cast<uint32_t>(level))) {
-      const uint64_t bound = DomainBoundMilli(state, domain, request);
-      if (bound < need_milli) continue;
-      candidates.push_back(
-          {OrderKey(options_.domain_order, bound == UINT64_MAX ? 0 : bound, domain.value()),
-           domain.value()});
-    }
+    CandidatesAt(state, request, static_cast<uint32_t>(level), options_.domain_order, candidates);
     const size_t budget =
         stated ? candidates.size()
                : std::min<size_t>(candidates.size(), options_.domains_tried_per_level);
