@@ -75,10 +75,13 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     daemon->agents_ = agents.get();
     daemon->backend_ = std::move(agents);
   }
-  daemon->loop_ = std::make_unique<LiveLoop>(
-      daemon->state_, *daemon->journal_, *daemon->events_, *daemon->backend_, *daemon->clock_,
-      daemon->cycle_seconds_,
-      LoopOptions{.policy = *policy, .series_interval_us = options.series_interval_us});
+  daemon->loop_ =
+      std::make_unique<LiveLoop>(daemon->state_, *daemon->journal_, *daemon->events_,
+                                 *daemon->backend_, *daemon->clock_, daemon->cycle_seconds_,
+                                 LoopOptions{.policy = *policy,
+                                             .series_interval_us = options.series_interval_us,
+                                             .keep_finished_us = options.keep_finished_us,
+                                             .max_finished = options.max_finished});
   daemon->loop_->Start();
 
   ApiContext context{daemon->state_,   *daemon->journal_,      *daemon->loop_,  daemon->tokens_,
@@ -104,8 +107,10 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
 tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSnapshot snapshot,
                                           std::shared_ptr<const model::Cluster> cluster) {
   TimeUs origin_us = 0;
+  uint64_t next_job_id = 1;
   for (const MetaRecord& meta : snapshot.meta) {
     if (meta.key == kClockOriginKey) origin_us = std::strtoll(meta.value.c_str(), nullptr, 10);
+    if (meta.key == kNextJobIdKey) next_job_id = std::strtoull(meta.value.c_str(), nullptr, 10);
   }
   if (origin_us == 0) {
     origin_us = WallNowUs();
@@ -118,6 +123,7 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
   std::lock_guard lock(state_.mu);
   size_t pending = 0;
   size_t running = 0;
+  state_.next_job_id = std::max(state_.next_job_id, next_job_id);
   for (JobRecord& job : snapshot.jobs) {
     state_.next_job_id = std::max(state_.next_job_id, job.id + 1);
     pending += job.state == JobState::kPending ? 1 : 0;

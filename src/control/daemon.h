@@ -40,6 +40,8 @@ struct DaemonOptions {
   std::string tls_key;
   AgentsOptions agents;
   TimeUs series_interval_us = 5 * kUsPerSecond;
+  TimeUs keep_finished_us = 24 * 3600 * kUsPerSecond;  // LoopOptions.
+  size_t max_finished = 100'000;
   // httplib serves each keep-alive connection on one worker thread for its lifetime.
   size_t http_threads = 128;
 };

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   std::string port_file;
   double grace_s = 10;
   double heartbeat_s = 2;
+  double keep_finished_s = 86400;
   app.add_option("--listen", listen, "HOST:PORT to serve on (PORT 0: any free port)");
   app.add_option("--data-dir", options.data_dir, "Directory for headroom.db and admin.token")
       ->required();
@@ -47,6 +48,10 @@ int main(int argc, char** argv) {
   app.add_option("--port-file", port_file, "Write the bound port to this file");
   app.add_option("--grace-s", grace_s, "Agents: seconds of silence before a node is unknown");
   app.add_option("--heartbeat-interval-s", heartbeat_s, "Agents: heartbeat interval to ask for");
+  app.add_option("--keep-finished-s", keep_finished_s,
+                 "Forget finished jobs this many seconds after they ended (default 86400)");
+  app.add_option("--max-finished", options.max_finished,
+                 "Keep at most this many finished jobs, the newest (default 100000)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -76,6 +81,10 @@ int main(int argc, char** argv) {
   if (!(grace_s > 0) || !(heartbeat_s > 0)) {
     return Usage("--grace-s and --heartbeat-interval-s must be positive");
   }
+  if (!(keep_finished_s >= 0 && keep_finished_s <= 1e9)) {
+    return Usage("--keep-finished-s: expected seconds in [0, 1e9]");
+  }
+  options.keep_finished_us = headroom::SecondsToUs(keep_finished_s);
   options.agents.grace_us = headroom::SecondsToUs(grace_s);
   options.agents.heartbeat_interval_us = headroom::SecondsToUs(heartbeat_s);
 

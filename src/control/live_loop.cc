@@ -181,6 +181,43 @@ void LiveLoop::Iterate(TimeUs now) {
   events_.clear();
   if (!decisions.starts.empty()) ApplyStarts(decisions, now);
   Sample(now);
+  ForgetFinished(now);
+}
+
+void LiveLoop::ForgetFinished(TimeUs now) {
+  constexpr TimeUs kIntervalUs = 10 * kUsPerSecond;
+  if (now < next_forget_us_) return;
+  next_forget_us_ = now + kIntervalUs;
+  std::vector<std::pair<TimeUs, uint64_t>> finished;  // (end, id)
+  uint64_t next_job_id = 0;
+  {
+    std::lock_guard lock(state_.mu);
+    for (const auto& [id, job] : state_.jobs) {
+      if (IsFinal(job.state)) finished.emplace_back(job.end_us, id);
+    }
+    next_job_id = state_.next_job_id;
+  }
+  std::sort(finished.begin(), finished.end());
+  const size_t excess =
+      finished.size() > options_.max_finished ? finished.size() - options_.max_finished : 0;
+  std::vector<StoreWrite> writes;
+  for (size_t i = 0; i < finished.size(); ++i) {
+    if (i >= excess && finished[i].first > now - options_.keep_finished_us) break;
+    writes.push_back(JobRemoval{finished[i].second});
+  }
+  if (writes.empty()) return;
+  const size_t forgotten = writes.size();
+  writes.push_back(MetaRecord{kNextJobIdKey, std::to_string(next_job_id)});
+  if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+    spdlog::error("journal: finished jobs not forgotten: {}", ok.error().message);
+    return;
+  }
+  {
+    std::lock_guard lock(state_.mu);
+    for (size_t i = 0; i < forgotten; ++i) state_.jobs.erase(finished[i].second);
+  }
+  spdlog::info("forgot {} finished jobs (kept: ended within {:.0f} s, at most {})", forgotten,
+               UsToSeconds(options_.keep_finished_us), options_.max_finished);
 }
 
 std::vector<TaskPlacement> LiveLoop::ToPlacement(

@@ -47,7 +47,16 @@ struct LoopOptions {
   // burst, arrivals batch into fewer engine steps (a step walks the whole queue), bounding the
   // loop's CPU at the cost of at most this much submit-to-start latency.
   std::chrono::microseconds min_iteration_interval{2000};
+  // Finished jobs (completed, failed, cancelled) are forgotten — by the state, the API and the
+  // store — once they ended keep_finished_us ago, and the oldest beyond the newest max_finished
+  // at once, so a daemon that runs for months holds bounded state. Their ids are never reused.
+  TimeUs keep_finished_us = 24 * 3600 * kUsPerSecond;
+  size_t max_finished = 100'000;
 };
+
+// The store's meta key under which retention keeps the next job id (ids are never reused, even
+// when the newest jobs have been forgotten).
+inline constexpr const char* kNextJobIdKey = "next_job_id";
 
 struct PendingInfo {
   std::string code;  // PendingCode name.
@@ -99,6 +108,7 @@ class LiveLoop {
   void SyncDrains();
   void ApplyStarts(const engine::Decisions& decisions, TimeUs now);
   void Sample(TimeUs now);
+  void ForgetFinished(TimeUs now);
   std::vector<TaskPlacement> ToPlacement(const std::vector<engine::TaskAllocation>& tasks) const;
   // The engine's allocations for `placement`, or nullopt when it does not fit `used_milli`.
   std::optional<std::vector<engine::TaskAllocation>> ToAllocations(
@@ -135,6 +145,7 @@ class LiveLoop {
   TimeUs retry_at_us_ = 0;  // After a failed commit: rebuild from the store's view then.
   TimeUs last_now_us_ = 0;
   TimeUs next_sample_us_ = 0;
+  TimeUs next_forget_us_ = 0;
   std::chrono::steady_clock::time_point last_iteration_;
 };
 

@@ -96,8 +96,14 @@ struct MetaRecord {
   std::string value;
 };
 
-// One row to insert or replace.
-using StoreWrite = std::variant<JobRecord, ServiceRecord, NodeRecord, TokenRecord, MetaRecord>;
+// A finished job forgotten by retention (LoopOptions::keep_finished_us): its row is deleted.
+struct JobRemoval {
+  uint64_t id = 0;
+};
+
+// One row to insert or replace, or a job row to delete.
+using StoreWrite =
+    std::variant<JobRecord, ServiceRecord, NodeRecord, TokenRecord, MetaRecord, JobRemoval>;
 
 // Everything a store holds, as loaded at start.
 struct StoreSnapshot {

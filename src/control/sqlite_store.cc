@@ -121,7 +121,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) 
 }
 
 SqliteStore::~SqliteStore() {
-  for (sqlite3_stmt* statement : {put_job_, put_service_, put_node_, put_token_, put_meta_}) {
+  for (sqlite3_stmt* statement :
+       {put_job_, put_service_, put_node_, put_token_, put_meta_, delete_job_}) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db_);
@@ -149,6 +150,7 @@ tl::expected<void, Error> SqliteStore::Prepare() {
       {&put_node_, "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
       {&put_token_, "INSERT OR REPLACE INTO tokens VALUES (?1, ?2, ?3, ?4)"},
       {&put_meta_, "INSERT OR REPLACE INTO meta VALUES (?1, ?2)"},
+      {&delete_job_, "DELETE FROM jobs WHERE id = ?1"},
   };
   for (const auto& [statement, sql] : statements) {
     if (sqlite3_prepare_v2(db_, sql, -1, statement, nullptr) != SQLITE_OK) {
@@ -199,11 +201,13 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
     BindText(statement, 2, std::string(RoleName(token->role)));
     BindText(statement, 3, token->tenant);
     BindText(statement, 4, token->node);
-  } else {
-    const auto& meta = std::get<MetaRecord>(write);
+  } else if (const auto* meta = std::get_if<MetaRecord>(&write)) {
     statement = put_meta_;
-    BindText(statement, 1, meta.key);
-    BindText(statement, 2, meta.value);
+    BindText(statement, 1, meta->key);
+    BindText(statement, 2, meta->value);
+  } else {
+    statement = delete_job_;
+    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(std::get<JobRemoval>(write).id));
   }
   const int rc = sqlite3_step(statement);
   sqlite3_reset(statement);
