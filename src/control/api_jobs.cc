@@ -176,6 +176,30 @@ ApiResult<Reply> Cancel(ApiContext& context, const httplib::Request& request) {
   return Reply{200, JobJson(*cancelled, nullptr)};
 }
 
+ApiResult<Reply> CancelService(ApiContext& context, const httplib::Request& request) {
+  auto principal = AuthenticateReader(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  auto id = ParseId(request.matches[1], "service id");
+  if (!id) return tl::unexpected(id.error());
+  std::string name;
+  {
+    std::lock_guard lock(context.state.mu);
+    auto it = context.state.services.find(*id);
+    if (it == context.state.services.end()) {
+      return Fail(404, "service {} does not exist; list services with GET /v1/services", *id);
+    }
+    if (auto ok = CheckTenant(*principal, it->second.spec.tenant); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    name = it->second.spec.name;
+  }
+  auto cancelled = context.loop.CancelService(*id);
+  if (!cancelled) return tl::unexpected(cancelled.error());
+  Json jobs = Json::array();
+  for (const JobRecord& job : *cancelled) jobs.push_back(job.id);
+  return Reply{200, {{"id", *id}, {"name", name}, {"state", "cancelled"}, {"jobs", jobs}}};
+}
+
 ApiResult<Reply> Services(ApiContext& context, const httplib::Request& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
@@ -250,6 +274,10 @@ void RegisterJobRoutes(httplib::Server& server, ApiContext& context) {
   server.Post(R"(/v1/jobs/([^/]+)/cancel)",
               [&context](const httplib::Request& request, httplib::Response& response) {
                 Respond(response, [&] { return Cancel(context, request); });
+              });
+  server.Post(R"(/v1/services/([^/]+)/cancel)",
+              [&context](const httplib::Request& request, httplib::Response& response) {
+                Respond(response, [&] { return CancelService(context, request); });
               });
   server.Get("/v1/services",
              [&context](const httplib::Request& request, httplib::Response& response) {

@@ -550,19 +550,67 @@ ApiResult<JobRecord> LiveLoop::Cancel(uint64_t id) {
       result = StoreFailure(ok.error());
       return;
     }
-    {
-      std::lock_guard lock(state_.mu);
-      state_.jobs[id] = job;
-    }
-    if (was_running) backend_.OnStop(id);
-    if (auto it = engine_of_daemon_.find(id); it != engine_of_daemon_.end() && engine_) {
-      events_.push_back(engine::JobCancelled{it->second});
-    }
-    Log("cancelled", id, std::nullopt, fmt::format("job {} cancelled", id), now);
+    ApplyCancelled({job}, {was_running}, now);
     result = job;
   });
   Wake();
   return result;
+}
+
+ApiResult<std::vector<JobRecord>> LiveLoop::CancelService(uint64_t service) {
+  ApiResult<std::vector<JobRecord>> result = Fail(500, "the loop did not run the cancel");
+  RunCall([&] {
+    const TimeUs now = Now();
+    std::vector<JobRecord> replicas;
+    std::vector<bool> was_running;
+    {
+      std::lock_guard lock(state_.mu);
+      if (!state_.services.contains(service)) {
+        result =
+            Fail(404, "service {} does not exist; list services with GET /v1/services", service);
+        return;
+      }
+      for (const auto& [id, job] : state_.jobs) {
+        if (job.service_id != service || IsFinal(job.state)) continue;
+        was_running.push_back(job.state == JobState::kRunning);
+        JobRecord cancelled = job;
+        cancelled.state = JobState::kCancelled;
+        cancelled.end_us = now;
+        cancelled.message = fmt::format("service {} cancelled", service);
+        replicas.push_back(std::move(cancelled));
+      }
+    }
+    std::vector<StoreWrite> writes{ServiceRemoval{service}};
+    writes.insert(writes.end(), replicas.begin(), replicas.end());
+    if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    {
+      std::lock_guard lock(state_.mu);
+      state_.services.erase(service);
+    }
+    ApplyCancelled(replicas, was_running, now);
+    result = std::move(replicas);
+  });
+  Wake();
+  return result;
+}
+
+void LiveLoop::ApplyCancelled(const std::vector<JobRecord>& cancelled,
+                              const std::vector<bool>& was_running, TimeUs now) {
+  {
+    std::lock_guard lock(state_.mu);
+    for (const JobRecord& job : cancelled) state_.jobs[job.id] = job;
+  }
+  for (size_t i = 0; i < cancelled.size(); ++i) {
+    const uint64_t id = cancelled[i].id;
+    if (was_running[i]) backend_.OnStop(id);
+    if (auto it = engine_of_daemon_.find(id); it != engine_of_daemon_.end() && engine_) {
+      events_.push_back(engine::JobCancelled{it->second});
+    }
+    Log("cancelled", id, std::nullopt, fmt::format("job {} cancelled", id), now);
+  }
 }
 
 ApiResult<NodeRecord> LiveLoop::SetDrain(const std::string& name, bool drained,

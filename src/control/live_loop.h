@@ -82,6 +82,9 @@ class LiveLoop {
   void Wake();
 
   ApiResult<JobRecord> Cancel(uint64_t job);
+  // Cancels the service: no replica replaces an ended one any more, and every live replica is
+  // cancelled, in one journaled transaction. Returns the replicas it cancelled.
+  ApiResult<std::vector<JobRecord>> CancelService(uint64_t service);
   ApiResult<NodeRecord> SetDrain(const std::string& node, bool drained, std::string reason);
   std::map<uint64_t, PendingInfo> Explain(const std::vector<uint64_t>& jobs);
   std::map<std::string, uint64_t> PendingByReason();
@@ -109,6 +112,10 @@ class LiveLoop {
   void ApplyStarts(const engine::Decisions& decisions, TimeUs now);
   void Sample(TimeUs now);
   void ForgetFinished(TimeUs now);
+  // `cancelled` (each was running or pending, now journaled as cancelled): into the state, out
+  // of the backend and the engine.
+  void ApplyCancelled(const std::vector<JobRecord>& cancelled, const std::vector<bool>& was_running,
+                      TimeUs now);
   std::vector<TaskPlacement> ToPlacement(const std::vector<engine::TaskAllocation>& tasks) const;
   // The engine's allocations for `placement`, or nullopt when it does not fit `used_milli`.
   std::optional<std::vector<engine::TaskAllocation>> ToAllocations(

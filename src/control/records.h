@@ -101,9 +101,14 @@ struct JobRemoval {
   uint64_t id = 0;
 };
 
-// One row to insert or replace, or a job row to delete.
-using StoreWrite =
-    std::variant<JobRecord, ServiceRecord, NodeRecord, TokenRecord, MetaRecord, JobRemoval>;
+// A cancelled service: its row is deleted (its replicas stay, as cancelled jobs).
+struct ServiceRemoval {
+  uint64_t id = 0;
+};
+
+// One row to insert or replace, or a row to delete.
+using StoreWrite = std::variant<JobRecord, ServiceRecord, NodeRecord, TokenRecord, MetaRecord,
+                                JobRemoval, ServiceRemoval>;
 
 // Everything a store holds, as loaded at start.
 struct StoreSnapshot {

@@ -122,7 +122,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) 
 
 SqliteStore::~SqliteStore() {
   for (sqlite3_stmt* statement :
-       {put_job_, put_service_, put_node_, put_token_, put_meta_, delete_job_}) {
+       {put_job_, put_service_, put_node_, put_token_, put_meta_, delete_job_, delete_service_}) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db_);
@@ -151,6 +151,7 @@ tl::expected<void, Error> SqliteStore::Prepare() {
       {&put_token_, "INSERT OR REPLACE INTO tokens VALUES (?1, ?2, ?3, ?4)"},
       {&put_meta_, "INSERT OR REPLACE INTO meta VALUES (?1, ?2)"},
       {&delete_job_, "DELETE FROM jobs WHERE id = ?1"},
+      {&delete_service_, "DELETE FROM services WHERE id = ?1"},
   };
   for (const auto& [statement, sql] : statements) {
     if (sqlite3_prepare_v2(db_, sql, -1, statement, nullptr) != SQLITE_OK) {
@@ -205,9 +206,12 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
     statement = put_meta_;
     BindText(statement, 1, meta->key);
     BindText(statement, 2, meta->value);
-  } else {
+  } else if (const auto* removal = std::get_if<JobRemoval>(&write)) {
     statement = delete_job_;
-    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(std::get<JobRemoval>(write).id));
+    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(removal->id));
+  } else {
+    statement = delete_service_;
+    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(std::get<ServiceRemoval>(write).id));
   }
   const int rc = sqlite3_step(statement);
   sqlite3_reset(statement);

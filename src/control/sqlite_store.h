@@ -45,6 +45,7 @@ class SqliteStore {
   sqlite3_stmt* put_token_ = nullptr;
   sqlite3_stmt* put_meta_ = nullptr;
   sqlite3_stmt* delete_job_ = nullptr;
+  sqlite3_stmt* delete_service_ = nullptr;
 };
 
 // JSON forms used in the store's text columns (and by tests).

@@ -219,6 +219,19 @@ TEST_F(ClientVerbs, CancelTriesEveryIdAndReportsTheWorst) {
   EXPECT_NE(not_an_id.err.find("'5x' is not a job id"), std::string::npos);
 }
 
+TEST_F(ClientVerbs, CancelServiceCancelsTheWholeService) {
+  api_.Answer("POST", "/v1/services/3/cancel",
+              {200, R"({"id": 3, "name": "serve", "state": "cancelled", "jobs": [7, 9]})"});
+  const CommandOutcome run = Run({"cancel", "--service", "3"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "service 3 cancelled (2 live replicas)\n");
+  api_.Answer("POST", "/v1/services/4/cancel",
+              {404, ApiErrorBody("not_found", "service 4 does not exist")});
+  const CommandOutcome missing = Run({"cancel", "--service", "4"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.err, "headroom: service 4: service 4 does not exist\n");
+}
+
 TEST_F(ClientVerbs, DrainSendsTheReasonAndUndoUndrains) {
   api_.Answer("POST", "/v1/nodes/n3/drain", {200, R"({"name": "n3", "state": "drained"})"});
   api_.Answer("POST", "/v1/nodes/n3/undrain", {200, R"({"name": "n3", "state": "up"})"});

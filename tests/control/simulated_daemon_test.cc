@@ -69,6 +69,37 @@ TEST(DaemonSimulated, ServiceReplicasAreReplacedWhenTheyEnd) {
   EXPECT_EQ(replica["share_milli"], 500);
 }
 
+TEST(DaemonSimulated, CancellingAServiceStopsItsReplicasForGood) {
+  TestDaemon daemon(TestDaemon::Simulated(600));
+  const std::string spec =
+      "kind: Service\nmetadata: {name: serve}\nspec:\n  replicas: 2\n  timeLimit: 1h\n"
+      "  runtime: 30s\n  devices: {requests: [{count: 1}]}\n";
+  auto submitted = daemon.Post("/v1/jobs", daemon.admin(), spec, "application/yaml");
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  const uint64_t service = submitted.body["id"];
+  const std::string other_tenant = daemon.Token({{"role", "user"}, {"tenant", "team-b"}});
+  const std::string cancel = "/v1/services/" + std::to_string(service) + "/cancel";
+  EXPECT_EQ(daemon.Post(cancel, other_tenant, "").status, 403);
+
+  auto cancelled = daemon.Post(cancel, daemon.admin(), "");
+  ASSERT_EQ(cancelled.status, 200) << cancelled.body.dump();
+  EXPECT_EQ(cancelled.body["name"], "serve");
+  ASSERT_EQ(cancelled.body["jobs"].size(), 2u);  // The two live replicas.
+  for (const Json& id : cancelled.body["jobs"]) {
+    EXPECT_EQ(StateOf(daemon, id.get<uint64_t>()), "cancelled");
+  }
+  EXPECT_TRUE(daemon.Get("/v1/services", daemon.admin()).body["services"].empty());
+  // 30 simulated seconds are 50 ms: no replica comes back, nothing runs.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(daemon.Get("/v1/jobs?state=running", daemon.admin()).body["jobs"].empty());
+  EXPECT_TRUE(daemon.Get("/v1/jobs?state=pending", daemon.admin()).body["jobs"].empty());
+  EXPECT_EQ(daemon.Post(cancel, daemon.admin(), "").status, 404);
+  // Durable: after a restart the service is still gone.
+  daemon.Stop();
+  daemon.Start();
+  EXPECT_TRUE(daemon.Get("/v1/services", daemon.admin()).body["services"].empty());
+}
+
 TEST(DaemonSimulated, WaitingJobSaysWhy) {
   TestDaemon daemon(TestDaemon::Simulated());
   const uint64_t big = daemon.Post("/v1/jobs", daemon.admin(), JobBody(4, 4, 0)).body["id"];

@@ -11,6 +11,7 @@ namespace {
 
 struct CancelOptions {
   std::vector<std::string> ids;
+  bool services = false;
   bool json = false;
 };
 
@@ -24,15 +25,18 @@ bool IsJobId(const std::string& text) {
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection) {
   auto options = std::make_shared<CancelOptions>();
   CLI::App* command = app.add_subcommand("cancel", "Cancel jobs, like scancel");
-  command->add_option("ids", options->ids, "Job ids")->required();
+  command->add_option("ids", options->ids, "Job ids (service ids with --service)")->required();
+  command->add_flag("--service", options->services,
+                    "Cancel whole services: every replica, and none replaces them");
   command->add_flag("--json", options->json, "Print each cancelled job as the API's JSON");
   // Every id is tried; the exit status is the worst of them, so one finished job does not stop
   // the others from being cancelled.
   return [options, connection] {
+    const std::string what = options->services ? "service" : "job";
     for (const std::string& id : options->ids) {
       if (!IsJobId(id)) {
-        return Fail(Error{ErrorCode::kInvalidArgument,
-                          "cancel: '" + id + "' is not a job id (expected a number like 42)"});
+        return Fail(Error{ErrorCode::kInvalidArgument, "cancel: '" + id + "' is not a " + what +
+                                                           " id (expected a number like 42)"});
       }
     }
     auto client = ApiClient::Create(*connection);
@@ -40,15 +44,19 @@ std::function<int()> AddCancelCommand(CLI::App& app, Connection connection) {
     int status = 0;
     nlohmann::json cancelled = nlohmann::json::array();
     for (const std::string& id : options->ids) {
-      auto answer = client->Post("/v1/jobs/" + id + "/cancel", "");
+      const std::string path = (options->services ? "/v1/services/" : "/v1/jobs/") + id + "/cancel";
+      auto answer = client->Post(path, "");
       if (!answer) {
-        const int failure = Fail(WithContext(answer.error(), "job " + id));
+        const int failure = Fail(WithContext(answer.error(), what + " " + id));
         if (failure == 1) return failure;  // headroomd is gone; the rest would fail the same way
         status = std::max(status, failure);
         continue;
       }
       if (options->json) {
         cancelled.push_back(std::move(*answer));
+      } else if (options->services) {
+        const size_t replicas = answer->contains("jobs") ? (*answer)["jobs"].size() : 0;
+        std::printf("service %s cancelled (%zu live replicas)\n", id.c_str(), replicas);
       } else {
         std::printf("%s %s\n", id.c_str(),
                     answer->value("state", std::string("cancelled")).c_str());
