@@ -17,6 +17,16 @@ std::string StateOf(const TestDaemon& daemon, uint64_t id) {
   return daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body.value("state", "");
 }
 
+// Submits service "serve": two replicas of one device (shared at `share` milli), each running
+// 30 simulated seconds.
+testing::HttpReply SubmitServe(const TestDaemon& daemon, int share) {
+  const std::string spec =
+      "kind: Service\nmetadata: {name: serve}\nspec:\n  replicas: 2\n  timeLimit: 1h\n"
+      "  runtime: 30s\n  devices: {requests: [{count: 1, share: " +
+      std::to_string(share) + "}]}\n";
+  return daemon.Post("/v1/jobs", daemon.admin(), spec, "application/yaml");
+}
+
 TEST(DaemonSimulated, SubmitStartFinish) {
   // 600 simulated seconds per real second: a 60 s job takes 0.1 s.
   TestDaemon daemon(TestDaemon::Simulated(600));
@@ -44,10 +54,7 @@ TEST(DaemonSimulated, SubmitStartFinish) {
 
 TEST(DaemonSimulated, ServiceReplicasAreReplacedWhenTheyEnd) {
   TestDaemon daemon(TestDaemon::Simulated(600));
-  const std::string spec =
-      "kind: Service\nmetadata: {name: serve}\nspec:\n  replicas: 2\n  timeLimit: 1h\n"
-      "  runtime: 30s\n  devices: {requests: [{count: 1, share: 500}]}\n";
-  auto submitted = daemon.Post("/v1/jobs", daemon.admin(), spec, "application/yaml");
+  auto submitted = SubmitServe(daemon, 500);
   ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
   EXPECT_EQ(submitted.body["kind"], "service");
   ASSERT_EQ(submitted.body["jobs"].size(), 2u);
@@ -71,10 +78,7 @@ TEST(DaemonSimulated, ServiceReplicasAreReplacedWhenTheyEnd) {
 
 TEST(DaemonSimulated, CancellingAServiceStopsItsReplicasForGood) {
   TestDaemon daemon(TestDaemon::Simulated(600));
-  const std::string spec =
-      "kind: Service\nmetadata: {name: serve}\nspec:\n  replicas: 2\n  timeLimit: 1h\n"
-      "  runtime: 30s\n  devices: {requests: [{count: 1}]}\n";
-  auto submitted = daemon.Post("/v1/jobs", daemon.admin(), spec, "application/yaml");
+  auto submitted = SubmitServe(daemon, 1000);
   ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
   const uint64_t service = submitted.body["id"];
   const std::string other_tenant = daemon.Token({{"role", "user"}, {"tenant", "team-b"}});
