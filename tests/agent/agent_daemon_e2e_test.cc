@@ -15,6 +15,7 @@
 
 #include "agent/child_process.h"
 #include "agent_test_files.h"
+#include "testing/binaries.h"
 
 namespace headroom::agent {
 namespace {
@@ -26,10 +27,7 @@ using testing::ReadFile;
 using testing::ScratchDir;
 using testing::WaitUntil;
 
-std::string Bin(const std::string& name) {
-  const char* bin = std::getenv("HEADROOM_BIN");
-  return std::string(bin != nullptr ? bin : HEADROOM_BINARY_DIR "/bin") + "/" + name;
-}
+std::string Bin(const std::string& name) { return headroom::testing::BinaryPath(name); }
 
 std::map<std::string, std::string> EnvOf(const std::string& text) {
   std::map<std::string, std::string> env;

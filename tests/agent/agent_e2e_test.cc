@@ -20,6 +20,7 @@
 
 #include "agent/child_process.h"
 #include "agent_test_files.h"
+#include "testing/binaries.h"
 
 namespace headroom::agent {
 namespace {
@@ -31,10 +32,7 @@ using testing::ReadFile;
 using testing::ScratchDir;
 using testing::WaitUntil;
 
-std::string AgentBinary() {
-  const char* bin = std::getenv("HEADROOM_BIN");
-  return std::string(bin != nullptr ? bin : HEADROOM_BINARY_DIR "/bin") + "/headroom-agent";
-}
+std::string AgentBinary() { return headroom::testing::BinaryPath("headroom-agent"); }
 
 class FakeDaemon {
  public:

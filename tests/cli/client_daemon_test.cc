@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/client_test_support.h"
+#include "testing/binaries.h"
 
 namespace headroom::testing {
 namespace {
@@ -20,7 +21,7 @@ using nlohmann::json;
 class ClientAgainstDaemon : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << (BinDir() / "headroomd") << ")";
+    if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << BinaryPath("headroomd") << ")";
     daemon_.emplace(dir_.path());
     const std::string failure = daemon_->Start({.devices = 32});
     ASSERT_EQ(failure, "") << failure;

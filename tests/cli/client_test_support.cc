@@ -1,4 +1,5 @@
 #include "cli/client_test_support.h"
+#include "testing/binaries.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -43,11 +44,6 @@ std::vector<char*> Pointers(std::vector<std::string>& strings) {
 }
 
 }  // namespace
-
-std::filesystem::path BinDir() {
-  if (const char* bin = std::getenv("HEADROOM_BIN"); bin != nullptr && *bin != '\0') return bin;
-  return std::filesystem::path(HEADROOM_BINARY_DIR) / "bin";
-}
 
 std::string ReadText(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -100,7 +96,7 @@ CommandOutcome RunProgram(const std::vector<std::string>& argv,
 
 CommandOutcome RunHeadroom(const std::vector<std::string>& args,
                            const std::map<std::string, std::string>& env) {
-  std::vector<std::string> argv = {(BinDir() / "headroom").string()};
+  std::vector<std::string> argv = {BinaryPath("headroom")};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunProgram(argv, env);
 }
@@ -218,7 +214,7 @@ TestDir::~TestDir() {
   std::filesystem::remove_all(path_, ignored);
 }
 
-bool DaemonBuilt() { return std::filesystem::exists(BinDir() / "headroomd"); }
+bool DaemonBuilt() { return std::filesystem::exists(BinaryPath("headroomd")); }
 
 std::string Daemon::Start(const Options& options) {
   const std::filesystem::path cluster = dir_ / "cluster.yaml";
@@ -231,10 +227,10 @@ std::string Daemon::Start(const Options& options) {
   std::filesystem::create_directories(data);
   const std::filesystem::path port_file = dir_ / "headroomd.port";
   std::string error;
-  if (!process_.Start({(BinDir() / "headroomd").string(), "--listen", "127.0.0.1:0", "--port-file",
-                       port_file.string(), "--data-dir", data.string(), "--cluster",
-                       cluster.string(), "--backend", "simulated"},
-                      dir_ / "headroomd.log", &error)) {
+  if (!process_.Start(
+          {BinaryPath("headroomd"), "--listen", "127.0.0.1:0", "--port-file", port_file.string(),
+           "--data-dir", data.string(), "--cluster", cluster.string(), "--backend", "simulated"},
+          dir_ / "headroomd.log", &error)) {
     return error;
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);

@@ -22,9 +22,6 @@ struct CommandOutcome {
   std::string err;  // stderr
 };
 
-// Where the programs under test live: $HEADROOM_BIN (set by ctest), else <build>/bin.
-std::filesystem::path BinDir();
-
 // Runs `argv` to completion with `env` added to the environment; captures both streams.
 CommandOutcome RunProgram(const std::vector<std::string>& argv,
                           const std::map<std::string, std::string>& env = {},

@@ -15,6 +15,7 @@
 
 #include "control/sqlite_store.h"
 #include "daemon_fixture.h"
+#include "testing/binaries.h"
 
 extern char** environ;
 
@@ -24,10 +25,7 @@ namespace {
 using testing::JobBody;
 using testing::Json;
 
-std::string HeadroomdPath() {
-  const char* bin = std::getenv("HEADROOM_BIN");
-  return std::string(bin != nullptr ? bin : HEADROOM_BINARY_DIR "/bin") + "/headroomd";
-}
+std::string HeadroomdPath() { return headroom::testing::BinaryPath("headroomd"); }
 
 // Starts headroomd on the data dir; returns its pid and port (0 when it did not come up).
 std::pair<pid_t, int> Spawn(const std::string& dir) {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/client_test_support.h"
+#include "testing/binaries.h"
 
 namespace headroom::testing {
 namespace {
@@ -35,7 +36,7 @@ std::optional<double> QuerySum(httplib::Client& prometheus, const std::string& q
 }
 
 TEST(PrometheusScrape, RealPrometheusSeesDevicesAndRunningJobs) {
-  if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << (BinDir() / "headroomd") << ")";
+  if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << BinaryPath("headroomd") << ")";
   const auto prometheus_bin = FindProgram("prometheus");
   if (!prometheus_bin) GTEST_SKIP() << "prometheus not installed (apt-get install prometheus)";
   TestDir dir;

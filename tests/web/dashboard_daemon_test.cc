@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/client_test_support.h"
+#include "testing/binaries.h"
 #include "web/headless_chromium.h"
 
 namespace headroom::testing {
@@ -19,7 +20,7 @@ namespace {
 using nlohmann::json;
 
 TEST(DashboardAgainstDaemon, ShowsRacksAndQueuedJobsAndScreenshots) {
-  if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << (BinDir() / "headroomd") << ")";
+  if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << BinaryPath("headroomd") << ")";
   const auto chromium = FindChromium();
   if (!chromium) GTEST_SKIP() << "chromium not installed (apt-get install chromium)";
   TestDir dir;
