@@ -3,8 +3,9 @@
 
 Runs `headroom sim --experiment fill` (seeds 42-51, all seven policies) on each variant and
 holds it against the artifact's per-seed tables (../shared/reference/fgd-atc23): prints the
-median table of docs/fill.md (ours / published unallocated GPU %, x outside the issue's window)
-and, per baseline, how many seeds replay the artifact's run point for point.
+median table of docs/fill.md (ours / published unallocated GPU %, x outside the issue's window),
+per baseline how many seeds replay the artifact's run point for point, and headroom against
+FGD's published medians (unallocated at 100% arrived, fragmentation ratio at 90%).
 
 usage: scripts/fill-fidelity.py [--headroom build/bin/headroom] [--variants default,cpu050]
 """
@@ -35,16 +36,23 @@ def main():
     parser.add_argument("--out", default=os.path.join(root, "out", "fidelity"))
     args = parser.parse_args()
 
-    published = {}  # (workload, artifact policy, seed) -> {pct: allocated %}
-    with open(args.reference, newline="") as f:
-        for row in csv.DictReader(f):
-            curve = {p: float(row[str(p)]) for p in range(131) if row.get(str(p), "") != ""}
-            published[(row["workload"], row["sc_policy"], int(row["seed"]))] = curve
+    def load(path):  # (workload, artifact policy, seed) -> {pct: value}
+        table = {}
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                curve = {p: float(row[str(p)]) for p in range(131) if row.get(str(p), "") != ""}
+                table[(row["workload"], row["sc_policy"], int(row["seed"]))] = curve
+        return table
+
+    published = load(args.reference)  # Allocated %.
+    published_ratio = load(os.path.join(os.path.dirname(args.reference),
+                                        "analysis_frag_ratio_discrete.csv"))
 
     trace_dir = os.path.join(traces, "alibaba-gpu-v2023-openb")
     inside = total = 0
     replayed = {}  # policy -> [full matches, runs, sum of points matched before divergence]
     rows = []
+    goal_rows = []
     for variant in args.variants.split(","):
         workload = f"openb_pod_list_{variant}"
         out = os.path.join(args.out, variant)
@@ -72,6 +80,14 @@ def main():
                 cells.append(f"{ours[pct]:.2f} / {theirs:.2f}" + ("" if ok else " **x**"))
             rows.append(f"| {variant} | {name} | " + " | ".join(cells) + " |")
             if not artifact:
+                ratio = {p["arrived_pct"]: p["fragmentation_ratio_pct"]["median"]
+                         for p in policy["fill_curve"]}
+                fgd = statistics.median(100 - published[(workload, "06-FGD", s)][100]
+                                        for s in SEEDS)
+                fgd_ratio = statistics.median(published_ratio[(workload, "06-FGD", s)][90]
+                                              for s in SEEDS)
+                goal_rows.append(f"| {variant} | {ours[100]:.2f} | {fgd:.2f} | {ratio[90]:.1f}% | "
+                                 f"{fgd_ratio:.1f}% |")
                 continue
             stats = replayed.setdefault(name, [0, 0, 0])
             for run in policy["runs"]:
@@ -95,6 +111,9 @@ def main():
     print("|---|---|---|")
     for name, (full, runs, points) in replayed.items():
         print(f"| {name} | {full} of {runs} | {points / runs:.1f} |")
+    print("\n| variant | headroom | FGD (published) | frag. ratio headroom | FGD (published) |")
+    print("|---|---|---|---|---|")
+    print("\n".join(goal_rows))
     return 0
 
 

@@ -22,6 +22,7 @@ SharePlacer::SharePlacer(const model::Cluster& cluster, SharePolicy policy,
       types_(std::move(types)),
       rng_(std::move(rng)),
       cpu_per_gpu_milli_(CpuPerGpuMilli(typical_)),
+      packing_(typical_),
       node_model_(cluster.nodes().size(), UINT32_MAX),
       node_version_(cluster.nodes().size(), 0),
       node_kinds_(cluster.nodes().size()),
@@ -105,7 +106,8 @@ std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodS
                                                  int64_t memory_mib) {
   const uint32_t id = ShapeId(shape);
   std::vector<Cached>& cached = cache_[id];
-  const ScoreContext context{&typical_, &types_, nullptr, cpu_per_gpu_milli_, &scarcity_};
+  const ScoreContext context{&typical_,          &types_,    nullptr,
+                             cpu_per_gpu_milli_, &scarcity_, &packing_};
   feasible_scratch_.clear();
   score_scratch_.clear();
   const uint32_t node_count = static_cast<uint32_t>(cluster_.nodes().size());

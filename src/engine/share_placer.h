@@ -69,6 +69,7 @@ class SharePlacer {
   GoRand rng_;
   double cpu_per_gpu_milli_;
   std::vector<double> scarcity_;
+  PackingValues packing_;
   std::vector<uint32_t> node_model_;  // Device class of each node's GPUs; UINT32_MAX: none.
   std::vector<uint64_t> node_version_;
   std::vector<NodeKinds> node_kinds_;

@@ -15,9 +15,11 @@
 //              normalised over the feasible nodes (integer arithmetic, as kube's).
 //  fgd         100·sigmoid((F(n) − F(n after)) / 1000): the least growth of fragmentation
 //              (frag.h) under the target workload's typical shapes.
-//  headroom    FGD's gradient over fragmentation plus the free GPUs the node's CPU can no
-//              longer feed, a charge for flexible pods taking scarce GPU models, and tie
-//              rules that consolidate (see share_scorers.cc).
+//  headroom    first, for a task sharing a GPU, the least packing loss (packing_values.h:
+//              how much of a GPU's best use the placement spoils for good); then FGD's
+//              gradient over fragmentation plus the free GPUs the node's CPU can no longer
+//              feed, a charge for flexible pods taking scarce GPU models, and tie rules that
+//              consolidate (see share_scorers.cc).
 // GPU choice inside the node: random for `random`; the scoring GPU for fgd/headroom; the
 // tightest GPU that fits (lowest index on ties) for the others. Whole-GPU tasks take the
 // lowest-indexed fully free GPUs.
@@ -30,6 +32,7 @@
 
 #include "base/result.h"
 #include "engine/frag.h"
+#include "engine/packing_values.h"
 
 namespace headroom::engine {
 
@@ -56,6 +59,7 @@ struct ScoreContext {
   // For headroom: the typical GPU task's CPU per GPU milli (CpuPerGpuMilli below).
   double cpu_per_gpu_milli = 1;
   const std::vector<double>* scarcity = nullptr;  // By model (ModelScarcity below).
+  const PackingValues* packing = nullptr;         // For headroom; nullptr: no packing loss.
 };
 
 // Per GPU model m, in [0, 1]: min(1, D_m / C_m), where C_m is m's share of the cluster's GPUs and

@@ -106,6 +106,27 @@ TEST(ShareScorersTest, HeadroomCountsGpusTheCpuCanNoLongerFeed) {
   EXPECT_LT(tight, roomy);
 }
 
+TEST(ShareScorersTest, HeadroomKeepsAPairableGpuForItsPair) {
+  // Mix: 810, 470, 650, 320 milli. GPU 0 holds a lone 470 (530 free), GPU 1 a lone 320 (680).
+  const std::vector<TypicalShape> typical = {{{1000, 810, 1, 0}, 0.4},
+                                             {{1000, 470, 1, 0}, 0.3},
+                                             {{1000, 650, 1, 0}, 0.1},
+                                             {{1000, 320, 1, 0}, 0.2}};
+  const std::vector<double> no_scarcity(1, 0);
+  const PackingValues packing(typical);
+  ScoreContext context{&typical, &kAny, nullptr, 1, &no_scarcity, &packing};
+  const PodShape share{1000, 320, 1, 0};
+  // FGD's gradient sees fragmentation fall most when the 320 joins the 470 (530 free is
+  // unusable by 810 and 650; 210 by all, but there is less of it)...
+  EXPECT_EQ(ScoreShareNode(SharePolicy::kFgd, Node({530, 680, 1000}), share, context).gpu, 0);
+  // ...which leaves 210 milli that nothing in the mix fits, where a second 470 would have left
+  // 60. headroom puts the 320 with the other 320, a best packing (three 320s, or a 650).
+  EXPECT_EQ(ScoreShareNode(SharePolicy::kHeadroom, Node({530, 680, 1000}), share, context).gpu, 1);
+  // Across nodes too: the node whose GPU the 320 would spoil scores lower.
+  EXPECT_LT(ScoreShareNode(SharePolicy::kHeadroom, Node({530}), share, context).score,
+            ScoreShareNode(SharePolicy::kHeadroom, Node({680}), share, context).score);
+}
+
 TEST(ShareScorersTest, AfterPlacingTakesTheLeastFreeGpusThatFit) {
   const NodeView after = AfterPlacing(Node({1000, 400, 1000, 1000}, 10000), {2000, 1000, 2, 0}, -1);
   EXPECT_EQ(after.cpu_left, 8000);
