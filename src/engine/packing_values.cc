@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "base/check.h"
+
 namespace headroom::engine {
 namespace {
 
@@ -67,14 +69,14 @@ std::vector<double> MaximiseUnderUnitRows(const std::vector<double>& c,
 }
 
 // K(g) for g in 0..1000 over demands with values y (unbounded knapsack, K non-decreasing), and
-// the demand index last added at each g (-1: none), to read back the best pattern.
+// the demand index last added at each g (-2: none, K(g) = K(g − 1)), to read back the best
+// pattern.
 void Knapsack(const std::vector<uint32_t>& demands, const std::vector<double>& y,
               std::array<double, kGpuMilli + 1>& best, std::array<int, kGpuMilli + 1>& last) {
   best.fill(0);
-  last.fill(-1);
+  last.fill(-2);
   for (uint32_t g = 1; g <= kGpuMilli; ++g) {
     best[g] = best[g - 1];
-    last[g] = -2;  // Same as g − 1.
     for (size_t d = 0; d < demands.size(); ++d) {
       if (demands[d] > g) continue;
       const double value = y[d] + best[g - demands[d]];
@@ -125,13 +127,13 @@ PackingValues::PackingValues(const std::vector<TypicalShape>& typical) {
     for (uint32_t g = kGpuMilli; g > 0;) {
       if (last[g] == -2) {
         --g;
-      } else if (last[g] >= 0) {
+      } else {
         pattern[static_cast<size_t>(last[g])] += 1;
         g -= demands[static_cast<size_t>(last[g])];
-      } else {
-        break;
       }
     }
+    // A pattern already present means rounding, not a better packing: the prices stand.
+    if (std::find(patterns.begin(), patterns.end(), pattern) != patterns.end()) break;
     patterns.push_back(std::move(pattern));
   }
   task_value_ = free_value_;
@@ -139,6 +141,7 @@ PackingValues::PackingValues(const std::vector<TypicalShape>& typical) {
 }
 
 double PackingValues::PlacementLoss(uint32_t free_milli, uint32_t milli) const {
+  HR_CHECK(milli <= free_milli && free_milli <= kGpuMilli);
   return std::max(0.0,
                   free_value_[free_milli] - task_value_[milli] - free_value_[free_milli - milli]);
 }
