@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       AddCancelCommand(app, connection),
       AddDrainCommand(app, connection),
       AddServicesCommand(app, connection),
+      AddScaleCommand(app, connection),
   };
   try {
     app.parse(argc, argv);

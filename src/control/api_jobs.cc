@@ -50,15 +50,8 @@ ApiResult<Reply> Submit(ApiContext& context, const httplib::Request& request) {
       service =
           ServiceRecord{.id = context.state.next_service_id++, .spec = *spec, .submit_us = now};
       writes.push_back(*service);
-      JobSpec replica = *spec;
-      replica.kind = JobKind::kJob;
-      replica.replicas = 0;
-      replica.tasks = 1;
       for (uint32_t i = 0; i < spec->replicas; ++i) {
-        jobs.push_back(JobRecord{.id = context.state.next_job_id++,
-                                 .service_id = service->id,
-                                 .spec = replica,
-                                 .submit_us = now});
+        jobs.push_back(NewReplica(*service, context.state.next_job_id++, now));
       }
     } else {
       jobs.push_back(JobRecord{.id = context.state.next_job_id++, .spec = *spec, .submit_us = now});
@@ -176,28 +169,50 @@ ApiResult<Reply> Cancel(ApiContext& context, const httplib::Request& request) {
   return Reply{200, JobJson(*cancelled, nullptr)};
 }
 
-ApiResult<Reply> CancelService(ApiContext& context, const httplib::Request& request) {
+// The service named in the path, if the caller may act on it (its tenant, or an admin).
+ApiResult<ServiceRecord> FindService(ApiContext& context, const httplib::Request& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   auto id = ParseId(request.matches[1], "service id");
   if (!id) return tl::unexpected(id.error());
-  std::string name;
-  {
-    std::lock_guard lock(context.state.mu);
-    auto it = context.state.services.find(*id);
-    if (it == context.state.services.end()) {
-      return Fail(404, "service {} does not exist; list services with GET /v1/services", *id);
-    }
-    if (auto ok = CheckTenant(*principal, it->second.spec.tenant); !ok) {
-      return tl::unexpected(ok.error());
-    }
-    name = it->second.spec.name;
+  std::lock_guard lock(context.state.mu);
+  auto it = context.state.services.find(*id);
+  if (it == context.state.services.end()) {
+    return Fail(404, "service {} does not exist; list services with GET /v1/services", *id);
   }
-  auto cancelled = context.loop.CancelService(*id);
+  if (auto ok = CheckTenant(*principal, it->second.spec.tenant); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  return it->second;
+}
+
+ApiResult<Reply> CancelService(ApiContext& context, const httplib::Request& request) {
+  auto service = FindService(context, request);
+  if (!service) return tl::unexpected(service.error());
+  auto cancelled = context.loop.CancelService(service->id);
   if (!cancelled) return tl::unexpected(cancelled.error());
   Json jobs = Json::array();
   for (const JobRecord& job : *cancelled) jobs.push_back(job.id);
-  return Reply{200, {{"id", *id}, {"name", name}, {"state", "cancelled"}, {"jobs", jobs}}};
+  return Reply{
+      200,
+      {{"id", service->id}, {"name", service->spec.name}, {"state", "cancelled"}, {"jobs", jobs}}};
+}
+
+ApiResult<Reply> ScaleService(ApiContext& context, const httplib::Request& request) {
+  auto service = FindService(context, request);
+  if (!service) return tl::unexpected(service.error());
+  auto body = ParseBody(request.body);
+  if (!body) return tl::unexpected(body.error());
+  auto replicas = IntField(*body, "replicas", "replicas", 0, kMaxReplicas, std::nullopt);
+  if (!replicas) return tl::unexpected(replicas.error());
+  auto scaled = context.loop.ScaleService(service->id, static_cast<uint32_t>(*replicas));
+  if (!scaled) return tl::unexpected(scaled.error());
+  return Reply{200,
+               {{"id", service->id},
+                {"name", service->spec.name},
+                {"replicas", scaled->service.spec.replicas},
+                {"added", scaled->added},
+                {"cancelled", scaled->cancelled}}};
 }
 
 ApiResult<Reply> Services(ApiContext& context, const httplib::Request& request) {
@@ -278,6 +293,10 @@ void RegisterJobRoutes(httplib::Server& server, ApiContext& context) {
   server.Post(R"(/v1/services/([^/]+)/cancel)",
               [&context](const httplib::Request& request, httplib::Response& response) {
                 Respond(response, [&] { return CancelService(context, request); });
+              });
+  server.Post(R"(/v1/services/([^/]+)/scale)",
+              [&context](const httplib::Request& request, httplib::Response& response) {
+                Respond(response, [&] { return ScaleService(context, request); });
               });
   server.Get("/v1/services",
              [&context](const httplib::Request& request, httplib::Response& response) {

@@ -64,6 +64,12 @@ struct PendingInfo {
   TimeUs expected_start_us = kNever;
 };
 
+struct ServiceScaled {
+  ServiceRecord service;            // With the new count.
+  std::vector<uint64_t> added;      // New replicas, pending.
+  std::vector<uint64_t> cancelled;  // Replicas cancelled.
+};
+
 class LiveLoop {
  public:
   LiveLoop(DaemonState& state, Journal& journal, EventLog& events, Backend& backend,
@@ -85,6 +91,11 @@ class LiveLoop {
   // Cancels the service: no replica replaces an ended one any more, and every live replica is
   // cancelled, in one journaled transaction. Returns the replicas it cancelled.
   ApiResult<std::vector<JobRecord>> CancelService(uint64_t service);
+  // Sets the service's replica count (0 keeps the service with nothing running): new replicas
+  // are submitted, or the surplus is cancelled — pending replicas first, then the most recently
+  // started — together with the new count, in one journaled transaction. Ended replicas are
+  // replaced as before, so the count holds.
+  ApiResult<ServiceScaled> ScaleService(uint64_t service, uint32_t replicas);
   ApiResult<NodeRecord> SetDrain(const std::string& node, bool drained, std::string reason);
   std::map<uint64_t, PendingInfo> Explain(const std::vector<uint64_t>& jobs);
   std::map<std::string, uint64_t> PendingByReason();

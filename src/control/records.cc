@@ -29,4 +29,13 @@ std::optional<Role> RoleByName(std::string_view name) {
   return std::nullopt;
 }
 
+JobRecord NewReplica(const ServiceRecord& service, uint64_t id, TimeUs submit_us) {
+  JobRecord replica{
+      .id = id, .service_id = service.id, .spec = service.spec, .submit_us = submit_us};
+  replica.spec.kind = JobKind::kJob;
+  replica.spec.replicas = 0;
+  replica.spec.tasks = 1;
+  return replica;
+}
+
 }  // namespace headroom::control

@@ -57,6 +57,9 @@ struct ServiceRecord {
   TimeUs submit_us = 0;
 };
 
+// A new pending replica of `service`: a one-task job of the service's spec.
+JobRecord NewReplica(const ServiceRecord& service, uint64_t id, TimeUs submit_us);
+
 // One device as an agent reports it.
 struct DeviceInventory {
   uint32_t index = 0;

@@ -232,6 +232,27 @@ TEST_F(ClientVerbs, CancelServiceCancelsTheWholeService) {
   EXPECT_EQ(missing.err, "headroom: service 4: service 4 does not exist\n");
 }
 
+TEST_F(ClientVerbs, ScaleSetsTheReplicaCount) {
+  api_.Answer("POST", "/v1/services/3/scale",
+              {200, R"({"id": 3, "name": "serve", "replicas": 5, "added": [10, 11, 12],
+                        "cancelled": []})"});
+  const CommandOutcome run = Run({"scale", "3", "--replicas", "5"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(run.out, "service 3 scaled to 5 replicas (3 added, 0 cancelled)\n");
+  const auto requests = api_.Requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(json::parse(requests[0].body), json::parse(R"({"replicas": 5})"));
+
+  api_.Answer("POST", "/v1/services/4/scale",
+              {404, ApiErrorBody("not_found", "service 4 does not exist")});
+  const CommandOutcome missing = Run({"scale", "4", "--replicas", "1"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.err, "headroom: service 4: service 4 does not exist\n");
+  const CommandOutcome no_count = Run({"scale", "3"});
+  EXPECT_EQ(no_count.status, 2);
+  EXPECT_NE(no_count.err.find("--replicas is required"), std::string::npos);
+}
+
 TEST_F(ClientVerbs, DrainSendsTheReasonAndUndoUndrains) {
   api_.Answer("POST", "/v1/nodes/n3/drain", {200, R"({"name": "n3", "state": "drained"})"});
   api_.Answer("POST", "/v1/nodes/n3/undrain", {200, R"({"name": "n3", "state": "up"})"});

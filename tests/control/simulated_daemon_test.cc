@@ -18,12 +18,13 @@ std::string StateOf(const TestDaemon& daemon, uint64_t id) {
 }
 
 // Submits service "serve": two replicas of one device (shared at `share` milli), each running
-// 30 simulated seconds.
-testing::HttpReply SubmitServe(const TestDaemon& daemon, int share) {
+// `runtime` (simulated).
+testing::HttpReply SubmitServe(const TestDaemon& daemon, int share,
+                               const std::string& runtime = "30s") {
   const std::string spec =
-      "kind: Service\nmetadata: {name: serve}\nspec:\n  replicas: 2\n  timeLimit: 1h\n"
-      "  runtime: 30s\n  devices: {requests: [{count: 1, share: " +
-      std::to_string(share) + "}]}\n";
+      "kind: Service\nmetadata: {name: serve}\nspec:\n  replicas: 2\n  timeLimit: 2h\n"
+      "  runtime: " +
+      runtime + "\n  devices: {requests: [{count: 1, share: " + std::to_string(share) + "}]}\n";
   return daemon.Post("/v1/jobs", daemon.admin(), spec, "application/yaml");
 }
 
@@ -102,6 +103,67 @@ TEST(DaemonSimulated, CancellingAServiceStopsItsReplicasForGood) {
   daemon.Stop();
   daemon.Start();
   EXPECT_TRUE(daemon.Get("/v1/services", daemon.admin()).body["services"].empty());
+}
+
+TEST(DaemonSimulated, ScalingAServiceAddsReplicasOrCancelsTheSurplus) {
+  TestDaemon daemon(TestDaemon::Simulated());  // Real time: the replicas run for the hour.
+  auto submitted = SubmitServe(daemon, 1000, "1h");
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  const uint64_t service = submitted.body["id"];
+  const uint64_t first = submitted.body["jobs"][0];
+  ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, first) == "running"; }));
+  const std::string scale = "/v1/services/" + std::to_string(service) + "/scale";
+  auto scale_to = [&](int replicas) {
+    return daemon.Post(scale, daemon.admin(), Json{{"replicas", replicas}}.dump());
+  };
+  const std::string other_tenant = daemon.Token({{"role", "user"}, {"tenant", "team-b"}});
+  EXPECT_EQ(daemon.Post(scale, other_tenant, R"({"replicas": 3})").status, 403);
+  auto bad = scale_to(-1);
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.body["error"]["message"], "replicas: expected an integer in [0, 10000], got -1");
+  EXPECT_EQ(daemon.Post(scale, daemon.admin(), "{}").status, 400);
+  EXPECT_EQ(daemon.Post("/v1/services/99/scale", daemon.admin(), R"({"replicas": 1})").status, 404);
+
+  // 20 replicas of one T4 on 16 T4s: 16 run, 4 wait.
+  auto up = scale_to(20);
+  ASSERT_EQ(up.status, 200) << up.body.dump();
+  EXPECT_EQ(up.body["replicas"], 20);
+  EXPECT_EQ(up.body["added"].size(), 18u);
+  EXPECT_TRUE(up.body["cancelled"].empty());
+  Json view;
+  ASSERT_TRUE(WaitFor([&] {
+    view = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
+    return view["running"] == 16 && view["jobs"].size() == 20;
+  })) << view.dump();
+
+  // Down to 17: the three cancelled are waiting ones; all 16 running keep running.
+  auto down = scale_to(17);
+  ASSERT_EQ(down.status, 200) << down.body.dump();
+  ASSERT_EQ(down.body["cancelled"].size(), 3u);
+  for (const Json& id : down.body["cancelled"]) {
+    EXPECT_EQ(StateOf(daemon, id.get<uint64_t>()), "cancelled");
+  }
+  view = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
+  EXPECT_EQ(view["running"], 16);
+  EXPECT_EQ(view["jobs"].size(), 17u);
+
+  // Down to 1: the waiting one and the 15 newest running go; the first replica stays.
+  ASSERT_EQ(scale_to(1).body["cancelled"].size(), 16u);
+  view = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
+  EXPECT_EQ(view["replicas"], 1);
+  EXPECT_EQ(view["jobs"], Json::array({first}));
+  EXPECT_EQ(StateOf(daemon, first), "running");
+
+  // Durable: the count and the replica survive a restart; 0 keeps the service, empty.
+  daemon.Stop();
+  daemon.Start();
+  view = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
+  EXPECT_EQ(view["replicas"], 1);
+  EXPECT_EQ(view["jobs"], Json::array({first}));
+  EXPECT_EQ(scale_to(0).body["cancelled"], Json::array({first}));
+  view = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
+  EXPECT_EQ(view["replicas"], 0);
+  EXPECT_TRUE(view["jobs"].empty());
 }
 
 TEST(DaemonSimulated, WaitingJobSaysWhy) {

@@ -30,5 +30,6 @@ std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);
 std::function<int()> AddDrainCommand(CLI::App& app, Connection connection);
 std::function<int()> AddServicesCommand(CLI::App& app, Connection connection);
+std::function<int()> AddScaleCommand(CLI::App& app, Connection connection);
 
 }  // namespace headroom::cli
