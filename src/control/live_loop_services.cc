@@ -1,0 +1,119 @@
+// LiveLoop's calls on whole services: cancel one, or set its replica count (live_loop.h).
+#include "control/live_loop.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace headroom::control {
+
+ApiResult<std::vector<JobRecord>> LiveLoop::CancelService(uint64_t service) {
+  ApiResult<std::vector<JobRecord>> result = Fail(500, "the loop did not run the cancel");
+  RunCall([&] {
+    const TimeUs now = Now();
+    std::vector<JobRecord> replicas;
+    std::vector<bool> was_running;
+    {
+      std::lock_guard lock(state_.mu);
+      if (!state_.services.contains(service)) {
+        result =
+            Fail(404, "service {} does not exist; list services with GET /v1/services", service);
+        return;
+      }
+      for (const auto& [id, job] : state_.jobs) {
+        if (job.service_id != service || IsFinal(job.state)) continue;
+        was_running.push_back(job.state == JobState::kRunning);
+        JobRecord cancelled = job;
+        cancelled.state = JobState::kCancelled;
+        cancelled.end_us = now;
+        cancelled.message = fmt::format("service {} cancelled", service);
+        replicas.push_back(std::move(cancelled));
+      }
+    }
+    std::vector<StoreWrite> writes{ServiceRemoval{service}};
+    writes.insert(writes.end(), replicas.begin(), replicas.end());
+    if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    {
+      std::lock_guard lock(state_.mu);
+      state_.services.erase(service);
+    }
+    ApplyCancelled(replicas, was_running, now);
+    result = std::move(replicas);
+  });
+  Wake();
+  return result;
+}
+
+ApiResult<ServiceScaled> LiveLoop::ScaleService(uint64_t service, uint32_t replicas) {
+  ApiResult<ServiceScaled> result = Fail(500, "the loop did not run the scale");
+  RunCall([&] {
+    const TimeUs now = Now();
+    ServiceScaled scaled;
+    std::vector<JobRecord> added, cancelled;
+    std::vector<bool> was_running;
+    {
+      std::lock_guard lock(state_.mu);
+      auto found = state_.services.find(service);
+      if (found == state_.services.end()) {
+        result =
+            Fail(404, "service {} does not exist; list services with GET /v1/services", service);
+        return;
+      }
+      scaled.service = found->second;
+      scaled.service.spec.replicas = replicas;
+      std::vector<const JobRecord*> live;
+      for (const auto& [id, job] : state_.jobs) {
+        if (job.service_id == service && !IsFinal(job.state)) live.push_back(&job);
+      }
+      // Pending replicas serve nothing yet; of the running, the newest has the least to lose.
+      std::sort(live.begin(), live.end(), [](const JobRecord* a, const JobRecord* b) {
+        const bool a_pending = a->state == JobState::kPending;
+        const bool b_pending = b->state == JobState::kPending;
+        if (a_pending != b_pending) return a_pending;
+        if (a->start_us != b->start_us) return a->start_us > b->start_us;
+        return a->id > b->id;
+      });
+      const size_t surplus = live.size() > replicas ? live.size() - replicas : 0;
+      for (size_t i = 0; i < surplus; ++i) {
+        JobRecord job = *live[i];
+        was_running.push_back(job.state == JobState::kRunning);
+        job.state = JobState::kCancelled;
+        job.end_us = now;
+        job.message = fmt::format("service {} scaled to {} replicas", service, replicas);
+        cancelled.push_back(std::move(job));
+      }
+      for (size_t i = live.size(); i < replicas; ++i) {
+        added.push_back(NewReplica(scaled.service, state_.next_job_id++, now));
+      }
+    }
+    std::vector<StoreWrite> writes{scaled.service};
+    writes.insert(writes.end(), added.begin(), added.end());
+    writes.insert(writes.end(), cancelled.begin(), cancelled.end());
+    if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    {
+      std::lock_guard lock(state_.mu);
+      state_.services[service] = scaled.service;
+      for (const JobRecord& job : added) state_.jobs[job.id] = job;
+      state_.submissions_total += added.size();
+    }
+    ApplyCancelled(cancelled, was_running, now);
+    for (const JobRecord& job : added) {
+      EnqueueSubmit(job);
+      scaled.added.push_back(job.id);
+      Log("submitted", job.id, std::nullopt,
+          fmt::format("job {} added to service {} (scaled to {})", job.id, service, replicas), now);
+    }
+    for (const JobRecord& job : cancelled) scaled.cancelled.push_back(job.id);
+    result = std::move(scaled);
+  });
+  Wake();
+  return result;
+}
+
+}  // namespace headroom::control
