@@ -19,6 +19,7 @@ rm -rf "$out/data"
 daemon=$!
 stop() {
   trap - INT TERM EXIT
+  if [[ -n ${submitter:-} ]]; then kill "$submitter" 2>/dev/null || true; fi
   kill -TERM "$daemon" 2>/dev/null || true
   wait "$daemon" 2>/dev/null || true
 }
@@ -43,14 +44,16 @@ headroomd is running (simulated building of 1,024 GPUs, 1 s = 1 simulated minute
 Submitting configs/demo-workload.csv (240 jobs, about 4 a second). Stop with Ctrl-C.
 MSG
 
+# The loop reads from a process substitution, not a pipe, so it runs in this function's own
+# process and killing $submitter ends it (a piped loop would run on in a subshell of its own).
 submit_all() {
-  tail -n +2 configs/demo-workload.csv | while IFS=, read -r name tenant tasks gpus share time runtime priority; do
+  while IFS=, read -r name tenant tasks gpus share time runtime priority; do
     args=(--name "$name" --tenant "$tenant" --tasks "$tasks" --time "$time" --runtime "$runtime"
           --priority "$priority")
     if [[ $share -gt 0 ]]; then args+=(--share "$share"); else args+=(--gpus "$gpus"); fi
     "$bin/headroom" submit "${args[@]}" -- sleep 1 > /dev/null
     sleep 0.25
-  done
+  done < <(tail -n +2 configs/demo-workload.csv)
 }
 submit_all &
 submitter=$!
