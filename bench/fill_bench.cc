@@ -10,10 +10,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <benchmark/benchmark.h>
 
+#include "engine/packing_values.h"
 #include "engine/share_scorers.h"
 #include "model/cluster_source.h"
 #include "sim/fill/fill_experiment.h"
@@ -34,12 +36,18 @@ std::string OpenbPath(const std::string& file) {
          "/alibaba-gpu-v2023-openb/" + file;
 }
 
-void BM_FillOpenb(benchmark::State& state, engine::SharePolicy policy) {
+struct Openb {
+  model::Cluster cluster;
+  sim::LoadedWorkload loaded;
+};
+
+// The GPU nodes and the default pod list, or nullopt with the benchmark skipped.
+std::optional<Openb> LoadOpenb(benchmark::State& state) {
   const std::string nodes = OpenbPath("openb_node_list_gpu_node.csv");
   const std::string pods = OpenbPath("openb_pod_list_default.csv");
   if (!std::filesystem::exists(nodes) || !std::filesystem::exists(pods)) {
     state.SkipWithError(("missing " + nodes + " or " + pods + " (set HEADROOM_TRACES)").c_str());
-    return;
+    return std::nullopt;
   }
   auto cluster = model::LoadCluster("openb:" + nodes);
   sim::WorkloadOptions options;
@@ -47,13 +55,21 @@ void BM_FillOpenb(benchmark::State& state, engine::SharePolicy policy) {
   auto loaded = sim::LoadWorkload("openb:" + pods, options);
   if (!cluster || !loaded) {
     state.SkipWithError("cannot load the openb trace");
-    return;
+    return std::nullopt;
   }
+  return Openb{std::move(*cluster), std::move(*loaded)};
+}
+
+void BM_FillOpenb(benchmark::State& state, engine::SharePolicy policy) {
+  auto openb = LoadOpenb(state);
+  if (!openb) return;
+  const model::Cluster& cluster = openb->cluster;
+  const sim::LoadedWorkload& loaded = openb->loaded;
   uint64_t pods_placed = 0;
   double cpu_s = 0;
   for (auto _ : state) {
     const double begin = ThreadCpuSeconds();
-    auto curve = sim::RunFill(*cluster, loaded->workload, policy, 42, 1.3, 0.95);
+    auto curve = sim::RunFill(cluster, loaded.workload, policy, 42, 1.3, 0.95);
     cpu_s += ThreadCpuSeconds() - begin;
     if (!curve) {
       state.SkipWithError(curve.error().message.c_str());
@@ -74,6 +90,27 @@ BENCHMARK_CAPTURE(BM_FillOpenb, bestfit, engine::SharePolicy::kBestFit)
 BENCHMARK_CAPTURE(BM_FillOpenb, fgd, engine::SharePolicy::kFgd)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FillOpenb, headroom, engine::SharePolicy::kHeadroom)
     ->Unit(benchmark::kMillisecond);
+
+// The cutting-stock prices headroom's fill policy computes once per run (engine/
+// packing_values.h), over the default trace's typical shapes (95% coverage: eleven demands that
+// share a GPU).
+void BM_PackingValuesOpenb(benchmark::State& state) {
+  auto openb = LoadOpenb(state);
+  if (!openb) return;
+  std::vector<engine::PodShape> shapes;
+  for (const model::Job& job : openb->loaded.workload.jobs) {
+    shapes.push_back({.cpu_milli = job.task.cpu_milli,
+                      .milli_per_gpu = job.task.devices == 0 ? 0 : job.task.milli_per_device,
+                      .gpus = job.task.devices});
+  }
+  const std::vector<engine::TypicalShape> typical = engine::TypicalShapes(shapes, 0.95);
+  for (auto _ : state) {
+    const engine::PackingValues values(typical);
+    benchmark::DoNotOptimize(values.FreeValue(1000));
+  }
+}
+
+BENCHMARK(BM_PackingValuesOpenb)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace headroom::bench
