@@ -1,6 +1,9 @@
 // The daemon on the simulated backend (tiny cluster: 4 nodes of 4 T4): submit → start →
-// finish, the pending reason of a job that waits, and recovery after a restart on the same
-// data dir (queue, running work with its placement, drains, tokens).
+// finish, services (replicas replaced, cancelled whole, scaled), the pending reason of a job
+// that waits, and recovery after a restart on the same data dir (queue, running work with its
+// placement, drains, tokens).
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "daemon_fixture.h"
@@ -164,6 +167,36 @@ TEST(DaemonSimulated, ScalingAServiceAddsReplicasOrCancelsTheSurplus) {
   view = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
   EXPECT_EQ(view["replicas"], 0);
   EXPECT_TRUE(view["jobs"].empty());
+}
+
+TEST(DaemonSimulated, ScalingUpAndDownLosesNoReplica) {
+  TestDaemon daemon(TestDaemon::Simulated());
+  auto submitted = SubmitServe(daemon, 500, "1h");
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  const std::string scale = "/v1/services/" + submitted.body["id"].dump() + "/scale";
+  std::set<uint64_t> live, cancelled;
+  for (const Json& id : submitted.body["jobs"]) live.insert(id.get<uint64_t>());
+  for (int replicas : {5, 3, 40, 0, 7, 7, 1, 33, 2}) {
+    auto scaled = daemon.Post(scale, daemon.admin(), Json{{"replicas", replicas}}.dump());
+    ASSERT_EQ(scaled.status, 200) << scaled.body.dump();
+    for (const Json& id : scaled.body["added"]) {
+      EXPECT_TRUE(live.insert(id.get<uint64_t>()).second) << "id reused: " << id;
+    }
+    for (const Json& id : scaled.body["cancelled"]) {
+      EXPECT_EQ(live.erase(id.get<uint64_t>()), 1u) << "not a live replica: " << id;
+      cancelled.insert(id.get<uint64_t>());
+    }
+    ASSERT_EQ(live.size(), static_cast<size_t>(replicas));
+    // The service lists exactly the live replicas; every job is live or cancelled.
+    const Json view = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
+    EXPECT_EQ(view["jobs"].get<std::set<uint64_t>>(), live) << "after scaling to " << replicas;
+    const Json jobs = daemon.Get("/v1/jobs", daemon.admin()).body["jobs"];
+    EXPECT_EQ(jobs.size(), live.size() + cancelled.size());
+    for (const Json& job : jobs) {
+      const bool is_live = live.contains(job["id"].get<uint64_t>());
+      EXPECT_EQ(job["state"] == "cancelled", !is_live) << job.dump();
+    }
+  }
 }
 
 TEST(DaemonSimulated, WaitingJobSaysWhy) {
