@@ -1,6 +1,7 @@
 #include "engine/frag.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 
@@ -14,25 +15,62 @@ bool GpusFit(const NodeView& node, const PodShape& shape) {
   return false;
 }
 
-int64_t ShapeFragMilli(const NodeView& node, const PodShape& shape, const ShapeTypes& types) {
+namespace {
+
+// The artifact's fragment categories (pkg/utils/frag.go FragRatioDataMap), in its order.
+enum FragCategory : uint8_t {
+  kLackBoth,
+  kLackGpu,
+  kSatisfied,
+  kLackCpu,
+  kCpuOnlyFits,
+  kCpuOnlyLacksCpu,
+  kNoAccess,
+  kCategoryCount
+};
+
+struct ShapeFrag {
+  FragCategory category;
+  int64_t milli;  // Fragmented milli-GPUs; a task that fits counts those below its demand.
+};
+
+// frag.go GetNodePodFrag, with NodeGpuShareFragAmount's split of a fitting task's free GPUs.
+ShapeFrag FragOf(const NodeView& node, const PodShape& shape, const ShapeTypes& types) {
   const int64_t left = node.total_left();
+  const bool cpu_fits = node.cpu_left >= shape.cpu_milli;
   // A CPU-only task, or one that cannot run here, leaves every free milli-GPU unusable.
-  if (shape.milli_per_gpu == 0 || !types.Accepts(shape.type, node.model)) return left;
-  if (!GpusFit(node, shape) || node.cpu_left < shape.cpu_milli) return left;
+  if (shape.milli_per_gpu == 0) return {cpu_fits ? kCpuOnlyFits : kCpuOnlyLacksCpu, left};
+  if (!types.Accepts(shape.type, node.model)) return {kNoAccess, left};
+  if (!GpusFit(node, shape)) return {cpu_fits ? kLackGpu : kLackBoth, left};
+  if (!cpu_fits) return {kLackCpu, left};
   int64_t below = 0;
   for (uint32_t g = 0; g < node.gpu_count; ++g) {
     if (node.gpu_left[g] < shape.milli_per_gpu) below += node.gpu_left[g];
   }
-  return below;
+  return {kLackGpu, below};
+}
+
+}  // namespace
+
+int64_t ShapeFragMilli(const NodeView& node, const PodShape& shape, const ShapeTypes& types) {
+  return FragOf(node, shape, types).milli;
 }
 
 double NodeFragMilli(const NodeView& node, const std::vector<TypicalShape>& typical,
                      const ShapeTypes& types) {
-  double frag = 0;
+  // Summed per category, then over the categories, as the artifact adds them
+  // (NodeGpuShareFragAmount, FragAmountSumExceptQ3): FGD truncates its scores to integers, and a
+  // last-place difference in the sum can move a score across one.
+  std::array<double, kCategoryCount> by_category{};
   for (const TypicalShape& t : typical) {
-    frag += t.weight * static_cast<double>(ShapeFragMilli(node, t.shape, types));
+    const ShapeFrag frag = FragOf(node, t.shape, types);
+    by_category[frag.category] += t.weight * static_cast<double>(frag.milli);
   }
-  return frag;
+  double sum = 0;
+  for (size_t c = 0; c < by_category.size(); ++c) {
+    if (c != kSatisfied) sum += by_category[c];
+  }
+  return sum;
 }
 
 std::vector<TypicalShape> TypicalShapes(const std::vector<PodShape>& workload, double coverage) {
@@ -58,7 +96,8 @@ std::vector<TypicalShape> TypicalShapes(const std::vector<PodShape>& workload, d
   size_t kept = 0;
   while (kept < shapes.size() && covered < coverage * total) covered += shapes[kept++].weight;
   shapes.resize(kept);
-  for (TypicalShape& t : shapes) t.weight /= covered;
+  // Normalised twice, as GetTypicalPods does: by all tasks, then by the share kept.
+  for (TypicalShape& t : shapes) t.weight = t.weight / total / (covered / total);
   return shapes;
 }
 

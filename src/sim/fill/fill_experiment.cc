@@ -11,6 +11,7 @@
 #include "engine/cluster_state.h"
 #include "engine/frag.h"
 #include "engine/share_placer.h"
+#include "sim/fill/artifact_arithmetic.h"
 
 namespace headroom::sim {
 namespace {
@@ -104,10 +105,10 @@ std::vector<uint32_t> ArrivalOrder(const Prepared& prepared, GoRand& rng, double
   return order;
 }
 
-double Round2(double value) { return std::nearbyint(value * 100) / 100; }
-
 struct Bin {
-  double allocated = 0;
+  // Per arrival, in order, rounded as merge_alloc_discrete.py rounds each row (Python's round on
+  // a float); the bin's mean is then NumPy's (pairwise sum) rounded by NumPy (np.float64).
+  std::vector<double> allocated;
   double fragmented = 0;
   double ratio = 0;
   uint64_t count = 0;
@@ -138,7 +139,8 @@ FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
     const double arrived_pct = std::nearbyint(static_cast<double>(arrived) / capacity_gpus / 10);
     if (arrived_pct < 0 || arrived_pct > kFillMaxArrivedPct) return;
     Bin& bin = bins[static_cast<size_t>(arrived_pct)];
-    bin.allocated += Round2(static_cast<double>(state.allocated_milli()) / capacity_gpus / 10);
+    bin.allocated.push_back(
+        PyRound(static_cast<double>(state.allocated_milli()) / capacity_gpus / 10, 2));
     bin.fragmented += total_frag;
     const double free_milli =
         static_cast<double>(prepared.capacity_milli - state.allocated_milli());
@@ -174,7 +176,8 @@ FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
     Bin merged = bins[p];
     if (merged.count == 0) {
       for (size_t q = p == 0 ? 0 : p - 1; q <= std::min(p + 1, bins.size() - 1); ++q) {
-        merged.allocated += bins[q].allocated;
+        merged.allocated.insert(merged.allocated.end(), bins[q].allocated.begin(),
+                                bins[q].allocated.end());
         merged.fragmented += bins[q].fragmented;
         merged.ratio += bins[q].ratio;
         merged.count += bins[q].count;
@@ -183,11 +186,12 @@ FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
     }
     if (merged.count == 0) continue;
     const double count = static_cast<double>(merged.count);
-    curve.allocated_pct[p] = Round2(merged.allocated / count);
-    curve.fragmented_pct[p] = Round2(100 * merged.fragmented / count / 1000 / capacity_gpus);
+    curve.allocated_pct[p] =
+        NumpyRound(PairwiseSum(merged.allocated.data(), merged.allocated.size()) / count, 2);
+    curve.fragmented_pct[p] = NumpyRound(100 * merged.fragmented / count / 1000 / capacity_gpus, 2);
     if (merged.ratio_count > 0) {
       curve.fragmentation_ratio_pct[p] =
-          Round2(merged.ratio / static_cast<double>(merged.ratio_count));
+          NumpyRound(merged.ratio / static_cast<double>(merged.ratio_count), 2);
     }
   }
   return curve;

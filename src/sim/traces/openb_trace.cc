@@ -76,7 +76,9 @@ class SpecSelectors {
                          "{}: expected GPU model names separated by '|', got \"{}\"",
                          table.Where(row, column), spec);
       }
-      if (std::find(models.begin(), models.end(), part) == models.end()) models.push_back(part);
+      // A repeated model is kept: the artifact tells pod shapes apart by the spec as written
+      // ("V100M16|V100M32|V100M32" is not "V100M16|V100M32"), so the selector text must too.
+      models.push_back(part);
       if (bar == std::string_view::npos) break;
       start = bar + 1;
     }
