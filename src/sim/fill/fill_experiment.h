@@ -18,8 +18,8 @@
 // Every random draw comes from Go's math/rand seeded with the seed (base/go_rand.h), in the
 // artifact's order: the shuffle, the tuning draws, kInformerDraws draws that the artifact's
 // client-go informers make, the node-name permutation, then the Random policy's picks. So a seed
-// here replays the artifact's run of that seed — exactly while every pod fits, and up to the
-// artifact's own race once pods fail (docs/fill.md, "Fidelity").
+// here replays the artifact's run of that seed: point for point for every deterministic policy,
+// and for Random until pods fail (docs/fill.md, "Fidelity").
 // Promise: deterministic in (cluster, workload, policy, seed); runs are independent, so
 // RunFillExperiment runs (policy, seed) pairs on `threads` threads with identical results.
 #pragma once
@@ -39,9 +39,8 @@ inline constexpr int kFillMaxArrivedPct = 130;
 
 // Between the tuning draws and the node permutation, the artifact's scheduler starts its
 // informers; each client-go reflector draws rand.Float64() once for its watch timeout
-// (reflector.go ListAndWatch), on the same global generator and racing with the permutation.
-// Ten draws before it is what a rerun of the artifact logs and what almost all of its
-// published per-seed runs show (docs/fill.md).
+// (reflector.go ListAndWatch), on the same global generator. Ten draws land before the
+// permutation: a rerun of the artifact logs that permutation, and every published run agrees.
 inline constexpr int kInformerDraws = 10;
 
 struct FillOptions {
