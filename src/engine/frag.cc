@@ -21,7 +21,7 @@ namespace {
 enum FragCategory : uint8_t {
   kLackBoth,
   kLackGpu,
-  kSatisfied,
+  kSatisfied,  // What a fitting task can use: the artifact tallies it apart; never summed.
   kLackCpu,
   kCpuOnlyFits,
   kCpuOnlyLacksCpu,
