@@ -34,9 +34,10 @@ struct ShapeFrag {
   int64_t milli;  // Fragmented milli-GPUs; a task that fits counts those below its demand.
 };
 
-// frag.go GetNodePodFrag, with NodeGpuShareFragAmount's split of a fitting task's free GPUs.
-ShapeFrag FragOf(const NodeView& node, const PodShape& shape, const ShapeTypes& types) {
-  const int64_t left = node.total_left();
+// frag.go GetNodePodFrag, with NodeGpuShareFragAmount's split of a fitting task's free GPUs;
+// `left` is the node's free milli-GPUs.
+ShapeFrag FragOf(const NodeView& node, int64_t left, const PodShape& shape,
+                 const ShapeTypes& types) {
   const bool cpu_fits = node.cpu_left >= shape.cpu_milli;
   // A CPU-only task, or one that cannot run here, leaves every free milli-GPU unusable.
   if (shape.milli_per_gpu == 0) return {cpu_fits ? kCpuOnlyFits : kCpuOnlyLacksCpu, left};
@@ -53,7 +54,7 @@ ShapeFrag FragOf(const NodeView& node, const PodShape& shape, const ShapeTypes& 
 }  // namespace
 
 int64_t ShapeFragMilli(const NodeView& node, const PodShape& shape, const ShapeTypes& types) {
-  return FragOf(node, shape, types).milli;
+  return FragOf(node, node.total_left(), shape, types).milli;
 }
 
 double NodeFragMilli(const NodeView& node, const std::vector<TypicalShape>& typical,
@@ -62,8 +63,9 @@ double NodeFragMilli(const NodeView& node, const std::vector<TypicalShape>& typi
   // (NodeGpuShareFragAmount, FragAmountSumExceptQ3): FGD truncates its scores to integers, and a
   // last-place difference in the sum can move a score across one.
   std::array<double, kCategoryCount> by_category{};
+  const int64_t left = node.total_left();
   for (const TypicalShape& t : typical) {
-    const ShapeFrag frag = FragOf(node, t.shape, types);
+    const ShapeFrag frag = FragOf(node, left, t.shape, types);
     by_category[frag.category] += t.weight * static_cast<double>(frag.milli);
   }
   double sum = 0;
