@@ -111,7 +111,6 @@ struct Bin {
   std::vector<double> allocated;
   double fragmented = 0;
   double ratio = 0;
-  uint64_t count = 0;
   uint64_t ratio_count = 0;
 };
 
@@ -148,7 +147,6 @@ FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
       bin.ratio += 100 * total_frag / free_milli;
       ++bin.ratio_count;
     }
-    ++bin.count;
   };
   for (uint32_t index : order) {
     const Pod& pod = prepared.pods[index];
@@ -174,18 +172,17 @@ FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
   for (size_t p = 0; p < bins.size(); ++p) {
     // merge_*_discrete.py: the bin itself, else its neighbours within one percent.
     Bin merged = bins[p];
-    if (merged.count == 0) {
+    if (merged.allocated.empty()) {
       for (size_t q = p == 0 ? 0 : p - 1; q <= std::min(p + 1, bins.size() - 1); ++q) {
         merged.allocated.insert(merged.allocated.end(), bins[q].allocated.begin(),
                                 bins[q].allocated.end());
         merged.fragmented += bins[q].fragmented;
         merged.ratio += bins[q].ratio;
-        merged.count += bins[q].count;
         merged.ratio_count += bins[q].ratio_count;
       }
     }
-    if (merged.count == 0) continue;
-    const double count = static_cast<double>(merged.count);
+    if (merged.allocated.empty()) continue;
+    const double count = static_cast<double>(merged.allocated.size());
     curve.allocated_pct[p] =
         NumpyRound(PairwiseSum(merged.allocated.data(), merged.allocated.size()) / count, 2);
     curve.fragmented_pct[p] = NumpyRound(100 * merged.fragmented / count / 1000 / capacity_gpus, 2);
