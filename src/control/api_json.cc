@@ -1,5 +1,15 @@
 #include "control/api_json.h"
 
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "control/names.h"
+#include "model/yaml_field.h"
+
 namespace headroom::control {
 
 Json TimeJson(TimeUs time_us) {
@@ -67,13 +77,148 @@ Json EventJson(const LoggedEvent& event) {
           {"message", event.message}};
 }
 
+namespace {
+
+// Deepest nesting of arrays and objects in `body`, counting only brackets outside strings, and
+// stopping once past `limit`: a linear scan that allocates nothing, so a body of a million '['
+// is refused before the parser builds any of it.
+size_t NestingDepth(std::string_view body, size_t limit) {
+  size_t depth = 0;
+  size_t deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < body.size() && deepest <= limit; ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// Follows the parser's events to know, at each key, the path it sits at and the keys its
+// object had before, so that a duplicated key is named. The first duplicate is kept.
+class DuplicateKeyFinder {
+ public:
+  bool OnEvent(Json::parse_event_t event, const Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        frames_.push_back(Frame{.is_object = true});
+        break;
+      case Json::parse_event_t::array_start:
+        frames_.push_back(Frame{.is_object = false});
+        break;
+      case Json::parse_event_t::key: {
+        Frame& frame = frames_.back();
+        frame.key = parsed.get_ref<const std::string&>();
+        if (!frame.keys.insert(frame.key).second && !duplicate_) duplicate_ = Path();
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        CountArrayItem();
+        break;
+      case Json::parse_event_t::value:
+        CountArrayItem();
+        break;
+    }
+    return true;
+  }
+
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+
+ private:
+  struct Frame {
+    bool is_object = false;
+    std::set<std::string> keys;
+    std::string key;   // Objects: the key being read.
+    size_t index = 0;  // Arrays: the item being read.
+  };
+
+  void CountArrayItem() {
+    if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().index;
+  }
+
+  std::string Path() const {
+    std::string path;
+    for (const Frame& frame : frames_) {
+      if (frame.is_object) {
+        path += path.empty() ? frame.key : "." + frame.key;
+      } else {
+        path += fmt::format("[{}]", frame.index);
+      }
+    }
+    return path;
+  }
+
+  std::vector<Frame> frames_;
+  std::optional<std::string> duplicate_;
+};
+
+}  // namespace
+
+std::string PathForMessage(std::string_view path) {
+  constexpr size_t kMaxPathBytes = 64;
+  size_t cut = path.size();
+  if (cut > kMaxPathBytes) {
+    cut = kMaxPathBytes;
+    while (cut > 0 && (static_cast<unsigned char>(path[cut]) & 0xc0) == 0x80) --cut;
+  }
+  std::string out = model::PrintableLine(path.substr(0, cut));
+  if (cut < path.size()) out += "...";
+  return out;
+}
+
+std::string DescribeJson(const Json& value) {
+  if (value.is_string()) return QuoteExcerpt(value.get_ref<const std::string&>());
+  if (value.is_array()) return fmt::format("a list of {} items", value.size());
+  if (value.is_object()) return "an object";
+  // Numbers, booleans, null: a short literal.
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 ApiResult<Json> ParseBody(std::string_view body) {
-  Json parsed = Json::parse(body, nullptr, false);
+  if (NestingDepth(body, kMaxJsonDepth) > kMaxJsonDepth) {
+    return Fail(400, "the body nests lists and objects more than {} deep; send a flatter object",
+                kMaxJsonDepth);
+  }
+  DuplicateKeyFinder duplicates;
+  Json parsed = Json::parse(
+      body,
+      [&duplicates](int, Json::parse_event_t event, Json& value) {
+        return duplicates.OnEvent(event, value);
+      },
+      /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
     return Fail(400, "the body is not valid JSON; send a JSON object");
   }
   if (!parsed.is_object()) return Fail(400, "the body must be a JSON object");
+  if (duplicates.duplicate()) {
+    return Fail(400, "{}: expected each key once, got it twice",
+                PathForMessage(*duplicates.duplicate()));
+  }
   return parsed;
+}
+
+ApiResult<void> RejectUnknownFields(const Json& object, std::string_view path,
+                                    std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string field = path.empty() ? key : fmt::format("{}.{}", path, key);
+    return Fail(400, "{}: unknown field; the known fields are {}", PathForMessage(field),
+                fmt::join(known, ", "));
+  }
+  return {};
 }
 
 ApiResult<std::string> StringField(const Json& object, std::string_view key, std::string_view path,
@@ -83,7 +228,21 @@ ApiResult<std::string> StringField(const Json& object, std::string_view key, std
     if (required) return Fail(400, "{}: expected a string, got nothing", path);
     return std::string();
   }
-  if (!it->is_string()) return Fail(400, "{}: expected a string, got {}", path, it->dump());
+  if (!it->is_string()) return Fail(400, "{}: expected a string, got {}", path, DescribeJson(*it));
+  return it->get<std::string>();
+}
+
+ApiResult<std::string> NameField(const Json& object, std::string_view key, std::string_view path,
+                                 NameKind kind) {
+  const bool may_be_empty = IsValidName("", kind);
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) {
+    if (may_be_empty) return std::string();
+    return Fail(400, "{}: expected {}, got nothing", path, NameExpectation(kind));
+  }
+  if (!it->is_string() || !IsValidName(it->get_ref<const std::string&>(), kind)) {
+    return Fail(400, "{}: expected {}, got {}", path, NameExpectation(kind), DescribeJson(*it));
+  }
   return it->get<std::string>();
 }
 
@@ -91,7 +250,9 @@ ApiResult<bool> BoolField(const Json& object, std::string_view key, std::string_
                           bool fallback) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) return Fail(400, "{}: expected true or false, got {}", path, it->dump());
+  if (!it->is_boolean()) {
+    return Fail(400, "{}: expected true or false, got {}", path, DescribeJson(*it));
+  }
   return it->get<bool>();
 }
 
@@ -102,9 +263,13 @@ ApiResult<int64_t> IntField(const Json& object, std::string_view key, std::strin
     if (fallback) return *fallback;
     return Fail(400, "{}: expected an integer in [{}, {}], got nothing", path, min, max);
   }
-  if (!it->is_number_integer() || it->get<int64_t>() < min || it->get<int64_t>() > max) {
+  // An unsigned value past INT64_MAX reads as negative through get<int64_t>.
+  const bool in_range = it->is_number_integer() &&
+                        !(it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX) &&
+                        it->get<int64_t>() >= min && it->get<int64_t>() <= max;
+  if (!in_range) {
     return Fail(400, "{}: expected an integer in [{}, {}], got {}", path, min, max,
-                it->dump(-1, ' ', false, Json::error_handler_t::replace));
+                DescribeJson(*it));
   }
   return it->get<int64_t>();
 }
@@ -113,7 +278,7 @@ ApiResult<std::optional<double>> NumberField(const Json& object, std::string_vie
                                              std::string_view path) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return std::optional<double>();
-  if (!it->is_number()) return Fail(400, "{}: expected a number, got {}", path, it->dump());
+  if (!it->is_number()) return Fail(400, "{}: expected a number, got {}", path, DescribeJson(*it));
   return std::optional<double>(it->get<double>());
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "control/names.h"
 #include "model/yaml_field.h"
 
 namespace headroom::control {
@@ -55,6 +56,16 @@ Result<std::string> PlainText(const YamlField& field, std::string_view expected,
     if ((byte < 0x20 && c != '\t') || byte == 0x7f) return tl::unexpected(field.Invalid(expected));
   }
   return text;
+}
+
+// A tenant or job name, checked as every name the API stores is (control/names.h), so that the
+// spec read back from the store at a restart passes again.
+Result<std::string> LabelField(const YamlField& field, std::string_view what) {
+  const std::string expected = fmt::format("{}: {}", what, NameExpectation(NameKind::kLabel));
+  if (!field.IsScalar() || !IsValidName(field.node().Scalar(), NameKind::kLabel)) {
+    return tl::unexpected(field.Invalid(expected));
+  }
+  return field.node().Scalar();
 }
 
 Result<int64_t> ScaledDecimal(std::string_view text, int64_t scale) {
@@ -227,8 +238,7 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
   YAML_FIELD_TRY(map, field.Map({"tenant", "priority", "tasks", "replicas", "timeLimit", "runtime",
                                  "command", "env", "resources", "devices"}));
   if (const YamlField* tenant = map->Find("tenant")) {
-    YAML_FIELD_TRY(name, PlainText(*tenant, "a tenant name", false));
-    if (name->size() > kMaxNameBytes) return tl::unexpected(tenant->Invalid("a shorter name"));
+    YAML_FIELD_TRY(name, LabelField(*tenant, "a tenant name"));
     spec.tenant = *name;
   }
   if (const YamlField* priority = map->Find("priority")) {
@@ -251,9 +261,11 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
     if (tasks != nullptr) {
       return tl::unexpected(tasks->Invalid("no tasks for kind Service (use replicas)"));
     }
-    YAML_FIELD_TRY(field_replicas, map->Require("replicas", "an integer >= 1"));
+    // 0 is a service kept with nothing running, as scaling to 0 leaves it (and as the store
+    // reads it back).
+    YAML_FIELD_TRY(field_replicas, map->Require("replicas", "an integer >= 0"));
     YAML_FIELD_TRY(value, field_replicas->Integer(
-                              1, kMaxReplicas, fmt::format("an integer in [1, {}]", kMaxReplicas)));
+                              0, kMaxReplicas, fmt::format("an integer in [0, {}]", kMaxReplicas)));
     spec.replicas = static_cast<uint32_t>(*value);
   }
   YAML_FIELD_TRY(time_limit, map->Require("timeLimit", "a duration such as 2h"));
@@ -386,11 +398,7 @@ Result<JobSpec> ParseJobSpec(std::string_view text, std::string_view source) {
   if (const YamlField* metadata = top->Find("metadata")) {
     YAML_FIELD_TRY(meta, metadata->Map({"name"}));
     if (const YamlField* name = meta->Find("name")) {
-      YAML_FIELD_TRY(value, PlainText(*name, "a name", false));
-      if (value->size() > kMaxNameBytes) {
-        return tl::unexpected(
-            name->Invalid(fmt::format("a name of at most {} bytes", kMaxNameBytes)));
-      }
+      YAML_FIELD_TRY(value, LabelField(*name, "a name"));
       spec.name = *value;
     }
   }

@@ -55,7 +55,6 @@ inline constexpr uint32_t kMaxTasks = 100'000;
 inline constexpr uint32_t kMaxReplicas = 10'000;
 inline constexpr uint32_t kMaxDevicesPerTask = 1024;
 inline constexpr size_t kMaxListItems = 1024;
-inline constexpr size_t kMaxNameBytes = 253;
 
 // `source` prefixes every message ("request body").
 Result<JobSpec> ParseJobSpec(std::string_view text, std::string_view source = "request body");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <unordered_set>
 
@@ -68,10 +69,16 @@ std::string QuoteForMessage(std::string_view text) {
 
 std::string PrintableLine(std::string_view text) {
   std::string out;
-  for (const char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7f) {
       AppendEscapedChar(out, c);
+    } else if (byte == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) < 0xa0 &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80) {
+      // A C1 control (U+0080..U+009F, such as CSI U+009B), which some terminals obey.
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
     } else {
       out += c;
     }
@@ -115,7 +122,116 @@ bool LooksNumeric(std::string_view text) {
   return i == text.size();
 }
 
+YamlNesting YamlNestingBound(std::string_view text, size_t limit) {
+  std::set<size_t> block_columns;
+  size_t flow = 0;
+  size_t deepest_flow = 0;
+  char quote = 0;           // '"' or '\'' inside a quoted scalar.
+  char previous = 0;        // The last character outside blanks, quotes and comments; 0: none yet.
+  bool key_quoted = false;  // `previous` is a ':' right after a quoted scalar ("a":"b").
+  size_t block_scalar_parent = std::string_view::npos;  // Lines deeper than this are its text.
+  YamlNesting nesting;
+  const auto bound = [&] { return 2 * block_columns.size() + deepest_flow; };
+  for (size_t line_start = 0; line_start <= text.size() && bound() <= limit; ++nesting.line) {
+    size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    std::string_view line = text.substr(line_start, line_end - line_start);
+    line_start = line_end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const size_t indent = line.find_first_not_of(" \t");
+    if (block_scalar_parent != std::string_view::npos) {
+      if (indent == std::string_view::npos || indent > block_scalar_parent) continue;
+      block_scalar_parent = std::string_view::npos;
+    }
+    // Block structure: where this line's content starts, and where content starts after each
+    // compact indicator ("- - a", "- key: value", "? key").
+    size_t deepest_column = std::string_view::npos;
+    if (indent != std::string_view::npos && line[indent] != '#') {
+      for (size_t pos = indent; pos != std::string_view::npos && bound() <= limit;) {
+        block_columns.insert(pos);
+        deepest_column = pos;
+        const bool indicator =
+            (line[pos] == '-' || line[pos] == '?' || line[pos] == ':') &&
+            (pos + 1 == line.size() || line[pos + 1] == ' ' || line[pos + 1] == '\t');
+        pos = indicator ? line.find_first_not_of(" \t", pos + 1) : std::string_view::npos;
+      }
+    }
+    // Flow structure: brackets outside quoted scalars and comments.
+    size_t token_start = std::string_view::npos;  // The line's last token outside comments.
+    size_t content_end = line.size();
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quote == '"') {
+        if (c == '\\') {
+          ++i;
+        } else if (c == '"') {
+          quote = 0;
+          previous = c;
+        }
+        continue;
+      }
+      if (quote == '\'') {
+        if (c == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {
+          ++i;
+        } else if (c == '\'') {
+          quote = 0;
+          previous = c;
+        }
+        continue;
+      }
+      const bool after_blank = i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t';
+      if (c == ' ' || c == '\t') continue;
+      if (c == '#' && after_blank) {
+        content_end = i;
+        break;
+      }
+      if (after_blank) token_start = i;
+      if (c == '"' || c == '\'') {
+        // A quoted scalar starts a token: after a flow indicator, after a block indicator and
+        // a blank, at the start of the line's content, or as the value of a quoted key.
+        const bool starts_token =
+            previous == 0 || previous == '[' || previous == '{' || previous == ',' || i == indent ||
+            (after_blank && (previous == ':' || previous == '-' || previous == '?')) ||
+            (previous == ':' && key_quoted);
+        if (starts_token) {
+          quote = c;
+          continue;
+        }
+      }
+      if (c == '[' || c == '{') {
+        deepest_flow = std::max(deepest_flow, ++flow);
+      } else if ((c == ']' || c == '}') && flow > 0) {
+        --flow;
+      }
+      key_quoted = c == ':' && (previous == '"' || previous == '\'');
+      previous = c;
+    }
+    // "key: |" or "- >-": the lines indented deeper than this line's deepest content are the
+    // scalar's text, not structure.
+    if (quote == 0 && flow == 0 && token_start != std::string_view::npos &&
+        deepest_column != std::string_view::npos) {
+      std::string_view token = line.substr(token_start, content_end - token_start);
+      while (!token.empty() && (token.back() == ' ' || token.back() == '\t'))
+        token.remove_suffix(1);
+      const bool block_scalar =
+          !token.empty() && (token[0] == '|' || token[0] == '>') &&
+          token.find_first_not_of("+-0123456789", 1) == std::string_view::npos;
+      if (block_scalar) block_scalar_parent = deepest_column;
+    }
+  }
+  nesting.bound = bound();
+  --nesting.line;
+  return nesting;
+}
+
 Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source) {
+  if (const YamlNesting nesting = YamlNestingBound(text, kMaxYamlNesting);
+      nesting.bound > kMaxYamlNesting) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "{}:{}: document: expected lists and maps nested at most {} deep, got "
+                     "deeper nesting; flatten the document",
+                     source, nesting.line, kMaxYamlNesting);
+  }
   const std::string copy(text);
   try {
     std::istringstream in(copy);

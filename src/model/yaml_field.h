@@ -106,18 +106,39 @@ class YamlMap {
   std::vector<std::pair<std::string, YamlField>> entries_;
 };
 
+// How deep a YAML document may nest collections, as YamlNestingBound counts them.
+inline constexpr size_t kMaxYamlNesting = 64;
+
 // Parses `text` as exactly one YAML document (empty text gives a null node). Syntax errors
 // read "source:line: YAML syntax error: ...", a second document "source:line: document:
 // expected one YAML document, got a second one". Never throws, and never loops: yaml-cpp 0.7
 // can report endless empty documents after some malformed input, so at most two are read.
+// A document that YamlNestingBound finds nested deeper than kMaxYamlNesting is refused before
+// yaml-cpp (whose parser recurses once per level) reads it.
 Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source);
+
+// A bound on how deep `text` nests collections, from one pass over its bytes that allocates
+// little and stops once past `limit`. Block collections nest by indentation: a nested one
+// starts at a greater column, or at the same column for a sequence under a key, so their depth
+// is at most twice the number of distinct columns where a line's content, or the content after
+// a compact "- "/"? "/": " indicator, starts (the lines of a block scalar excepted). Flow
+// collections nest by brackets, counted outside quoted scalars and comments. The bound is the
+// sum, and counts brackets inside plain scalars too (`a: b[` reads as one level more). A
+// document that hides brackets from this count by quoting games still meets yaml-cpp's own
+// limit (DepthGuard, 2000 levels), which throws rather than overflowing the stack.
+struct YamlNesting {
+  size_t bound = 0;
+  int line = 1;  // Where the bound first passed the limit (else the last line read).
+};
+YamlNesting YamlNestingBound(std::string_view text, size_t limit);
 
 // `text` in double quotes with backslash escapes for quotes, backslashes and control bytes,
 // cut to 60 characters — safe to embed in a one-line message.
 std::string QuoteForMessage(std::string_view text);
 
-// `text` with its control bytes escaped as AppendEscapedChar does and nothing else changed:
-// user-chosen names (keys, job names) may hold any byte, an error message stays one line.
+// `text` with its control bytes escaped as AppendEscapedChar does (and C1 controls, U+0080..
+// U+009F, as \u0080..\u009f) and nothing else changed: user-chosen names (keys, job names) may
+// hold any byte, an error message stays one line, and a terminal that prints it obeys none.
 std::string PrintableLine(std::string_view text);
 
 // Appends `c` as it stands inside a double-quoted YAML scalar: quotes and backslashes escaped,
