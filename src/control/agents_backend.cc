@@ -1,5 +1,6 @@
 #include "control/agents_backend.h"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -44,6 +45,28 @@ std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::strin
     }
   }
   return out;
+}
+
+std::vector<ReportedExit> ExitsPlacedOn(DaemonState& state, const std::string& node,
+                                        std::vector<ReportedExit> exits) {
+  std::vector<ReportedExit> placed;
+  for (const ReportedExit& exit : exits) {
+    auto it = state.jobs.find(exit.job);
+    if (it == state.jobs.end() || it->second.state != JobState::kRunning) continue;
+    const JobRecord& job = it->second;
+    if (exit.attempt && *exit.attempt != job.starts) continue;
+    const bool on_node = std::any_of(
+        job.placement.begin(), job.placement.end(),
+        [&](const TaskPlacement& task) { return task.rank == exit.rank && task.node == node; });
+    if (on_node) {
+      placed.push_back(exit);
+      continue;
+    }
+    ++state.foreign_reports_total;
+    spdlog::warn("agents: node {} reported an exit of job {} rank {}, not placed on it; ignored",
+                 node, exit.job, exit.rank);
+  }
+  return placed;
 }
 
 std::shared_ptr<const model::Cluster> ClusterOfRegisteredNodes(const DaemonState& state) {

@@ -53,6 +53,15 @@ struct DesiredTask {
 // The desired set of `node`. Caller holds state.mu.
 std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::string& node);
 
+// The exits of `exits` that `node` may report: its job runs and its placement puts the rank
+// on `node`, at the reported attempt (a report without one counts as the current attempt).
+// Exits of an earlier attempt or of a job no longer running are dropped quietly (an agent
+// reports what it stopped); an exit of a task placed on another node is dropped with a warning
+// and counted in state.foreign_reports_total — an agent token acts for its own node only.
+// Caller holds state.mu.
+std::vector<ReportedExit> ExitsPlacedOn(DaemonState& state, const std::string& node,
+                                        std::vector<ReportedExit> exits);
+
 // The cluster of registered nodes (nullptr when there is none). Caller holds state.mu.
 std::shared_ptr<const model::Cluster> ClusterOfRegisteredNodes(const DaemonState& state);
 

@@ -4,17 +4,28 @@
 namespace headroom::control {
 namespace {
 
+// Devices one node may register; their indices are in [0, kMaxDevicesPerNode).
+constexpr int64_t kMaxDevicesPerNode = 1024;
+constexpr size_t kMaxReadinessMessageBytes = 1024;
+
+// 403 unless `principal` may act as `node`: an admin, or the agent token of that node.
+ApiResult<void> CheckActsAs(const Principal& principal, const std::string& node) {
+  if (principal.role == Role::kAdmin) return {};
+  if (principal.role != Role::kAgent) {
+    return Fail(403, "only agent tokens (or admin) register and heartbeat nodes");
+  }
+  if (principal.node != node) {
+    return Fail(403, "this agent token is for node {}, not {}", QuoteExcerpt(principal.node),
+                QuoteExcerpt(node));
+  }
+  return {};
+}
+
 ApiResult<Principal> AuthenticateAgent(ApiContext& context, const httplib::Request& request,
                                        const std::string& node) {
   auto principal = Authenticate(context, request);
   if (!principal) return principal;
-  if (principal->role == Role::kAdmin) return principal;
-  if (principal->role != Role::kAgent) {
-    return Fail(403, "only agent tokens (or admin) register and heartbeat nodes");
-  }
-  if (principal->node != node) {
-    return Fail(403, "this agent token is for node '{}', not '{}'", principal->node, node);
-  }
+  if (auto ok = CheckActsAs(*principal, node); !ok) return tl::unexpected(ok.error());
   return principal;
 }
 
@@ -27,26 +38,66 @@ ApiResult<void> RequireAgentsBackend(const ApiContext& context) {
   return {};
 }
 
+// What an agent's readiness check said: its own words (the CLI escapes control bytes when it
+// prints them), bounded.
+ApiResult<std::string> ReadinessMessage(const Json& body) {
+  auto message = StringField(body, "readiness_message", "readiness_message", false);
+  if (message && message->size() > kMaxReadinessMessageBytes) {
+    return Fail(400, "readiness_message: expected at most {} bytes, got {}",
+                kMaxReadinessMessageBytes, message->size());
+  }
+  return message;
+}
+
+// A string member that may be absent or empty, else a label (control/names.h).
+ApiResult<std::string> OptionalLabel(const Json& object, std::string_view key,
+                                     const std::string& path) {
+  auto text = StringField(object, key, path, false);
+  if (!text || text->empty()) return text;
+  return NameField(object, key, path, NameKind::kLabel);
+}
+
+// The inventory, checked as a job spec is: known fields only, each device index and UUID once
+// (two devices of one index would hand one GPU to two jobs), names and sizes bounded.
 ApiResult<std::vector<DeviceInventory>> ParseDevices(const Json& body) {
   std::vector<DeviceInventory> devices;
   auto it = body.find("devices");
   if (it == body.end() || it->is_null()) return devices;
-  if (!it->is_array() || it->size() > 1024) {
-    return Fail(400, "devices: expected a list of at most 1024 devices");
+  if (!it->is_array() || it->size() > kMaxDevicesPerNode) {
+    return Fail(400, "devices: expected a list of at most {} devices, got {}", kMaxDevicesPerNode,
+                DescribeJson(*it));
   }
+  std::map<uint32_t, size_t> item_of_index;
+  std::map<std::string, size_t> item_of_uuid;
   for (size_t i = 0; i < it->size(); ++i) {
     const Json& item = (*it)[i];
     const std::string path = fmt::format("devices[{}]", i);
-    if (!item.is_object()) return Fail(400, "{}: expected an object", path);
-    auto index = IntField(item, "index", path + ".index", 0, 1023, std::nullopt);
+    if (!item.is_object())
+      return Fail(400, "{}: expected an object, got {}", path, DescribeJson(item));
+    if (auto ok =
+            RejectUnknownFields(item, path, {"index", "uuid", "model", "memory_mib", "clique_id"});
+        !ok) {
+      return tl::unexpected(ok.error());
+    }
+    auto index = IntField(item, "index", path + ".index", 0, kMaxDevicesPerNode - 1, std::nullopt);
     if (!index) return tl::unexpected(index.error());
-    auto uuid = StringField(item, "uuid", path + ".uuid", false);
+    if (auto [seen, added] = item_of_index.emplace(static_cast<uint32_t>(*index), i); !added) {
+      return Fail(400, "{}.index: expected each device index once, got {} again (devices[{}])",
+                  path, *index, seen->second);
+    }
+    auto uuid = OptionalLabel(item, "uuid", path + ".uuid");
     if (!uuid) return tl::unexpected(uuid.error());
-    auto model = StringField(item, "model", path + ".model", true);
+    if (!uuid->empty()) {
+      if (auto [seen, added] = item_of_uuid.emplace(*uuid, i); !added) {
+        return Fail(400, "{}.uuid: expected each device UUID once, got {} again (devices[{}])",
+                    path, QuoteExcerpt(*uuid), seen->second);
+      }
+    }
+    auto model = NameField(item, "model", path + ".model", NameKind::kLabel);
     if (!model) return tl::unexpected(model.error());
     auto memory = IntField(item, "memory_mib", path + ".memory_mib", 0, int64_t{1} << 32, 0);
     if (!memory) return tl::unexpected(memory.error());
-    auto clique = StringField(item, "clique_id", path + ".clique_id", false);
+    auto clique = OptionalLabel(item, "clique_id", path + ".clique_id");
     if (!clique) return tl::unexpected(clique.error());
     devices.push_back(
         DeviceInventory{static_cast<uint32_t>(*index), *uuid, *model, *memory, *clique});
@@ -55,13 +106,20 @@ ApiResult<std::vector<DeviceInventory>> ParseDevices(const Json& body) {
 }
 
 ApiResult<Reply> Register(ApiContext& context, const httplib::Request& request) {
+  // The token first: a caller without one costs no parse. The node it may act as is in the body.
+  auto principal = Authenticate(context, request);
+  if (!principal) return tl::unexpected(principal.error());
   auto body = ParseBody(request.body);
   if (!body) return tl::unexpected(body.error());
-  auto name = StringField(*body, "node", "node", true);
+  if (auto ok = RejectUnknownFields(
+          *body, "",
+          {"node", "cpu_milli", "memory_mib", "ready", "readiness_message", "devices", "address"});
+      !ok) {
+    return tl::unexpected(ok.error());
+  }
+  auto name = NameField(*body, "node", "node", NameKind::kNode);
   if (!name) return tl::unexpected(name.error());
-  if (name->empty() || name->size() > 253) return Fail(400, "node: expected a node name");
-  auto principal = AuthenticateAgent(context, request, *name);
-  if (!principal) return tl::unexpected(principal.error());
+  if (auto ok = CheckActsAs(*principal, *name); !ok) return tl::unexpected(ok.error());
   if (auto ok = RequireAgentsBackend(context); !ok) return tl::unexpected(ok.error());
   auto cpu = IntField(*body, "cpu_milli", "cpu_milli", 0, int64_t{1} << 40, std::nullopt);
   if (!cpu) return tl::unexpected(cpu.error());
@@ -69,9 +127,9 @@ ApiResult<Reply> Register(ApiContext& context, const httplib::Request& request) 
   if (!memory) return tl::unexpected(memory.error());
   auto ready = BoolField(*body, "ready", "ready", true);
   if (!ready) return tl::unexpected(ready.error());
-  auto message = StringField(*body, "readiness_message", "readiness_message", false);
+  auto message = ReadinessMessage(*body);
   if (!message) return tl::unexpected(message.error());
-  auto address = StringField(*body, "address", "address", false);
+  auto address = NameField(*body, "address", "address", NameKind::kAddress);
   if (!address) return tl::unexpected(address.error());
   auto devices = ParseDevices(*body);
   if (!devices) return tl::unexpected(devices.error());
@@ -164,7 +222,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
   if (!body) return tl::unexpected(body.error());
   auto ready = BoolField(*body, "ready", "ready", true);
   if (!ready) return tl::unexpected(ready.error());
-  auto message = StringField(*body, "readiness_message", "readiness_message", false);
+  auto message = ReadinessMessage(*body);
   if (!message) return tl::unexpected(message.error());
   std::vector<ReportedExit> exits;
   if (auto tasks = body->find("tasks"); tasks != body->end() && !tasks->is_null()) {
@@ -180,8 +238,8 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
       auto state = StringField(task, "state", path + ".state", true);
       if (!state) return tl::unexpected(state.error());
       if (*state != "running" && *state != "exited") {
-        return Fail(400, "{}.state: expected running or exited, got \"{}\"", path,
-                    state->substr(0, 40));
+        return Fail(400, "{}.state: expected running or exited, got {}", path,
+                    QuoteExcerpt(*state));
       }
       if (*state == "exited") {
         auto code =
@@ -206,7 +264,8 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
     std::lock_guard lock(context.state.mu);
     auto it = context.state.nodes.find(name);
     if (it == context.state.nodes.end() || !it->second.record.registered) {
-      return Fail(404, "node '{}' is not registered; POST /v1/agents/register first", name);
+      return Fail(404, "node {} is not registered; POST /v1/agents/register first",
+                  QuoteExcerpt(name));
     }
     NodeStatus& status = it->second;
     if (status.health != NodeHealth::kDown) {
@@ -217,6 +276,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
       status.last_heartbeat_us = WallNowUs();
       status.telemetry = std::move(*telemetry);
     }
+    exits = ExitsPlacedOn(context.state, name, std::move(exits));
     for (const DesiredTask& task : DesiredTasks(context.state, name)) {
       Json env = Json::object();
       for (const auto& [key, value] : task.env) env[key] = value;

@@ -3,6 +3,7 @@
 
 #include "control/api_routes.h"
 #include "control/job_spec.h"
+#include "control/names.h"
 
 namespace headroom::control {
 namespace {
@@ -20,7 +21,8 @@ bool AcceptedSpecType(const std::string& content_type) {
 // 403 unless the principal may see jobs of `tenant`.
 ApiResult<void> CheckTenant(const Principal& principal, const std::string& tenant) {
   if (principal.role == Role::kUser && principal.tenant != tenant) {
-    return Fail(403, "this token belongs to tenant '{}', not '{}'", principal.tenant, tenant);
+    return Fail(403, "this token belongs to tenant {}, not {}", QuoteExcerpt(principal.tenant),
+                QuoteExcerpt(tenant));
   }
   return {};
 }
@@ -29,14 +31,22 @@ ApiResult<Reply> Submit(ApiContext& context, const httplib::Request& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   if (!AcceptedSpecType(request.get_header_value("Content-Type"))) {
-    return Fail(415, "Content-Type must be application/json or application/yaml, got '{}'",
-                request.get_header_value("Content-Type"));
+    return Fail(415, "Content-Type must be application/json or application/yaml, got {}",
+                QuoteExcerpt(request.get_header_value("Content-Type")));
   }
   auto spec = ParseJobSpec(request.body);
   if (!spec) return Fail(400, "{}", spec.error().message);
   if (principal->role == Role::kUser) {
     if (spec->tenant.empty()) spec->tenant = principal->tenant;
     if (auto ok = CheckTenant(*principal, spec->tenant); !ok) return tl::unexpected(ok.error());
+    // A token made before tenant names were checked may carry one the store could not read
+    // back; refuse to store it rather than fail every later start.
+    if (!IsValidName(spec->tenant, NameKind::kLabel)) {
+      return Fail(400,
+                  "this token's tenant {} is not a valid tenant name ({}); ask an admin for "
+                  "a new token",
+                  QuoteExcerpt(spec->tenant), NameExpectation(NameKind::kLabel));
+    }
   } else if (spec->tenant.empty()) {
     spec->tenant = "default";
   }
@@ -89,10 +99,8 @@ ApiResult<Reply> List(ApiContext& context, const httplib::Request& request) {
   if (request.has_param("state")) {
     state = JobStateByName(request.get_param_value("state"));
     if (!state) {
-      return Fail(400,
-                  "state: expected pending, running, completed, failed or cancelled, got "
-                  "\"{}\"",
-                  request.get_param_value("state").substr(0, 40));
+      return Fail(400, "state: expected pending, running, completed, failed or cancelled, got {}",
+                  QuoteExcerpt(request.get_param_value("state")));
     }
   }
   std::string tenant = request.get_param_value("tenant");
@@ -203,6 +211,9 @@ ApiResult<Reply> ScaleService(ApiContext& context, const httplib::Request& reque
   if (!service) return tl::unexpected(service.error());
   auto body = ParseBody(request.body);
   if (!body) return tl::unexpected(body.error());
+  if (auto ok = RejectUnknownFields(*body, "", {"replicas"}); !ok) {
+    return tl::unexpected(ok.error());
+  }
   auto replicas = IntField(*body, "replicas", "replicas", 0, kMaxReplicas, std::nullopt);
   if (!replicas) return tl::unexpected(replicas.error());
   auto scaled = context.loop.ScaleService(service->id, static_cast<uint32_t>(*replicas));
@@ -248,22 +259,29 @@ ApiResult<Reply> CreateToken(ApiContext& context, const httplib::Request& reques
   auto role_name = StringField(*body, "role", "role", true);
   if (!role_name) return tl::unexpected(role_name.error());
   auto role = RoleByName(*role_name);
-  if (!role)
-    return Fail(400, "role: expected admin, user or agent, got \"{}\"", role_name->substr(0, 40));
+  if (!role) {
+    return Fail(400, "role: expected admin, user or agent, got {}", QuoteExcerpt(*role_name));
+  }
   TokenRecord record{.role = *role};
   Json out = {{"role", *role_name}};
   if (*role == Role::kUser) {
-    auto tenant = StringField(*body, "tenant", "tenant", true);
+    if (auto ok = RejectUnknownFields(*body, "", {"role", "tenant"}); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    auto tenant = NameField(*body, "tenant", "tenant", NameKind::kLabel);
     if (!tenant) return tl::unexpected(tenant.error());
-    if (tenant->empty()) return Fail(400, "tenant: expected a tenant name, got \"\"");
     record.tenant = *tenant;
     out["tenant"] = *tenant;
   } else if (*role == Role::kAgent) {
-    auto node = StringField(*body, "node", "node", true);
+    if (auto ok = RejectUnknownFields(*body, "", {"role", "node"}); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    auto node = NameField(*body, "node", "node", NameKind::kNode);
     if (!node) return tl::unexpected(node.error());
-    if (node->empty()) return Fail(400, "node: expected a node name, got \"\"");
     record.node = *node;
     out["node"] = *node;
+  } else if (auto ok = RejectUnknownFields(*body, "", {"role"}); !ok) {
+    return tl::unexpected(ok.error());
   }
   const std::string token = NewToken();
   record.hash_hex = Sha256Hex(token);

@@ -52,6 +52,7 @@ std::string MetricsBody(ApiContext& context) {
       {"headroom_placements_total", state.placements_total},
       {"headroom_preemptions_total", state.preemptions_total},
       {"headroom_requeues_total", state.requeues_total},
+      {"headroom_foreign_task_reports_total", state.foreign_reports_total},
       {"headroom_submissions_total", state.submissions_total}};
   for (const auto& [name, value] : counters) {
     out.Family(name, "counter", "Since this daemon process started.");

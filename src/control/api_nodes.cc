@@ -34,7 +34,10 @@ ApiResult<Reply> Drain(ApiContext& context, const httplib::Request& request, boo
   if (drained && !request.body.empty()) {
     auto body = ParseBody(request.body);
     if (!body) return tl::unexpected(body.error());
-    auto text = StringField(*body, "reason", "reason", false);
+    if (auto ok = RejectUnknownFields(*body, "", {"reason"}); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    auto text = NameField(*body, "reason", "reason", NameKind::kReason);
     if (!text) return tl::unexpected(text.error());
     reason = *text;
   }
@@ -164,7 +167,7 @@ ApiResult<Reply> Series(ApiContext& context, const httplib::Request& request) {
     char* end = nullptr;
     since_s = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size()) {
-      return Fail(400, "since: expected Unix seconds, got \"{}\"", text.substr(0, 40));
+      return Fail(400, "since: expected Unix seconds, got {}", QuoteExcerpt(text));
     }
   }
   std::lock_guard lock(context.state.mu);

@@ -81,6 +81,8 @@ struct DaemonState {
   uint64_t placements_total = 0;
   uint64_t requeues_total = 0;
   uint64_t preemptions_total = 0;
+  // Task reports an agent made about a task placed on another node, dropped unapplied.
+  uint64_t foreign_reports_total = 0;
 
   // Milli-devices held by running jobs, per node name. Caller holds `mu`.
   std::map<std::string, uint64_t> AllocatedMilliByNode() const;

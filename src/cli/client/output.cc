@@ -4,11 +4,13 @@
 #include <cstdio>
 
 #include "cli/client/api_client.h"
+#include "model/yaml_field.h"
 
 namespace headroom::cli {
 
 int Fail(const Error& error) {
-  std::fprintf(stderr, "headroom: %s\n", error.message.c_str());
+  // The message may quote the server's words; it stays one line a terminal does not obey.
+  std::fprintf(stderr, "headroom: %s\n", model::PrintableLine(error.message).c_str());
   return ExitStatusFor(error);
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/yaml_field.h"
+
 namespace headroom::cli {
 namespace {
 
@@ -18,6 +20,9 @@ Table::Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
 
 void Table::AddRow(std::vector<std::string> cells) {
   cells.resize(columns_.size());
+  // Cells are the server's strings (node names, drain reasons, job names): a terminal must not
+  // read an escape sequence in them.
+  for (std::string& cell : cells) cell = model::PrintableLine(cell);
   rows_.push_back(std::move(cells));
 }
 

@@ -18,7 +18,7 @@ class Table {
   explicit Table(std::vector<Column> columns);
 
   // Precondition: cells.size() == number of columns (missing cells are left blank, extra
-  // ones dropped).
+  // ones dropped). Control bytes in cells are printed escaped (\x1b, \n, \u009b).
   void AddRow(std::vector<std::string> cells);
 
   std::string Render() const;

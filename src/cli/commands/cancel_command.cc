@@ -5,6 +5,7 @@
 #include "cli/client/api_client.h"
 #include "cli/client/output.h"
 #include "cli/commands/commands.h"
+#include "model/yaml_field.h"
 
 namespace headroom::cli {
 namespace {
@@ -59,7 +60,7 @@ std::function<int()> AddCancelCommand(CLI::App& app, Connection connection) {
         std::printf("service %s cancelled (%zu live replicas)\n", id.c_str(), replicas);
       } else {
         std::printf("%s %s\n", id.c_str(),
-                    answer->value("state", std::string("cancelled")).c_str());
+                    model::PrintableLine(answer->value("state", std::string("cancelled"))).c_str());
       }
     }
     if (options->json) PrintJson(cancelled);

@@ -4,6 +4,7 @@
 #include "cli/client/api_client.h"
 #include "cli/client/output.h"
 #include "cli/commands/commands.h"
+#include "model/yaml_field.h"
 
 namespace headroom::cli {
 namespace {
@@ -47,8 +48,10 @@ std::function<int()> AddDrainCommand(CLI::App& app, Connection connection) {
     if (options->json) {
       PrintJson(*answer);
     } else {
-      std::printf("%s %s\n", options->node.c_str(),
-                  answer->value("state", std::string(options->undo ? "up" : "drained")).c_str());
+      std::printf("%s %s\n", model::PrintableLine(options->node).c_str(),
+                  model::PrintableLine(
+                      answer->value("state", std::string(options->undo ? "up" : "drained")))
+                      .c_str());
     }
     return 0;
   };
