@@ -205,7 +205,9 @@ ApiResult<std::vector<DeviceTelemetry>> ParseTelemetry(const Json& body) {
     if (auto job = item.find("job"); job != item.end() && job->is_number_unsigned()) {
       device.job = job->get<uint64_t>();
     }
-    auto tenant = StringField(item, "tenant", path + ".tenant", false);
+    // A label as the job's tenant is (it becomes a /metrics label value): absent, null, "" or
+    // a valid tenant name.
+    auto tenant = OptionalLabel(item, "tenant", path + ".tenant");
     if (!tenant) return tl::unexpected(tenant.error());
     device.tenant = *tenant;
     telemetry.push_back(std::move(device));

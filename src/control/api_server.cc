@@ -71,7 +71,7 @@ ApiResult<uint64_t> ParseId(const std::string& text, std::string_view what) {
   uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    return Fail(400, "{}: expected a non-negative integer, got \"{}\"", what, text.substr(0, 40));
+    return Fail(400, "{}: expected a non-negative integer, got {}", what, QuoteExcerpt(text));
   }
   return value;
 }
