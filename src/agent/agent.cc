@@ -65,7 +65,8 @@ int Agent::Run() {
     if (launcher_.Poll(now_us) > 0) next_heartbeat_us_ = now_us;
     Step step = Step::kContinue;
     if (!registered_) {
-      if (now_us >= next_register_us_) step = TryRegister(now_us);
+      // An agent registers only when it runs no task (agent.h, promise 1).
+      if (now_us >= next_register_us_ && !launcher_.HasRunningTasks()) step = TryRegister(now_us);
     } else if (now_us >= next_heartbeat_us_) {
       step = SendHeartbeat(now_us);
     }
@@ -147,7 +148,14 @@ Agent::Step Agent::SendHeartbeat(TimeUs now_us) {
       return Step::kRefused;
     }
     if (error.kind == DaemonError::Kind::kUnknownNode) {
-      Log("the daemon does not know this node ({}); registering again", error.message);
+      if (launcher_.HasRunningTasks()) {
+        Log("the daemon does not know this node ({}); stopping every task, then registering "
+            "again",
+            error.message);
+        launcher_.StopAll(now_us);
+      } else {
+        Log("the daemon does not know this node ({}); registering again", error.message);
+      }
       registered_ = false;
       next_register_us_ = now_us;
       return Step::kContinue;

@@ -4,7 +4,9 @@
 // and reconciles the tasks it runs against the desired set each reply carries.
 //
 // Promises:
-//  1. A 404 on heartbeat (the daemon forgot the node) registers again at once; 401/403 on either
+//  1. A 404 on heartbeat (the daemon forgot the node, or took it for down and requeued its jobs)
+//     stops every task (SIGTERM, SIGKILL after its stop_grace_s) and registers again once none
+//     runs: a registration tells the daemon this node runs nothing; 401/403 on either
 //     call stops all tasks and ends Run with exit code 1; any other failure keeps the tasks
 //     running and retries at the next interval (the daemon decides whether to requeue).
 //  2. No new task starts while the readiness check fails; running tasks are left alone.

@@ -15,12 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent.h"
+#include "agent/agent_emulator.h"
 #include "agent/agent_log.h"
 #include "agent/agent_protocol.h"
 #include "agent/host_facts.h"
 #include "agent/http_url.h"
+#include "agent/leftover_tasks.h"
 #include "agent/node_discovery.h"
 #include "agent/task_environment.h"
+#include "agent/task_record_file.h"
 
 namespace {
 
@@ -42,6 +45,10 @@ struct Flags {
   double heartbeat_s = 0.0;
   std::string address;
   bool print_inventory = false;
+  int emulate = 0;
+  double emulate_seconds = 0;
+  int emulate_threads = 0;
+  double emulate_task_s = 60;
 };
 
 int Fail(const std::string& message) {
@@ -89,7 +96,61 @@ std::optional<DiscoveryMode> ParseMode(const std::string& text) {
   return std::nullopt;
 }
 
+// The --server URL and the token from --token or --token-file, or an error message.
+struct Connection {
+  HttpUrl server;
+  std::string token;
+};
+
+tl::expected<Connection, std::string> ConnectionFlags(const Flags& flags) {
+  using Failure = tl::unexpected<std::string>;
+  if (flags.server.empty()) {
+    return Failure("--server URL is required (the daemon, http://host:port)");
+  }
+  auto server = ParseHttpUrl(flags.server);
+  if (!server) return Failure("--server: " + server.error().message);
+  if (!flags.token.empty() && !flags.token_file.empty()) {
+    return Failure("--token and --token-file: give one of them, not both");
+  }
+  std::string token = flags.token;
+  if (!flags.token_file.empty()) {
+    std::ifstream in(flags.token_file);
+    if (!in || !std::getline(in, token)) {
+      return Failure("--token-file: cannot read a token from " + flags.token_file);
+    }
+  }
+  if (token.empty()) {
+    return Failure(flags.emulate > 0
+                       ? "--token TOKEN or --token-file FILE is required (an admin token)"
+                       : "--token TOKEN or --token-file FILE is required (an agent token)");
+  }
+  return Connection{*server, token};
+}
+
+// --emulate N: N nodes from this process (agent_emulator.h); the summary as one JSON line.
+int Emulate(const Flags& flags) {
+  SetLogNode(fmt::format("emulator {}", flags.node.empty() ? "emu" : flags.node));
+  auto connection = ConnectionFlags(flags);
+  if (!connection) return Fail(connection.error());
+  StopSignal& stop = StopSignal::Install();
+  auto summary = RunEmulator({.server = connection->server,
+                              .admin_token = connection->token,
+                              .node_prefix = flags.node.empty() ? "emu" : flags.node,
+                              .nodes = flags.emulate,
+                              .heartbeat_s = flags.heartbeat_s > 0 ? flags.heartbeat_s : 10.0,
+                              .threads = flags.emulate_threads,
+                              .seconds = flags.emulate_seconds,
+                              .default_task_s = flags.emulate_task_s,
+                              .address = flags.address.empty() ? "127.0.0.1" : flags.address},
+                             stop);
+  if (!summary) return Fail(summary.error().message);
+  std::printf("%s\n", summary->ToJson().dump().c_str());
+  std::fflush(stdout);
+  return 0;
+}
+
 int Run(const Flags& flags_in) {
+  if (flags_in.emulate > 0) return Emulate(flags_in);
   Flags flags = flags_in;
   if (flags.node.empty()) flags.node = HostName();
   if (flags.node.empty()) return Fail("--node: give this node's name (no host name to default to)");
@@ -103,20 +164,10 @@ int Run(const Flags& flags_in) {
   if (!node) return Fail(node.error().message);
   if (flags.print_inventory) return PrintInventory(flags, *node);
 
-  if (flags.server.empty()) return Fail("--server URL is required (the daemon, http://host:port)");
-  auto server = ParseHttpUrl(flags.server);
-  if (!server) return Fail("--server: " + server.error().message);
-  if (!flags.token.empty() && !flags.token_file.empty()) {
-    return Fail("--token and --token-file: give one of them, not both");
-  }
-  std::string token = flags.token;
-  if (!flags.token_file.empty()) {
-    std::ifstream in(flags.token_file);
-    if (!in || !std::getline(in, token)) {
-      return Fail("--token-file: cannot read a token from " + flags.token_file);
-    }
-  }
-  if (token.empty()) return Fail("--token TOKEN or --token-file FILE is required (an agent token)");
+  auto connection = ConnectionFlags(flags);
+  if (!connection) return Fail(connection.error());
+  const HttpUrl* server = &connection->server;
+  const std::string& token = connection->token;
   std::string address = flags.address;
   if (address.empty()) {
     auto local = LocalAddressFor(server->host, server->port);
@@ -125,11 +176,32 @@ int Run(const Flags& flags_in) {
                   "); give --address");
     address = *local;
   }
+  // What an earlier run of this agent left running (it was killed, or crashed) is stopped
+  // before this one registers, so no new attempt shares a device with an old one.
+  const TaskRecordFile records(flags.work_dir + "/state/tasks.json");
+  auto leftovers = records.Load();
+  if (!leftovers) {
+    return Fail(leftovers.error().message +
+                "; the agent cannot tell which task processes an earlier run left: stop them "
+                "(ps -eo pid,pgid,lstart,args) and remove the file");
+  }
+  if (!leftovers->empty()) {
+    auto stopped = StopLeftoverTasks(*leftovers, {});
+    if (!stopped) return Fail(stopped.error().message);
+    for (const StoppedLeftover& task : *stopped) {
+      Log("stopped job {} rank {} attempt {} (process group {}) left by an earlier run{}",
+          task.record.job, task.record.rank, task.record.attempt, task.record.pgid,
+          task.needed_kill ? ": SIGKILL after the grace period" : "");
+    }
+    if (auto saved = records.Save({}); !saved) return Fail(saved.error().message);
+  }
   std::set<int> indices;
   for (const InventoryDevice& device : node->inventory.devices) indices.insert(device.index);
   const std::vector<std::string> agent_env = CurrentEnvironment();
-  auto launcher = TaskLauncher::Create(
-      {.work_dir = flags.work_dir, .agent_env = agent_env, .device_indices = indices});
+  auto launcher = TaskLauncher::Create({.work_dir = flags.work_dir,
+                                        .agent_env = agent_env,
+                                        .device_indices = indices,
+                                        .record_path = records.path()});
   if (!launcher) return Fail(launcher.error().message);
   ReadinessCheck readiness({.command = flags.readiness_cmd,
                             .timeout_us = headroom::SecondsToUs(flags.readiness_timeout_s),
@@ -183,6 +255,20 @@ int main(int argc, char** argv) {
   app.add_option("--address", flags.address,
                  "the address to register (default: this host's address on the route to "
                  "--server)");
+  app.add_option("--emulate", flags.emulate,
+                 "emulate N nodes of 8 GPUs from this process (a load generator; --token is an "
+                 "admin token, --node the name prefix); prints a JSON summary at the end")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--emulate-seconds", flags.emulate_seconds,
+                 "with --emulate: stop after this long (default: at SIGINT/SIGTERM)")
+      ->check(CLI::Range(0.0, 1e7));
+  app.add_option("--emulate-threads", flags.emulate_threads,
+                 "with --emulate: worker threads (default: one per node, at most 256)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--emulate-task-s", flags.emulate_task_s,
+                 "with --emulate: how long a task runs unless its command is `sleep N`")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e7));
   app.add_flag("--print-inventory", flags.print_inventory,
                "print the discovered inventory and one telemetry sample as JSON, then exit");
   try {

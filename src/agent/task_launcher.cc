@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -9,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "agent/agent_log.h"
+#include "agent/proc_stat.h"
 #include "agent/task_environment.h"
 
 namespace headroom::agent {
@@ -85,11 +88,43 @@ void TaskLauncher::Start(const DesiredTask& spec) {
     task.exit_code = kCannotStartExitCode;
     task.message = process.error().message;
     std::ofstream(stderr_path, std::ios::app) << "headroom-agent: " << task.message << '\n';
-  } else {
-    task.pid = process->pid();
-    task.process.emplace(std::move(*process));
+    tasks_.emplace(spec.key, std::move(task));
+    return;
   }
+  task.pid = process->pid();
+  task.process.emplace(std::move(*process));
+  // The child is unreaped until Poll sees it exit, so its /proc entry is there to read.
+  const std::optional<ProcStat> stat = ReadProcStat(task.pid);
+  task.record =
+      TaskRecord{.job = spec.key.job,
+                 .rank = spec.key.rank,
+                 .attempt = spec.key.attempt,
+                 .pid = task.pid,
+                 .pgid = task.pid,
+                 .start_ticks = stat ? stat->start_ticks : 0,
+                 .devices = spec.devices,
+                 .started_unix_s = std::chrono::duration_cast<std::chrono::seconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count()};
   tasks_.emplace(spec.key, std::move(task));
+  SaveRecords();
+}
+
+void TaskLauncher::SaveRecords() {
+  if (options_.record_path.empty()) return;
+  std::vector<TaskRecord> records;
+  for (const auto& [key, task] : tasks_) {
+    if (task.process && !task.exit_code) records.push_back(task.record);
+  }
+  auto saved = TaskRecordFile(options_.record_path).Save(records);
+  if (!saved && saved.error().message != last_record_error_) {
+    Log("cannot record the running tasks ({}); after a crash of this agent they would not be "
+        "stopped at its restart",
+        saved.error().message);
+    last_record_error_ = saved.error().message;
+  } else if (saved) {
+    last_record_error_.clear();
+  }
 }
 
 void TaskLauncher::BeginStop(Task& task, TimeUs now_us) {
@@ -113,6 +148,7 @@ int TaskLauncher::Poll(TimeUs now_us) {
       task.kill_at_us = kNever;
     }
   }
+  if (exited > 0) SaveRecords();
   return exited;
 }
 

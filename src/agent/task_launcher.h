@@ -16,6 +16,10 @@
 //  3. A desired task that cannot start (an unknown device, a program that cannot be executed)
 //     is reported `exited` with exit code 127 and a message saying why.
 //  4. Every started process is reaped; destroying the launcher kills and reaps what still runs.
+//  5. With a record_path, every started process that has not been reaped yet is listed in that
+//     TaskRecordFile, rewritten (atomically) after each start and each exit, so that an agent
+//     restarted after a crash can stop what this one left (leftover_tasks.h). A failed write is
+//     logged once per distinct error; the task runs regardless.
 // Threading: single-threaded; owned by the agent loop. Times are steady-clock microseconds the
 // caller passes in.
 #pragma once
@@ -29,6 +33,7 @@
 
 #include "agent/agent_protocol.h"
 #include "agent/child_process.h"
+#include "agent/task_record_file.h"
 #include "base/time.h"
 
 namespace headroom::agent {
@@ -39,6 +44,7 @@ struct LauncherOptions {
   std::string work_dir;                // Task output goes to work_dir/tasks/.
   std::vector<std::string> agent_env;  // The base of every task's environment.
   std::set<int> device_indices;        // The devices this node has.
+  std::string record_path;             // The TaskRecordFile; empty: none is kept.
 };
 
 // Whether Reconcile may start tasks: the node's readiness verdict.
@@ -87,14 +93,17 @@ class TaskLauncher {
     bool stopping = false;
     TimeUs kill_at_us = kNever;
     bool exit_acknowledged = false;
+    TaskRecord record;  // Valid while process holds an unreaped program.
   };
 
   explicit TaskLauncher(LauncherOptions options) : options_(std::move(options)) {}
   void Start(const DesiredTask& spec);
   void BeginStop(Task& task, TimeUs now_us);
+  void SaveRecords();
 
   LauncherOptions options_;
   std::map<TaskKey, Task> tasks_;
+  std::string last_record_error_;
 };
 
 }  // namespace headroom::agent

@@ -1,0 +1,161 @@
+// headroom-agent --emulate against a real headroomd (--backend agents): 50 emulated nodes of
+// 8 GPUs register and heartbeat from one process, a job of `sleep 1` on 8 GPUs runs on one of
+// them and completes, and the summary line counts what happened. Issue 10 item 6.
+#include <signal.h>
+
+#include <cctype>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "agent/child_process.h"
+#include "agent/emulated_node.h"
+#include "agent_test_files.h"
+#include "testing/binaries.h"
+
+namespace headroom::agent {
+namespace {
+
+using nlohmann::json;
+using testing::FileExists;
+using testing::ReadFile;
+using testing::ScratchDir;
+using testing::WaitUntil;
+
+std::string Bin(const std::string& name) { return headroom::testing::BinaryPath(name); }
+
+TEST(EmulatedNode, TaskDurationsComeFromSleepCommands) {
+  const TimeUs fallback = 7 * kUsPerSecond;
+  EXPECT_EQ(EmulatedDurationUs({"sleep", "2"}, fallback), 2 * kUsPerSecond);
+  EXPECT_EQ(EmulatedDurationUs({"/bin/sleep", "0.5"}, fallback), kUsPerSecond / 2);
+  EXPECT_EQ(EmulatedDurationUs({"sleep", "3m"}, fallback), 180 * kUsPerSecond);
+  EXPECT_EQ(EmulatedDurationUs({"sleep", "1x"}, fallback), fallback);
+  EXPECT_EQ(EmulatedDurationUs({"python", "train.py"}, fallback), fallback);
+}
+
+TEST(EmulatedNode, ReportsRunningThenExitedUntilAcknowledged) {
+  EmulatedNode node("emu-00000", 8, 60 * kUsPerSecond);
+  EXPECT_EQ(node.Registration("127.0.0.1").inventory.devices.size(), 8u);
+  EmulatedTaskCounts counts;
+  const DesiredTask task{.key = {.job = 5, .rank = 0, .attempt = 1},
+                         .devices = {0, 1},
+                         .command = {"sleep", "1"},
+                         .tenant = "team-a"};
+  HeartbeatRequest sent = node.Heartbeat(0);
+  node.Answered(sent, {task}, 0, counts);
+  EXPECT_EQ(counts.started, 1);
+  EXPECT_EQ(node.NextExitUs(), kUsPerSecond);
+  sent = node.Heartbeat(kUsPerSecond / 2);
+  ASSERT_EQ(sent.tasks.size(), 1u);
+  EXPECT_EQ(sent.tasks[0].state, TaskState::kRunning);
+  EXPECT_EQ(sent.telemetry[1].job, 5);
+  EXPECT_EQ(sent.telemetry[2].job, std::nullopt);
+  // Its second has passed: exited 0, reported while desired, dropped once acknowledged.
+  sent = node.Heartbeat(kUsPerSecond);
+  ASSERT_EQ(sent.tasks.size(), 1u);
+  EXPECT_EQ(sent.tasks[0].state, TaskState::kExited);
+  EXPECT_EQ(sent.tasks[0].exit_code, 0);
+  node.Answered(sent, {task}, kUsPerSecond, counts);
+  EXPECT_EQ(counts.exited, 1);
+  EXPECT_EQ(counts.started, 1);  // Still desired: never started twice.
+  EXPECT_EQ(node.Heartbeat(kUsPerSecond).tasks.size(), 1u);
+  sent = node.Heartbeat(kUsPerSecond);
+  node.Answered(sent, {}, kUsPerSecond, counts);
+  EXPECT_TRUE(node.Heartbeat(kUsPerSecond).tasks.empty());
+}
+
+TEST(AgentEmulatorEndToEnd, FiftyNodesRegisterHeartbeatAndCompleteAJob) {
+  constexpr int kNodes = 50;
+  ScratchDir dir;
+  const std::string data = dir.File("data");
+  auto daemon =
+      ChildProcess::Spawn({.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data,
+                                    "--backend", "agents", "--port-file", dir.File("port")},
+                           .env = {"PATH=/usr/bin:/bin"},
+                           .stdout_path = dir.File("headroomd.log"),
+                           .stderr_path = dir.File("headroomd.log")});
+  ASSERT_TRUE(daemon.has_value()) << daemon.error().message;
+  const auto logs = [&] {
+    return "headroomd log:\n" + ReadFile(dir.File("headroomd.log")) + "\nemulator log:\n" +
+           ReadFile(dir.File("emulator.log"));
+  };
+  ASSERT_TRUE(WaitUntil([&] {
+    return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
+  })) << logs();
+  const int port = std::stoi(ReadFile(dir.File("port")));
+  // The admin token goes by file, as an operator would pass it.
+  auto emulator = ChildProcess::Spawn(
+      {.argv = {Bin("headroom-agent"), "--emulate", std::to_string(kNodes), "--server",
+                "http://127.0.0.1:" + std::to_string(port), "--token-file", data + "/admin.token",
+                "--heartbeat-s", "0.5", "--emulate-seconds", "120"},
+       .env = {"PATH=/usr/bin:/bin"},
+       .stdout_path = dir.File("summary.json"),
+       .stderr_path = dir.File("emulator.log")});
+  ASSERT_TRUE(emulator.has_value()) << emulator.error().message;
+
+  std::string admin_token = ReadFile(data + "/admin.token");
+  while (!admin_token.empty() && std::isspace(static_cast<unsigned char>(admin_token.back()))) {
+    admin_token.pop_back();
+  }
+  httplib::Client api("127.0.0.1", port);
+  api.set_bearer_token_auth(admin_token.c_str());
+  const auto get = [&](const std::string& path) {
+    auto response = api.Get(path.c_str());
+    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
+  };
+  json nodes;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        nodes = get("/v1/nodes");
+        if (!nodes.is_object() || nodes["nodes"].size() != kNodes) return false;
+        for (const json& node : nodes["nodes"]) {
+          if (node["state"] != "up") return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(60)))
+      << nodes.dump() << logs();
+
+  const json spec = {{"apiVersion", "headroom/v1"},
+                     {"kind", "Job"},
+                     {"spec",
+                      {{"tasks", 1},
+                       {"timeLimit", 600},
+                       {"command", {"sleep", "1"}},
+                       {"devices", {{"requests", {{{"name", "gpus"}, {"count", 8}}}}}}}}};
+  auto submitted = api.Post("/v1/jobs", spec.dump(), "application/json");
+  ASSERT_TRUE(submitted && submitted->status == 201) << logs();
+  const std::string job_path =
+      "/v1/jobs/" + std::to_string(json::parse(submitted->body)["id"].get<int64_t>());
+  json job;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        job = get(job_path);
+        return job.is_object() && job["state"] == "completed";
+      },
+      std::chrono::seconds(30)))
+      << job.dump() << logs();
+  EXPECT_EQ(job["exit_code"], 0) << job.dump();
+
+  // Stopped by SIGTERM, the emulator prints its summary as one JSON line.
+  emulator->SignalGroup(SIGTERM);
+  ASSERT_EQ(emulator->Wait(), 0) << logs();
+  const json summary = json::parse(ReadFile(dir.File("summary.json")), nullptr, false);
+  ASSERT_TRUE(summary.is_object()) << ReadFile(dir.File("summary.json")) << logs();
+  EXPECT_EQ(summary["nodes"], kNodes);
+  EXPECT_EQ(summary["registered"], kNodes);
+  EXPECT_EQ(summary["registrations_ok"], kNodes);
+  EXPECT_EQ(summary["registrations_failed"], 0);
+  EXPECT_EQ(summary["heartbeats_failed"], 0);
+  EXPECT_GE(summary["heartbeats_sent"].get<int64_t>(), kNodes);
+  EXPECT_EQ(summary["tasks_started"], 1);
+  EXPECT_EQ(summary["tasks_exited"], 1);
+  EXPECT_GT(summary["heartbeat_p99_ms"].get<double>(), 0.0);
+  EXPECT_GE(summary["heartbeat_p99_ms"].get<double>(), summary["heartbeat_p50_ms"].get<double>());
+  daemon->SignalGroup(SIGTERM);
+  EXPECT_EQ(daemon->Wait(), 0) << logs();
+}
+
+}  // namespace
+}  // namespace headroom::agent
