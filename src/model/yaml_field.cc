@@ -14,6 +14,16 @@ namespace headroom::model {
 namespace {
 
 constexpr size_t kMaxQuoted = 60;
+// A field path is made of the document's own keys, so a message shows at most this much of it.
+constexpr size_t kMaxPathBytes = 96;
+
+// `path` escaped, cut at a UTF-8 boundary after kMaxPathBytes ("..." marks the cut).
+std::string PathForMessage(std::string_view path) {
+  if (path.size() <= kMaxPathBytes) return PrintableLine(path);
+  size_t cut = kMaxPathBytes;
+  while (cut > 0 && (static_cast<unsigned char>(path[cut]) & 0xc0) == 0x80) --cut;
+  return PrintableLine(path.substr(0, cut)) + "...";
+}
 
 int LineOf(const YAML::Node& node, int fallback) {
   const YAML::Mark mark = node.Mark();
@@ -269,7 +279,7 @@ YamlField YamlField::Document(const YAML::Node& node, std::string_view source) {
 
 std::string YamlField::Where() const {
   if (path_.empty()) return fmt::format("{}:{}: document", source_, line_);
-  return fmt::format("{}:{}: field '{}'", source_, line_, PrintableLine(path_));
+  return fmt::format("{}:{}: field '{}'", source_, line_, PathForMessage(path_));
 }
 
 Error YamlField::Invalid(std::string_view expected) const { return Invalid(expected, Describe()); }

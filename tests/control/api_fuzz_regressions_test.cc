@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "control/api_routes.h"
+#include "control/job_spec.h"
 #include "daemon_fixture.h"
 
 namespace headroom::control {
@@ -33,6 +34,25 @@ TEST(ApiFuzzRegressions, ParseIdQuotesAnEscapedExcerpt) {
   EXPECT_NE(message.find("..."), std::string::npos) << message;
   EXPECT_LT(message.size(), 120u) << message;
   EXPECT_EQ(ParseId("42", "limit").value(), 42u);
+}
+
+// A job spec's unknown key was named in full in the message's field path ("field '<key>'"), so a
+// 1 MiB key made a message of megabytes.
+TEST(ApiFuzzRegressions, JobSpecFieldPathIsCut) {
+  // Keys past YAML's 1024-byte limit on implicit keys, given explicitly ("? KEY"): one of NUL
+  // bytes (YAML's "\0" escape, 2000 times), one of 5000 letters.
+  std::string nuls;
+  for (int i = 0; i < 2000; ++i) nuls += "\\0";
+  const std::string yaml = "apiVersion: headroom/v1\nkind: Job\n? \"co" + nuls + "\"\n: 1\n";
+  const std::string flow = "{? " + std::string(5000, 'k') + " : 1}";
+  for (const std::string& text : {yaml, flow}) {
+    auto parsed = ParseJobSpec(text, "request body");
+    ASSERT_FALSE(parsed.has_value());
+    const std::string& message = parsed.error().message;
+    EXPECT_LT(message.size(), 1024u) << message;
+    EXPECT_TRUE(NoControlBytes(message)) << message;
+    EXPECT_NE(message.find("unknown key"), std::string::npos) << message;
+  }
 }
 
 // A telemetry tenant was stored as any string and written into /metrics label values, where a
