@@ -23,8 +23,10 @@
 //    Prometheus parser — and is the route's success shape (its documented members with their
 //    types) or exactly {"error": {"code", "message"}} with the code of the status;
 //  - an error message is non-empty, at most 1 KiB and holds no control byte.
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -334,12 +336,26 @@ struct World {
   }
 };
 
+// A directory for the store, in memory where /dev/shm is writable (the store fsyncs every
+// commit). Named after this process, so that the directories a crashed or killed run left (it
+// removes its own at exit) are found and removed by the next run.
 std::string TemporaryDirectory() {
+  const std::filesystem::path parent =
+      std::filesystem::is_directory("/dev/shm") && ::access("/dev/shm", W_OK) == 0
+          ? std::filesystem::path("/dev/shm")
+          : std::filesystem::temp_directory_path();
+  constexpr std::string_view kPrefix = "headroom-api-fuzz-";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(kPrefix)) continue;
+    const long pid = std::strtol(name.c_str() + kPrefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove_all(entry.path(), error);
+    }
+  }
   std::string pattern =
-      (std::filesystem::is_directory("/dev/shm") && ::access("/dev/shm", W_OK) == 0
-           ? std::string("/dev/shm")
-           : std::filesystem::temp_directory_path().string()) +
-      "/headroom-api-fuzz-XXXXXX";
+      (parent / fmt::format("{}{}-XXXXXX", kPrefix, static_cast<long>(::getpid()))).string();
   HR_CHECK(::mkdtemp(pattern.data()) != nullptr);
   return pattern;
 }
