@@ -1,9 +1,11 @@
 #include "control/daemon.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -47,24 +49,23 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     }
     cluster = std::make_shared<const model::Cluster>(std::move(*loaded));
   }
-  std::error_code error;
-  std::filesystem::create_directories(options.data_dir, error);
-  if (error) {
-    return MakeError(ErrorCode::kIo, "--data-dir {}: cannot create it: {}", options.data_dir,
-                     error.message());
-  }
+  if (auto ok = CreateDataDir(options.data_dir); !ok) return tl::unexpected(ok.error());
+  auto lock = DataDirLock::Acquire(options.data_dir);
+  if (!lock) return tl::unexpected(lock.error());
+  if (auto ok = SecureDataFiles(options.data_dir); !ok) return tl::unexpected(ok.error());
 
   std::unique_ptr<Daemon> daemon(new Daemon());
-  auto store = SqliteStore::Open(options.data_dir + "/headroom.db");
+  daemon->lock_ = std::move(*lock);
+  auto store = SqliteStore::Open(options.data_dir + "/" + kStoreFileName);
   if (!store) return tl::unexpected(store.error());
   daemon->store_ = std::move(*store);
-  auto snapshot = daemon->store_->Load();
+  auto snapshot = daemon->LoadStore(options);
   if (!snapshot) return tl::unexpected(snapshot.error());
   daemon->journal_ = std::make_unique<Journal>(*daemon->store_);
   if (auto ok = daemon->Recover(options, std::move(*snapshot), cluster); !ok) {
     return tl::unexpected(ok.error());
   }
-  daemon->admin_token_path_ = options.data_dir + "/admin.token";
+  daemon->admin_token_path_ = options.data_dir + "/" + kAdminTokenFileName;
   if (auto ok = daemon->EnsureAdminToken(); !ok) return tl::unexpected(ok.error());
   daemon->events_ = std::make_unique<EventLog>(static_cast<uint64_t>(WallNowUs()), 10'000);
 
@@ -112,6 +113,47 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
     if (meta.key == kClockOriginKey) origin_us = std::strtoll(meta.value.c_str(), nullptr, 10);
     if (meta.key == kNextJobIdKey) next_job_id = std::strtoull(meta.value.c_str(), nullptr, 10);
   }
+Result<StoreSnapshot> Daemon::LoadStore(const DaemonOptions& options) {
+  LoadedStore loaded;
+  if (options.repair) {
+    auto all = store_->LoadAll();
+    if (!all) return tl::unexpected(all.error());
+    loaded = std::move(*all);
+  } else {
+    auto snapshot = store_->Load();  // Refuses on a bad row, saying how to repair.
+    if (!snapshot) return tl::unexpected(snapshot.error());
+    loaded.snapshot = std::move(*snapshot);
+  }
+  // Before anything is written: a store that lost its tables or the admin's row is not
+  // started as if it were new (admin.token would then open nothing, and the jobs are gone).
+  if (auto mismatch =
+          AdminTokenMismatch(options.data_dir, store_->missing_tables(), loaded.snapshot.tokens)) {
+    return MakeError(ErrorCode::kInvalidArgument, "{}", *mismatch);
+  }
+  if (!options.repair) return std::move(loaded.snapshot);
+  // A quarantined job's id stays taken: next_job_id moves past it in the same transaction.
+  uint64_t next_job_id = 0;
+  for (const MetaRecord& meta : loaded.snapshot.meta) {
+    if (meta.key == kNextJobIdKey) next_job_id = std::strtoull(meta.value.c_str(), nullptr, 10);
+  }
+  std::vector<StoreWrite> writes;
+  for (const BadRow& row : loaded.bad_rows) {
+    spdlog::warn("repair: {}: moved to the quarantine table", DescribeBadRow(row));
+    if (row.table == "jobs" && static_cast<uint64_t>(row.rowid) >= next_job_id) {
+      next_job_id = static_cast<uint64_t>(row.rowid) + 1;
+      writes.clear();
+      writes.push_back(MetaRecord{kNextJobIdKey, std::to_string(next_job_id)});
+    }
+  }
+  if (auto ok = store_->Quarantine(loaded.bad_rows, writes, WallNowUs()); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  for (StoreWrite& write : writes) loaded.snapshot.meta.push_back(std::get<MetaRecord>(write));
+  spdlog::info("repair: {} bad rows moved to the quarantine table of {}/{}", loaded.bad_rows.size(),
+               options.data_dir, kStoreFileName);
+  return std::move(loaded.snapshot);
+}
+
   if (origin_us == 0) {
     origin_us = WallNowUs();
     if (auto ok = journal_->Commit({MetaRecord{kClockOriginKey, std::to_string(origin_us)}}); !ok) {
@@ -168,18 +210,21 @@ tl::expected<void, Error> Daemon::EnsureAdminToken() {
   const TokenRecord record{.hash_hex = Sha256Hex(token), .role = Role::kAdmin};
   if (auto ok = journal_->Commit({record}); !ok) return ok;
   tokens_.Add(record);
-  const int fd = ::open(admin_token_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  // Written beside it and renamed into place: a crash never leaves an empty or partial
+  // admin.token, which the next start would refuse (AdminTokenMismatch).
+  const std::string temporary = admin_token_path_ + ".tmp";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
     return MakeError(ErrorCode::kIo, "cannot write {}: {}", admin_token_path_,
                      std::strerror(errno));
   }
   const std::string line = token + "\n";
-  const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+  const bool written = ::fchmod(fd, 0600) == 0 &&
+                       ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
                        ::fsync(fd) == 0;
   ::close(fd);
-  if (!written) {
-    return MakeError(ErrorCode::kIo, "cannot write {}: {}", admin_token_path_,
-                     std::strerror(errno));
+  if (!written || std::rename(temporary.c_str(), admin_token_path_.c_str()) != 0) {
+    return MakeError(ErrorCode::kIo, "cannot write {}: {}", temporary, std::strerror(errno));
   }
   spdlog::info("wrote the admin token to {}", admin_token_path_);
   return {};

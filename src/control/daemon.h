@@ -4,7 +4,8 @@
 // engine rebuild then restores running work exactly where it was. Stop flushes and joins.
 //
 // Data dir: headroom.db (SQLite, WAL) and admin.token (mode 0600, written on first start unless
-// it exists).
+// it exists), and headroomd.lock, locked for the daemon's lifetime (control/data_dir.h: one
+// daemon per dir, files 0600, no empty store under an existing admin.token).
 // Threading: Start/Stop from one thread; everything else runs on the daemon's own threads.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "control/backend.h"
 #include "control/clock.h"
 #include "control/daemon_state.h"
+#include "control/data_dir.h"
 #include "control/event_log.h"
 #include "control/journal.h"
 #include "control/live_loop.h"
@@ -32,6 +34,9 @@ struct DaemonOptions {
   std::string host = "127.0.0.1";
   int port = 0;
   std::string data_dir;
+  // Start with the store's bad rows moved to its quarantine table (each one logged) instead of
+  // refusing to start on them.
+  bool repair = false;
   BackendKind backend = BackendKind::kSimulated;
   std::string cluster_file;  // Simulated backend.
   double time_scale = 1.0;   // Simulated backend.
@@ -68,7 +73,9 @@ class Daemon {
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<Journal> journal_;
   DaemonState state_;
+  Result<StoreSnapshot> LoadStore(const DaemonOptions& options);
   TokenAuth tokens_;
+  std::unique_ptr<DataDirLock> lock_;  // First member: released after everything else.
   std::unique_ptr<EventLog> events_;
   std::unique_ptr<Clock> clock_;
   Histogram cycle_seconds_{{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};

@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+  app.add_flag("--repair", options.repair,
+               "Move the store's bad rows to its quarantine table, logging each, and start "
+               "(headroom store check lists them first)");
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return Usage(e.what());

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace headroom::control {
@@ -22,15 +24,10 @@ CREATE TABLE IF NOT EXISTS nodes (
 CREATE TABLE IF NOT EXISTS tokens (
   hash TEXT PRIMARY KEY, role TEXT NOT NULL, tenant TEXT NOT NULL, node TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS quarantine (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, table_name TEXT NOT NULL, row_key TEXT NOT NULL,
+  problem TEXT NOT NULL, row_json TEXT NOT NULL, quarantined_us INTEGER NOT NULL);
 )sql";
-
-std::string Column(sqlite3_stmt* statement, int column) {
-  const unsigned char* text = sqlite3_column_text(statement, column);
-  return text == nullptr
-             ? std::string()
-             : std::string(reinterpret_cast<const char*>(text),
-                           static_cast<size_t>(sqlite3_column_bytes(statement, column)));
-}
 
 void BindText(sqlite3_stmt* statement, int index, const std::string& text) {
   sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
@@ -99,18 +96,34 @@ Result<std::vector<DeviceInventory>> InventoryFromJson(std::string_view text) {
   }
 }
 
-Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) {
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
+                                                       const StoreOpenOptions& options) {
   sqlite3* db = nullptr;
-  const int rc = sqlite3_open_v2(
-      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (options.read_only) {
+    flags =
+        (options.sole_user ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
+  }
+  const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
     return MakeError(ErrorCode::kIo, "cannot open the store {}: {} (is the data dir writable?)",
                      path, message);
   }
-  std::unique_ptr<SqliteStore> store(new SqliteStore(db));
+  std::unique_ptr<SqliteStore> store(new SqliteStore(db, path, options.read_only));
   sqlite3_busy_timeout(db, 5000);
+  if (auto ok = store->FindMissingTables(); !ok) {
+    return MakeError(ErrorCode::kIo,
+                     "store {}: {} (restore it from a backup, or move it away "
+                     "to start with an empty store)",
+                     path, ok.error().message);
+  }
+  if (options.read_only) {
+    // A sole user's connection is writable so that its close may clean up; it writes no row.
+    if (auto ok = store->Exec("PRAGMA query_only=1;"); !ok) return tl::unexpected(ok.error());
+    return store;
+  }
   for (const char* sql : {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=FULL;", kSchema}) {
     if (auto ok = store->Exec(sql); !ok) {
       return MakeError(ErrorCode::kIo, "store {}: {}", path, ok.error().message);
@@ -118,6 +131,29 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path) 
   }
   if (auto ok = store->Prepare(); !ok) return tl::unexpected(ok.error());
   return store;
+}
+
+tl::expected<void, Error> SqliteStore::FindMissingTables() {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &statement,
+                         nullptr) != SQLITE_OK) {
+    return tl::unexpected(Failure("reading the schema"));
+  }
+  std::vector<std::string> present;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+    const unsigned char* name = sqlite3_column_text(statement, 0);
+    if (name != nullptr) present.emplace_back(reinterpret_cast<const char*>(name));
+  }
+  sqlite3_finalize(statement);
+  if (rc != SQLITE_DONE) return tl::unexpected(Failure("reading the schema"));
+  missing_tables_.clear();
+  for (const std::string_view table : kStoreTables) {
+    if (std::find(present.begin(), present.end(), table) == present.end()) {
+      missing_tables_.emplace_back(table);
+    }
+  }
+  return {};
 }
 
 SqliteStore::~SqliteStore() {
@@ -222,6 +258,7 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
 
 tl::expected<void, Error> SqliteStore::Apply(std::span<const StoreWrite> writes) {
   if (writes.empty()) return {};
+  if (read_only_) return MakeError(ErrorCode::kIo, "store {} is open read-only", path_);
   if (auto ok = Exec("BEGIN IMMEDIATE"); !ok) return ok;
   for (const StoreWrite& write : writes) {
     if (auto ok = Write(write); !ok) {
@@ -234,96 +271,6 @@ tl::expected<void, Error> SqliteStore::Apply(std::span<const StoreWrite> writes)
     return ok;
   }
   return {};
-}
-
-Result<StoreSnapshot> SqliteStore::Load() {
-  StoreSnapshot snapshot;
-  auto query = [&](const char* sql, auto&& row) -> tl::expected<void, Error> {
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK) {
-      return tl::unexpected(Failure("load"));
-    }
-    int rc = SQLITE_ROW;
-    tl::expected<void, Error> result;
-    while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-      result = row(statement);
-      if (!result) break;
-    }
-    sqlite3_finalize(statement);
-    if (!result) return result;
-    if (rc != SQLITE_DONE) return tl::unexpected(Failure("load"));
-    return {};
-  };
-  auto jobs =
-      query("SELECT * FROM jobs ORDER BY id", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
-        JobRecord job;
-        job.id = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
-        job.service_id = static_cast<uint64_t>(sqlite3_column_int64(s, 1));
-        auto spec = ParseJobSpec(Column(s, 2), fmt::format("store job {}", job.id));
-        if (!spec) return tl::unexpected(spec.error());
-        job.spec = std::move(*spec);
-        const int state = sqlite3_column_int(s, 3);
-        if (state < 0 || state > static_cast<int>(JobState::kCancelled)) {
-          return MakeError(ErrorCode::kInvalidArgument, "store job {}: bad state {}", job.id,
-                           state);
-        }
-        job.state = static_cast<JobState>(state);
-        job.submit_us = sqlite3_column_int64(s, 4);
-        job.start_us = sqlite3_column_int64(s, 5);
-        job.end_us = sqlite3_column_int64(s, 6);
-        auto placement = PlacementFromJson(Column(s, 7));
-        if (!placement) return tl::unexpected(placement.error());
-        job.placement = std::move(*placement);
-        if (sqlite3_column_type(s, 8) != SQLITE_NULL) job.exit_code = sqlite3_column_int(s, 8);
-        job.requeues = static_cast<uint32_t>(sqlite3_column_int64(s, 9));
-        job.starts = static_cast<uint32_t>(sqlite3_column_int64(s, 10));
-        job.message = Column(s, 11);
-        snapshot.jobs.push_back(std::move(job));
-        return {};
-      });
-  if (!jobs) return tl::unexpected(jobs.error());
-  auto services = query(
-      "SELECT * FROM services ORDER BY id", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
-        ServiceRecord service;
-        service.id = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
-        auto spec = ParseJobSpec(Column(s, 1), fmt::format("store service {}", service.id));
-        if (!spec) return tl::unexpected(spec.error());
-        service.spec = std::move(*spec);
-        service.submit_us = sqlite3_column_int64(s, 2);
-        snapshot.services.push_back(std::move(service));
-        return {};
-      });
-  if (!services) return tl::unexpected(services.error());
-  auto nodes =
-      query("SELECT * FROM nodes ORDER BY name", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
-        NodeRecord node;
-        node.name = Column(s, 0);
-        node.drained = sqlite3_column_int(s, 1) != 0;
-        node.drain_reason = Column(s, 2);
-        node.registered = sqlite3_column_int(s, 3) != 0;
-        node.cpu_milli = sqlite3_column_int64(s, 4);
-        node.memory_mib = sqlite3_column_int64(s, 5);
-        auto devices = InventoryFromJson(Column(s, 6));
-        if (!devices) return tl::unexpected(devices.error());
-        node.devices = std::move(*devices);
-        node.address = Column(s, 7);
-        snapshot.nodes.push_back(std::move(node));
-        return {};
-      });
-  if (!nodes) return tl::unexpected(nodes.error());
-  auto tokens = query("SELECT * FROM tokens", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
-    auto role = RoleByName(Column(s, 1));
-    if (!role) return MakeError(ErrorCode::kInvalidArgument, "store: token with an unknown role");
-    snapshot.tokens.push_back(TokenRecord{Column(s, 0), *role, Column(s, 2), Column(s, 3)});
-    return {};
-  });
-  if (!tokens) return tl::unexpected(tokens.error());
-  auto meta = query("SELECT * FROM meta", [&](sqlite3_stmt* s) -> tl::expected<void, Error> {
-    snapshot.meta.push_back(MetaRecord{Column(s, 0), Column(s, 1)});
-    return {};
-  });
-  if (!meta) return tl::unexpected(meta.error());
-  return snapshot;
 }
 
 }  // namespace headroom::control
