@@ -105,14 +105,6 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   return daemon;
 }
 
-tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSnapshot snapshot,
-                                          std::shared_ptr<const model::Cluster> cluster) {
-  TimeUs origin_us = 0;
-  uint64_t next_job_id = 1;
-  for (const MetaRecord& meta : snapshot.meta) {
-    if (meta.key == kClockOriginKey) origin_us = std::strtoll(meta.value.c_str(), nullptr, 10);
-    if (meta.key == kNextJobIdKey) next_job_id = std::strtoull(meta.value.c_str(), nullptr, 10);
-  }
 Result<StoreSnapshot> Daemon::LoadStore(const DaemonOptions& options) {
   LoadedStore loaded;
   if (options.repair) {
@@ -154,6 +146,14 @@ Result<StoreSnapshot> Daemon::LoadStore(const DaemonOptions& options) {
   return std::move(loaded.snapshot);
 }
 
+tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSnapshot snapshot,
+                                          std::shared_ptr<const model::Cluster> cluster) {
+  TimeUs origin_us = 0;
+  uint64_t next_job_id = 1;
+  for (const MetaRecord& meta : snapshot.meta) {
+    if (meta.key == kClockOriginKey) origin_us = std::strtoll(meta.value.c_str(), nullptr, 10);
+    if (meta.key == kNextJobIdKey) next_job_id = std::strtoull(meta.value.c_str(), nullptr, 10);
+  }
   if (origin_us == 0) {
     origin_us = WallNowUs();
     if (auto ok = journal_->Commit({MetaRecord{kClockOriginKey, std::to_string(origin_us)}}); !ok) {
@@ -215,8 +215,7 @@ tl::expected<void, Error> Daemon::EnsureAdminToken() {
   const std::string temporary = admin_token_path_ + ".tmp";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return MakeError(ErrorCode::kIo, "cannot write {}: {}", admin_token_path_,
-                     std::strerror(errno));
+    return MakeError(ErrorCode::kIo, "cannot write {}: {}", temporary, std::strerror(errno));
   }
   const std::string line = token + "\n";
   const bool written = ::fchmod(fd, 0600) == 0 &&
@@ -224,7 +223,8 @@ tl::expected<void, Error> Daemon::EnsureAdminToken() {
                        ::fsync(fd) == 0;
   ::close(fd);
   if (!written || std::rename(temporary.c_str(), admin_token_path_.c_str()) != 0) {
-    return MakeError(ErrorCode::kIo, "cannot write {}: {}", temporary, std::strerror(errno));
+    return MakeError(ErrorCode::kIo, "cannot write {}: {}", admin_token_path_,
+                     std::strerror(errno));
   }
   spdlog::info("wrote the admin token to {}", admin_token_path_);
   return {};

@@ -68,14 +68,14 @@ class Daemon {
   tl::expected<void, Error> Recover(const DaemonOptions& options, StoreSnapshot snapshot,
                                     std::shared_ptr<const model::Cluster> cluster);
   tl::expected<void, Error> EnsureAdminToken();
+  Result<StoreSnapshot> LoadStore(const DaemonOptions& options);
 
+  std::unique_ptr<DataDirLock> lock_;  // First member: released after everything else.
   std::string admin_token_path_;
   std::unique_ptr<SqliteStore> store_;
   std::unique_ptr<Journal> journal_;
   DaemonState state_;
-  Result<StoreSnapshot> LoadStore(const DaemonOptions& options);
   TokenAuth tokens_;
-  std::unique_ptr<DataDirLock> lock_;  // First member: released after everything else.
   std::unique_ptr<EventLog> events_;
   std::unique_ptr<Clock> clock_;
   Histogram cycle_seconds_{{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};

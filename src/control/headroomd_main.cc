@@ -52,12 +52,12 @@ int main(int argc, char** argv) {
                  "Forget finished jobs this many seconds after they ended (default 86400)");
   app.add_option("--max-finished", options.max_finished,
                  "Keep at most this many finished jobs, the newest (default 100000)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
   app.add_flag("--repair", options.repair,
                "Move the store's bad rows to its quarantine table, logging each, and start "
                "(headroom store check lists them first)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return Usage(e.what());

@@ -8,8 +8,9 @@
 //  2. Loading judges every row (sqlite_store_load.cc): a row that does not make a valid record
 //     is a BadRow naming its table, its key and what is wrong, never a crash. Load refuses on
 //     one; LoadAll skips and lists them; Quarantine moves them out of the way in one
-//     transaction (docs/control.md "Repairing a store").
-//  3. A read-only store (StoreOpenOptions) neither creates nor writes anything.
+//     transaction (docs/control.md "The data dir").
+//  3. A read-only store (StoreOpenOptions) creates neither the file nor its schema and writes
+//     no row.
 // Errors are Result values carrying SQLite's message.
 // Threading: not thread-safe; the journal's writer thread is the only user after start.
 #pragma once
