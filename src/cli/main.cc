@@ -1,6 +1,7 @@
 // headroom: the command-line entry point. `headroom sim` compares scheduling policies on a
 // cluster and workload; `headroom gen-cluster` writes a synthetic building as YAML; `submit`,
-// `queue`, `nodes`, `cancel`, `drain` and `services` talk to headroomd over its HTTP API.
+// `queue`, `nodes`, `cancel`, `drain` and `services` talk to headroomd over its HTTP API;
+// `store check` reads a headroomd data dir offline.
 // Exit status: 0 success, 2 bad input or a request headroomd refused (one line on stderr),
 // 1 headroomd unreachable or failing.
 #include <cstdio>
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
       AddDrainCommand(app, connection),
       AddServicesCommand(app, connection),
       AddScaleCommand(app, connection),
+      AddStoreCommand(app),
   };
   try {
     app.parse(argc, argv);
