@@ -54,8 +54,15 @@ ApiResult<Reply> Submit(ApiContext& context, const httplib::Request& request) {
   std::vector<StoreWrite> writes;
   std::vector<JobRecord> jobs;
   std::optional<ServiceRecord> service;
+  const uint64_t new_jobs = spec->kind == JobKind::kService ? spec->replicas : 1;
   {
     std::lock_guard lock(context.state.mu);
+    // Checked and reserved before the commit, under the lock: concurrent submissions cannot
+    // together pass a limit.
+    if (auto admitted = context.state.admission.Reserve(context.state.jobs, spec->tenant, new_jobs);
+        !admitted) {
+      return tl::unexpected(admitted.error());
+    }
     if (spec->kind == JobKind::kService) {
       service =
           ServiceRecord{.id = context.state.next_service_id++, .spec = *spec, .submit_us = now};
@@ -68,11 +75,16 @@ ApiResult<Reply> Submit(ApiContext& context, const httplib::Request& request) {
     }
   }
   for (const JobRecord& job : jobs) writes.push_back(job);
-  if (auto ok = context.journal.Commit(std::move(writes)); !ok) return StoreFailure(ok.error());
+  if (auto ok = context.journal.Commit(std::move(writes)); !ok) {
+    std::lock_guard lock(context.state.mu);
+    context.state.admission.Release(spec->tenant, new_jobs);
+    return StoreFailure(ok.error());
+  }
   {
     std::lock_guard lock(context.state.mu);
     if (service) context.state.services[service->id] = *service;
-    for (const JobRecord& job : jobs) context.state.jobs[job.id] = job;
+    for (const JobRecord& job : jobs) context.state.jobs.Put(job);
+    context.state.admission.Release(spec->tenant, new_jobs);
     context.state.submissions_total += jobs.size();
   }
   Json ids = Json::array();

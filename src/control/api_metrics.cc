@@ -13,13 +13,11 @@ std::string MetricsBody(ApiContext& context) {
   }
   std::lock_guard lock(context.state.mu);
   DaemonState& state = context.state;
-  const auto by_state = state.CountByState();
   out.Family("headroom_jobs", "gauge", "Jobs by state.");
   for (JobState s : {JobState::kPending, JobState::kRunning, JobState::kCompleted,
                      JobState::kFailed, JobState::kCancelled}) {
-    auto it = by_state.find(s);
     out.Sample("headroom_jobs", {{"state", std::string(JobStateName(s))}},
-               it == by_state.end() ? 0.0 : static_cast<double>(it->second));
+               static_cast<double>(state.jobs.CountIn(s)));
   }
   const Topology* topology = state.topology.get();
   std::map<std::string, std::string> model_of_node;
@@ -31,8 +29,8 @@ std::string MetricsBody(ApiContext& context) {
     }
   }
   std::map<std::pair<std::string, std::string>, uint64_t> allocated;  // (tenant, class) → milli
-  for (const auto& [id, job] : state.jobs) {
-    if (job.state != JobState::kRunning) continue;
+  for (uint64_t id : state.jobs.running_ids()) {
+    const JobRecord& job = state.jobs.at(id);
     for (const TaskPlacement& task : job.placement) {
       allocated[{job.spec.tenant, model_of_node[task.node]}] +=
           uint64_t{task.milli_per_device} * task.device_indices.size();

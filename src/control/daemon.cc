@@ -29,6 +29,10 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   if (!(options.time_scale > 0 && options.time_scale <= 1e6)) {
     return MakeError(ErrorCode::kInvalidArgument, "--time-scale: expected a number in (0, 1e6]");
   }
+  if (options.admission.max_pending_per_tenant == 0 || options.admission.max_pending == 0) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "--max-pending-per-tenant and --max-pending: expected at least 1");
+  }
   auto policy = engine::PresetPolicy(options.policy);
   if (!policy) return tl::unexpected(WithContext(policy.error(), "--policy"));
   // The live loop executes starts only; a MigrateJob it ignored would leave the moved job on
@@ -56,6 +60,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
 
   std::unique_ptr<Daemon> daemon(new Daemon());
   daemon->lock_ = std::move(*lock);
+  daemon->state_.admission.set_limits(options.admission);
   auto store = SqliteStore::Open(options.data_dir + "/" + kStoreFileName);
   if (!store) return tl::unexpected(store.error());
   daemon->store_ = std::move(*store);
@@ -170,7 +175,7 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
     state_.next_job_id = std::max(state_.next_job_id, job.id + 1);
     pending += job.state == JobState::kPending ? 1 : 0;
     running += job.state == JobState::kRunning ? 1 : 0;
-    state_.jobs.emplace(job.id, std::move(job));
+    state_.jobs.Put(std::move(job));
   }
   for (ServiceRecord& service : snapshot.services) {
     state_.next_service_id = std::max(state_.next_service_id, service.id + 1);

@@ -41,6 +41,8 @@ struct DaemonOptions {
   std::string cluster_file;  // Simulated backend.
   double time_scale = 1.0;   // Simulated backend.
   std::string policy = "headroom";
+  // Pending jobs taken per tenant and in total (admission.h).
+  AdmissionLimits admission;
   std::string tls_cert;
   std::string tls_key;
   AgentsOptions agents;

@@ -36,18 +36,11 @@ Topology MakeTopology(std::shared_ptr<const model::Cluster> cluster) {
 
 std::map<std::string, uint64_t> DaemonState::AllocatedMilliByNode() const {
   std::map<std::string, uint64_t> out;
-  for (const auto& [id, job] : jobs) {
-    if (job.state != JobState::kRunning) continue;
-    for (const TaskPlacement& task : job.placement) {
+  for (uint64_t id : jobs.running_ids()) {
+    for (const TaskPlacement& task : jobs.at(id).placement) {
       out[task.node] += uint64_t{task.milli_per_device} * task.device_indices.size();
     }
   }
-  return out;
-}
-
-std::map<JobState, uint64_t> DaemonState::CountByState() const {
-  std::map<JobState, uint64_t> out;
-  for (const auto& [id, job] : jobs) ++out[job.state];
   return out;
 }
 

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "base/time.h"
+#include "control/admission.h"
+#include "control/job_table.h"
 #include "control/records.h"
 #include "model/cluster.h"
 
@@ -70,7 +72,8 @@ struct SeriesPoint {
 
 struct DaemonState {
   std::mutex mu;
-  std::map<uint64_t, JobRecord> jobs;
+  JobTable jobs;  // Changed only through Put and Erase, which keep its counts.
+  PendingAdmission admission;
   std::map<uint64_t, ServiceRecord> services;
   std::map<std::string, NodeStatus> nodes;
   std::shared_ptr<const Topology> topology;
@@ -86,8 +89,6 @@ struct DaemonState {
 
   // Milli-devices held by running jobs, per node name. Caller holds `mu`.
   std::map<std::string, uint64_t> AllocatedMilliByNode() const;
-  // Jobs per state. Caller holds `mu`.
-  std::map<JobState, uint64_t> CountByState() const;
 };
 
 }  // namespace headroom::control

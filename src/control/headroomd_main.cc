@@ -52,6 +52,12 @@ int main(int argc, char** argv) {
                  "Forget finished jobs this many seconds after they ended (default 86400)");
   app.add_option("--max-finished", options.max_finished,
                  "Keep at most this many finished jobs, the newest (default 100000)");
+  app.add_option("--max-pending-per-tenant", options.admission.max_pending_per_tenant,
+                 "Pending jobs one tenant may have; more submissions get 429 (default 10000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
+  app.add_option("--max-pending", options.admission.max_pending,
+                 "Pending jobs of all tenants together; more submissions get 429 (default 200000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   app.add_flag("--repair", options.repair,
                "Move the store's bad rows to its quarantine table, logging each, and start "
                "(headroom store check lists them first)");

@@ -442,6 +442,13 @@ std::string JobSpecToJson(const JobSpec& spec) {
   return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+Result<JobSpec> JobSpecCache::Parse(std::string_view text, std::string_view source) {
+  if (auto it = parsed_.find(std::string(text)); it != parsed_.end()) return it->second;
+  auto spec = ParseJobSpec(text, source);
+  if (spec && parsed_.size() < capacity_) parsed_.emplace(std::string(text), *spec);
+  return spec;
+}
+
 model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submit_us) {
   model::Job job;
   job.name = spec.name;

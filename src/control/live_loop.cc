@@ -214,7 +214,7 @@ void LiveLoop::ForgetFinished(TimeUs now) {
   }
   {
     std::lock_guard lock(state_.mu);
-    for (size_t i = 0; i < forgotten; ++i) state_.jobs.erase(finished[i].second);
+    for (size_t i = 0; i < forgotten; ++i) state_.jobs.Erase(finished[i].second);
   }
   spdlog::info("forgot {} finished jobs (kept: ended within {:.0f} s, at most {})", forgotten,
                UsToSeconds(options_.keep_finished_us), options_.max_finished);
@@ -359,8 +359,8 @@ void LiveLoop::ApplyCompletions(const std::vector<Completion>& completions, Time
   }
   {
     std::lock_guard lock(state_.mu);
-    for (const JobRecord& job : ended) state_.jobs[job.id] = job;
-    for (const JobRecord& job : replicas) state_.jobs[job.id] = job;
+    for (const JobRecord& job : ended) state_.jobs.Put(job);
+    for (const JobRecord& job : replicas) state_.jobs.Put(job);
   }
   for (const JobRecord& job : ended) {
     if (auto it = engine_of_daemon_.find(job.id); it != engine_of_daemon_.end() && engine_) {
@@ -424,7 +424,7 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
   }
   {
     std::lock_guard lock(state_.mu);
-    for (const JobRecord& job : requeued) state_.jobs[job.id] = job;
+    for (const JobRecord& job : requeued) state_.jobs.Put(job);
     state_.requeues_total += requeued.size();
   }
   for (const JobRecord& job : requeued) {
@@ -484,7 +484,7 @@ void LiveLoop::ApplyStarts(const engine::Decisions& decisions, TimeUs now) {
   }
   {
     std::lock_guard lock(state_.mu);
-    for (const auto& [job, start] : started) state_.jobs[job.id] = job;
+    for (const auto& [job, start] : started) state_.jobs.Put(job);
     state_.placements_total += started.size();
   }
   for (const auto& [job, start] : started) {
@@ -502,11 +502,10 @@ void LiveLoop::Sample(TimeUs now) {
   SeriesPoint point{.time_us = now};
   point.devices = cluster_ == nullptr ? 0 : cluster_->device_count();
   std::lock_guard lock(state_.mu);
-  for (const auto& [id, job] : state_.jobs) {
-    if (job.state == JobState::kPending) ++point.pending;
-    if (job.state != JobState::kRunning) continue;
-    ++point.running;
-    for (const TaskPlacement& task : job.placement) {
+  point.pending = state_.jobs.CountIn(JobState::kPending);
+  point.running = state_.jobs.CountIn(JobState::kRunning);
+  for (uint64_t id : state_.jobs.running_ids()) {
+    for (const TaskPlacement& task : state_.jobs.at(id).placement) {
       point.allocated_milli += uint64_t{task.milli_per_device} * task.device_indices.size();
     }
   }
@@ -556,7 +555,7 @@ void LiveLoop::ApplyCancelled(const std::vector<JobRecord>& cancelled,
                               const std::vector<bool>& was_running, TimeUs now) {
   {
     std::lock_guard lock(state_.mu);
-    for (const JobRecord& job : cancelled) state_.jobs[job.id] = job;
+    for (const JobRecord& job : cancelled) state_.jobs.Put(job);
   }
   for (size_t i = 0; i < cancelled.size(); ++i) {
     const uint64_t id = cancelled[i].id;
@@ -631,15 +630,33 @@ std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& j
 }
 
 std::map<std::string, uint64_t> LiveLoop::PendingByReason() {
-  std::vector<uint64_t> pending;
-  {
-    std::lock_guard lock(state_.mu);
-    for (const auto& [id, job] : state_.jobs) {
-      if (job.state == JobState::kPending) pending.push_back(id);
-    }
-  }
   std::map<std::string, uint64_t> out;
-  for (const auto& [id, info] : Explain(pending)) ++out[info.code];
+  RunCall([&] {
+    uint64_t pending = 0;
+    {
+      std::lock_guard lock(state_.mu);
+      pending = state_.jobs.CountIn(JobState::kPending);
+    }
+    if (engine_ == nullptr) {
+      if (pending > 0) out["unschedulable"] = pending;  // As ExplainOne says without an engine.
+      return;
+    }
+    // Cancels the engine has not stepped yet are pending there only.
+    std::vector<JobId> cancelled;
+    for (const engine::Event& event : events_) {
+      if (const auto* cancel = std::get_if<engine::JobCancelled>(&event)) {
+        cancelled.push_back(cancel->id);
+      }
+    }
+    uint64_t explained = 0;
+    for (const auto& [code, count] : engine_->PendingCodeCounts(cancelled)) {
+      out[code == engine::PendingCode::kNone ? "not_considered"
+                                             : std::string(engine::PendingCodeName(code))] += count;
+      explained += count;
+    }
+    // Pending jobs the engine has not been given yet (they arrive with its next step).
+    if (pending > explained) out["not_considered"] += pending - explained;
+  });
   return out;
 }
 

@@ -85,6 +85,13 @@ ApiResult<ServiceScaled> LiveLoop::ScaleService(uint64_t service, uint32_t repli
         job.message = fmt::format("service {} scaled to {} replicas", service, replicas);
         cancelled.push_back(std::move(job));
       }
+      const uint64_t adding = live.size() < replicas ? replicas - live.size() : 0;
+      // New replicas are new pending work: admitted as submissions are (admission.h).
+      if (auto admitted = state_.admission.Reserve(state_.jobs, scaled.service.spec.tenant, adding);
+          !admitted) {
+        result = tl::unexpected(admitted.error());
+        return;
+      }
       for (size_t i = live.size(); i < replicas; ++i) {
         added.push_back(NewReplica(scaled.service, state_.next_job_id++, now));
       }
@@ -93,13 +100,16 @@ ApiResult<ServiceScaled> LiveLoop::ScaleService(uint64_t service, uint32_t repli
     writes.insert(writes.end(), added.begin(), added.end());
     writes.insert(writes.end(), cancelled.begin(), cancelled.end());
     if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+      std::lock_guard lock(state_.mu);
+      state_.admission.Release(scaled.service.spec.tenant, added.size());
       result = StoreFailure(ok.error());
       return;
     }
     {
       std::lock_guard lock(state_.mu);
       state_.services[service] = scaled.service;
-      for (const JobRecord& job : added) state_.jobs[job.id] = job;
+      for (const JobRecord& job : added) state_.jobs.Put(job);
+      state_.admission.Release(scaled.service.spec.tenant, added.size());
       state_.submissions_total += added.size();
     }
     ApplyCancelled(cancelled, was_running, now);

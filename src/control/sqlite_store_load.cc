@@ -188,6 +188,7 @@ Result<LoadedStore> SqliteStore::LoadAll() {
     return {};
   };
   auto id_key = [](sqlite3_stmt* s) { return fmt::format("id {}", sqlite3_column_int64(s, 0)); };
+  JobSpecCache specs;  // Stored specs repeat (job_spec.h); each distinct one is parsed once.
 
   auto jobs = query(
       "jobs",
@@ -197,7 +198,7 @@ Result<LoadedStore> SqliteStore::LoadAll() {
         JobRecord job;
         job.id = static_cast<uint64_t>(r.Int(1, 1, kMaxI64));
         job.service_id = static_cast<uint64_t>(r.Int(2, 0, kMaxI64));
-        auto spec = ParseJobSpec(r.Str(3), fmt::format("store job {}", job.id));
+        auto spec = specs.Parse(r.Str(3), fmt::format("store job {}", job.id));
         job.state = static_cast<JobState>(r.Int(4, 0, static_cast<int>(JobState::kCancelled)));
         job.submit_us = r.Int(5, 0, kMaxI64);
         job.start_us = r.Int(6, 0, kMaxI64);

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <span>
@@ -63,6 +64,11 @@ class Engine {
   JobState state(JobId job) const;
   // Why a pending job waits; empty reasons for a job that is not pending.
   PendingStatus Explain(JobId job) const;
+  // Pending jobs, except those in `excluded`, by the first reason Explain gives (kNone when it
+  // gives none). Jobs of one request shape with the same verdict from the last pass get the
+  // same reasons, so Explain runs once per such group: O(pending) hash look-ups plus
+  // O(groups) Explains, for metrics over a long queue.
+  std::map<PendingCode, uint64_t> PendingCodeCounts(std::span<const JobId> excluded) const;
   const std::vector<TaskAllocation>* allocations(JobId job) const;
 
   size_t pending_count() const { return queue_.size(); }
