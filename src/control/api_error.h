@@ -47,6 +47,9 @@ tl::unexpected<ApiError> Fail(int status, fmt::format_string<Args...> format, Ar
     case 415:
       code = "unsupported_media_type";
       break;
+    case 429:
+      code = "resource_exhausted";
+      break;
     case 503:
       code = "unavailable";
       break;

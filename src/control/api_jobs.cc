@@ -27,7 +27,7 @@ ApiResult<void> CheckTenant(const Principal& principal, const std::string& tenan
   return {};
 }
 
-ApiResult<Reply> Submit(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Submit(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   if (!AcceptedSpecType(request.get_header_value("Content-Type"))) {
@@ -104,7 +104,7 @@ ApiResult<Reply> Submit(ApiContext& context, const httplib::Request& request) {
   return Reply{201, {{"id", jobs.front().id}, {"state", "pending"}}};
 }
 
-ApiResult<Reply> List(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> List(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   std::optional<JobState> state;
@@ -150,7 +150,7 @@ ApiResult<Reply> List(ApiContext& context, const httplib::Request& request) {
 }
 
 // The job, after checking the principal may see it.
-ApiResult<JobRecord> FindJob(ApiContext& context, const httplib::Request& request,
+ApiResult<JobRecord> FindJob(ApiContext& context, const HttpRequest& request,
                              const Principal& principal) {
   auto id = ParseId(request.matches[1], "job id");
   if (!id) return tl::unexpected(id.error());
@@ -167,7 +167,7 @@ ApiResult<JobRecord> FindJob(ApiContext& context, const httplib::Request& reques
   return job;
 }
 
-ApiResult<Reply> Get(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Get(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   auto job = FindJob(context, request, *principal);
@@ -179,7 +179,7 @@ ApiResult<Reply> Get(ApiContext& context, const httplib::Request& request) {
   return Reply{200, JobJson(*job, nullptr)};
 }
 
-ApiResult<Reply> Cancel(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Cancel(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   auto job = FindJob(context, request, *principal);
@@ -190,7 +190,7 @@ ApiResult<Reply> Cancel(ApiContext& context, const httplib::Request& request) {
 }
 
 // The service named in the path, if the caller may act on it (its tenant, or an admin).
-ApiResult<ServiceRecord> FindService(ApiContext& context, const httplib::Request& request) {
+ApiResult<ServiceRecord> FindService(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   auto id = ParseId(request.matches[1], "service id");
@@ -206,7 +206,7 @@ ApiResult<ServiceRecord> FindService(ApiContext& context, const httplib::Request
   return it->second;
 }
 
-ApiResult<Reply> CancelService(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> CancelService(ApiContext& context, const HttpRequest& request) {
   auto service = FindService(context, request);
   if (!service) return tl::unexpected(service.error());
   auto cancelled = context.loop.CancelService(service->id);
@@ -218,7 +218,7 @@ ApiResult<Reply> CancelService(ApiContext& context, const httplib::Request& requ
       {{"id", service->id}, {"name", service->spec.name}, {"state", "cancelled"}, {"jobs", jobs}}};
 }
 
-ApiResult<Reply> ScaleService(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> ScaleService(ApiContext& context, const HttpRequest& request) {
   auto service = FindService(context, request);
   if (!service) return tl::unexpected(service.error());
   auto body = ParseBody(request.body);
@@ -238,7 +238,7 @@ ApiResult<Reply> ScaleService(ApiContext& context, const httplib::Request& reque
                 {"cancelled", scaled->cancelled}}};
 }
 
-ApiResult<Reply> Services(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Services(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   Json out = Json::array();
@@ -263,7 +263,7 @@ ApiResult<Reply> Services(ApiContext& context, const httplib::Request& request) 
   return Reply{200, {{"services", std::move(out)}}};
 }
 
-ApiResult<Reply> CreateToken(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> CreateToken(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateAdmin(context, request);
   if (!principal) return tl::unexpected(principal.error());
   auto body = ParseBody(request.body);
@@ -305,37 +305,34 @@ ApiResult<Reply> CreateToken(ApiContext& context, const httplib::Request& reques
 
 }  // namespace
 
-void RegisterJobRoutes(httplib::Server& server, ApiContext& context) {
-  server.Post("/v1/jobs", [&context](const httplib::Request& request, httplib::Response& response) {
+void RegisterJobRoutes(Router& server, ApiContext& context) {
+  server.Post("/v1/jobs", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return Submit(context, request); });
   });
-  server.Get("/v1/jobs", [&context](const httplib::Request& request, httplib::Response& response) {
+  server.Get("/v1/jobs", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return List(context, request); });
   });
-  server.Get(R"(/v1/jobs/([^/]+))",
-             [&context](const httplib::Request& request, httplib::Response& response) {
-               Respond(response, [&] { return Get(context, request); });
-             });
+  server.Get(R"(/v1/jobs/([^/]+))", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return Get(context, request); });
+  });
   server.Post(R"(/v1/jobs/([^/]+)/cancel)",
-              [&context](const httplib::Request& request, httplib::Response& response) {
+              [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Cancel(context, request); });
               });
   server.Post(R"(/v1/services/([^/]+)/cancel)",
-              [&context](const httplib::Request& request, httplib::Response& response) {
+              [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return CancelService(context, request); });
               });
   server.Post(R"(/v1/services/([^/]+)/scale)",
-              [&context](const httplib::Request& request, httplib::Response& response) {
+              [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return ScaleService(context, request); });
               });
-  server.Get("/v1/services",
-             [&context](const httplib::Request& request, httplib::Response& response) {
-               Respond(response, [&] { return Services(context, request); });
-             });
-  server.Post("/v1/tokens",
-              [&context](const httplib::Request& request, httplib::Response& response) {
-                Respond(response, [&] { return CreateToken(context, request); });
-              });
+  server.Get("/v1/services", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return Services(context, request); });
+  });
+  server.Post("/v1/tokens", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return CreateToken(context, request); });
+  });
 }
 
 }  // namespace headroom::control

@@ -105,10 +105,13 @@ std::string MetricsBody(ApiContext& context) {
 
 }  // namespace
 
-void RegisterMetricsRoutes(httplib::Server& server, ApiContext& context) {
-  server.Get("/metrics", [&context](const httplib::Request&, httplib::Response& response) {
-    response.set_content(MetricsBody(context), "text/plain; version=0.0.4");
-  });
+void RegisterMetricsRoutes(Router& server, ApiContext& context) {
+  server.Get(
+      "/metrics",
+      [&context](const HttpRequest&, HttpResponse& response) {
+        response.set_content(MetricsBody(context), "text/plain; version=0.0.4");
+      },
+      RouteAccess::kPublic);
 }
 
 }  // namespace headroom::control

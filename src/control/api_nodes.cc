@@ -13,7 +13,7 @@ const TopologyNode* FindTopologyNode(const Topology* topology, const std::string
   return node == nullptr ? nullptr : &topology->nodes[node->id.value()];
 }
 
-ApiResult<Reply> Nodes(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Nodes(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   std::lock_guard lock(context.state.mu);
@@ -27,7 +27,7 @@ ApiResult<Reply> Nodes(ApiContext& context, const httplib::Request& request) {
   return Reply{200, {{"nodes", std::move(out)}}};
 }
 
-ApiResult<Reply> Drain(ApiContext& context, const httplib::Request& request, bool drained) {
+ApiResult<Reply> Drain(ApiContext& context, const HttpRequest& request, bool drained) {
   auto principal = AuthenticateAdmin(context, request);
   if (!principal) return tl::unexpected(principal.error());
   std::string reason;
@@ -52,7 +52,7 @@ ApiResult<Reply> Drain(ApiContext& context, const httplib::Request& request, boo
                              it == allocated.end() ? 0 : it->second)};
 }
 
-ApiResult<Reply> ClusterSummary(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> ClusterSummary(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   std::lock_guard lock(context.state.mu);
@@ -98,7 +98,7 @@ ApiResult<Reply> ClusterSummary(ApiContext& context, const httplib::Request& req
                 {"time", UsToSeconds(context.clock.NowUs())}}};
 }
 
-ApiResult<Reply> Floor(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Floor(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   std::lock_guard lock(context.state.mu);
@@ -158,7 +158,7 @@ ApiResult<Reply> Floor(ApiContext& context, const httplib::Request& request) {
   return Reply{200, {{"racks", std::move(racks)}}};
 }
 
-ApiResult<Reply> Series(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Series(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   double since_s = 0;
@@ -183,7 +183,7 @@ ApiResult<Reply> Series(ApiContext& context, const httplib::Request& request) {
   return Reply{200, {{"points", std::move(points)}}};
 }
 
-ApiResult<Reply> Events(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Events(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   uint64_t after = 0;
@@ -199,7 +199,13 @@ ApiResult<Reply> Events(ApiContext& context, const httplib::Request& request) {
     if (*parsed > 30) return Fail(400, "wait_s: expected at most 30 seconds, got {}", *parsed);
     wait_s = *parsed;
   }
-  const auto events = context.events.After(after, std::chrono::seconds(wait_s), 1000);
+  // Read before looking, so that an event appended in between is newer than `seen`.
+  const uint64_t seen = context.events.next_seq() - 1;
+  const auto events = context.events.After(after, std::chrono::milliseconds(0), 1000);
+  if (events.empty() && wait_s > 0 && !request.long_poll_final) {
+    // Nothing yet: park the request (no thread waits) until an event arrives or wait_s ends.
+    return Reply{.long_poll = LongPoll{std::max(after, seen), std::chrono::seconds(wait_s)}};
+  }
   Json out = Json::array();
   for (const LoggedEvent& event : events) {
     if (principal->role == Role::kUser && event.job) {
@@ -216,33 +222,30 @@ ApiResult<Reply> Events(ApiContext& context, const httplib::Request& request) {
 
 }  // namespace
 
-void RegisterNodeRoutes(httplib::Server& server, ApiContext& context) {
-  server.Get("/v1/nodes", [&context](const httplib::Request& request, httplib::Response& response) {
+void RegisterNodeRoutes(Router& server, ApiContext& context) {
+  server.Get("/v1/nodes", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return Nodes(context, request); });
   });
   server.Post(R"(/v1/nodes/([^/]+)/drain)",
-              [&context](const httplib::Request& request, httplib::Response& response) {
+              [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Drain(context, request, true); });
               });
   server.Post(R"(/v1/nodes/([^/]+)/undrain)",
-              [&context](const httplib::Request& request, httplib::Response& response) {
+              [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Drain(context, request, false); });
               });
-  server.Get("/v1/cluster",
-             [&context](const httplib::Request& request, httplib::Response& response) {
-               Respond(response, [&] { return ClusterSummary(context, request); });
-             });
-  server.Get("/v1/floor", [&context](const httplib::Request& request, httplib::Response& response) {
+  server.Get("/v1/cluster", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return ClusterSummary(context, request); });
+  });
+  server.Get("/v1/floor", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return Floor(context, request); });
   });
-  server.Get("/v1/series",
-             [&context](const httplib::Request& request, httplib::Response& response) {
-               Respond(response, [&] { return Series(context, request); });
-             });
-  server.Get("/v1/events",
-             [&context](const httplib::Request& request, httplib::Response& response) {
-               Respond(response, [&] { return Events(context, request); });
-             });
+  server.Get("/v1/series", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return Series(context, request); });
+  });
+  server.Get("/v1/events", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return Events(context, request); });
+  });
 }
 
 }  // namespace headroom::control

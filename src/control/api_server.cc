@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 
 #include <spdlog/spdlog.h>
 
@@ -14,14 +16,14 @@
 
 namespace headroom::control {
 
-void WriteError(httplib::Response& response, const ApiError& error) {
+void WriteError(HttpResponse& response, const ApiError& error) {
   response.status = error.status;
   const Json body = {{"error", {{"code", error.code}, {"message", error.message}}}};
   response.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace),
                        "application/json");
 }
 
-void Respond(httplib::Response& response, const std::function<ApiResult<Reply>()>& handler) {
+void Respond(HttpResponse& response, const std::function<ApiResult<Reply>()>& handler) {
   ApiResult<Reply> reply = [&]() -> ApiResult<Reply> {
     try {
       return handler();
@@ -35,11 +37,12 @@ void Respond(httplib::Response& response, const std::function<ApiResult<Reply>()
     return;
   }
   response.status = reply->status;
+  response.long_poll = reply->long_poll;
   response.set_content(reply->body.dump(-1, ' ', false, Json::error_handler_t::replace),
                        "application/json");
 }
 
-ApiResult<Principal> Authenticate(const ApiContext& context, const httplib::Request& request) {
+ApiResult<Principal> Authenticate(const ApiContext& context, const HttpRequest& request) {
   if (!request.has_header("Authorization")) {
     return Fail(401,
                 "missing 'Authorization: Bearer <token>'; an admin token is in "
@@ -50,8 +53,7 @@ ApiResult<Principal> Authenticate(const ApiContext& context, const httplib::Requ
   return *principal;
 }
 
-ApiResult<Principal> AuthenticateReader(const ApiContext& context,
-                                        const httplib::Request& request) {
+ApiResult<Principal> AuthenticateReader(const ApiContext& context, const HttpRequest& request) {
   auto principal = Authenticate(context, request);
   if (principal && principal->role == Role::kAgent) {
     return Fail(403, "agent tokens may only register and heartbeat as their node");
@@ -59,7 +61,7 @@ ApiResult<Principal> AuthenticateReader(const ApiContext& context,
   return principal;
 }
 
-ApiResult<Principal> AuthenticateAdmin(const ApiContext& context, const httplib::Request& request) {
+ApiResult<Principal> AuthenticateAdmin(const ApiContext& context, const HttpRequest& request) {
   auto principal = Authenticate(context, request);
   if (principal && principal->role != Role::kAdmin) {
     return Fail(403, "this needs an admin token (DATA_DIR/admin.token)");
@@ -76,96 +78,88 @@ ApiResult<uint64_t> ParseId(const std::string& text, std::string_view what) {
   return value;
 }
 
-Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServerOptions options) {
-  std::unique_ptr<httplib::Server> server;
-  if (!options.tls_cert.empty() || !options.tls_key.empty()) {
-    auto tls =
-        std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
-    if (!tls->is_valid()) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       "cannot load the TLS certificate '{}' and key '{}': check both are PEM "
-                       "files and belong together",
-                       options.tls_cert, options.tls_key);
-    }
-    server = std::move(tls);
-  } else {
-    server = std::make_unique<httplib::Server>();
-  }
-  std::unique_ptr<ApiServer> api(new ApiServer(context, std::move(server)));
-  httplib::Server& s = *api->server_;
-  const size_t threads = options.threads;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  s.set_payload_max_length(options.max_body_bytes);
-  s.set_keep_alive_max_count(100000);
-  // Responses go out as header and body writes; without TCP_NODELAY, Nagle's algorithm and the
-  // peer's delayed ACK add ~40 ms to a keep-alive request.
-  s.set_tcp_nodelay(true);
-  s.set_read_timeout(std::chrono::seconds(35));
-  s.set_error_handler(httplib::Server::HandlerWithResponse([max = options.max_body_bytes](
-                                                               const httplib::Request&,
-                                                               httplib::Response& response)
-                                                               -> httplib::Server::HandlerResponse {
-    if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    ApiError error;
-    error.status = response.status;
-    switch (response.status) {
-      case 404:
-        error = Fail(404, "no such route; see docs/api.md for the v1 paths").value();
-        break;
-      case 413:
-        error = Fail(413, "the body is larger than {} bytes; split the request", max).value();
-        break;
-      case 400:
-        error = Fail(400, "malformed HTTP request").value();
-        break;
-      default:
-        error =
-            Fail(response.status, "request failed with HTTP status {}", response.status).value();
-        break;
-    }
-    WriteError(response, error);
-    return httplib::Server::HandlerResponse::Handled;
-  }));
-  s.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content(R"({"status":"ok"})", "application/json");
-  });
-#ifdef HEADROOM_HAS_DASHBOARD
-  s.Get("/", [](const httplib::Request&, httplib::Response& response) {
-    const std::string_view page = web::DashboardHtml();
-    response.set_content(std::string(page), "text/html; charset=utf-8");
-  });
-#endif
-  RegisterJobRoutes(s, api->context_);
-  RegisterNodeRoutes(s, api->context_);
-  RegisterAgentRoutes(s, api->context_);
-  RegisterMetricsRoutes(s, api->context_);
+namespace {
 
-  const int port = options.port == 0
-                       ? s.bind_to_any_port(options.host)
-                       : (s.bind_to_port(options.host, options.port) ? options.port : -1);
-  if (port <= 0) {
-    return MakeError(ErrorCode::kIo, "cannot listen on {}:{}: address in use or not local",
-                     options.host, options.port);
+Result<std::string> ReadPem(const std::string& path, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) text.clear();
+  if (text.empty() || text.size() > (1 << 20)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "cannot read the TLS {} '{}': expected a PEM file of at most 1 MiB", what,
+                     path);
   }
-  api->port_ = port;
-  api->thread_ = std::thread([&s] { s.listen_after_bind(); });
-  // cpp-httplib 0.11 has no wait_until_ready(): poll is_running() (REALPARTS.md §4).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!s.is_running()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return MakeError(ErrorCode::kIo, "the HTTP server on {}:{} did not start within 10 s",
-                       options.host, port);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return text;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServerOptions options) {
+  std::unique_ptr<ApiServer> api(new ApiServer(context));
+  ApiContext& ctx = api->context_;
+  HttpServerOptions http{
+      .host = options.host,
+      .port = options.port,
+      .workers = options.workers,
+      .max_body_bytes = options.max_body_bytes,
+      .max_connections = options.max_connections,
+      .max_long_polls_per_token = options.max_long_polls_per_token,
+      .authorize =
+          [&ctx](const std::string& authorization) {
+            return ctx.tokens.Authenticate(authorization).has_value();
+          },
+      .write_error =
+          [](HttpResponse& response, int status, const std::string& message) {
+            WriteError(response, Fail(status, "{}", message).value());
+          },
+      .latest_seq = [&ctx] { return ctx.events.next_seq() - 1; },
+      .wait_for_seq =
+          [&ctx](uint64_t seen, std::chrono::milliseconds max_wait) {
+            ctx.events.After(seen, max_wait, 0);
+          },
+  };
+  if (!options.tls_cert.empty() || !options.tls_key.empty()) {
+    auto cert = ReadPem(options.tls_cert, "certificate");
+    if (!cert) return tl::unexpected(cert.error());
+    auto key = ReadPem(options.tls_key, "key");
+    if (!key) return tl::unexpected(key.error());
+    http.tls_cert_pem = std::move(*cert);
+    http.tls_key_pem = std::move(*key);
   }
+  Router router;
+  router.Get(
+      "/healthz",
+      [](const HttpRequest&, HttpResponse& response) {
+        response.set_content(R"({"status":"ok"})", "application/json");
+      },
+      RouteAccess::kPublic, RouteRunner::kInline);
+#ifdef HEADROOM_HAS_DASHBOARD
+  router.Get(
+      "/",
+      [](const HttpRequest&, HttpResponse& response) {
+        response.set_content(std::string(web::DashboardHtml()), "text/html; charset=utf-8");
+      },
+      RouteAccess::kPublic, RouteRunner::kInline);
+#endif
+  RegisterJobRoutes(router, ctx);
+  RegisterNodeRoutes(router, ctx);
+  RegisterAgentRoutes(router, ctx);
+  RegisterMetricsRoutes(router, ctx);
+  auto server = HttpServer::Start(std::move(router), std::move(http));
+  if (!server && !options.tls_cert.empty()) {
+    return tl::unexpected(
+        WithContext(server.error(),
+                    fmt::format("--tls-cert {} --tls-key {}", options.tls_cert, options.tls_key)));
+  }
+  if (!server) return tl::unexpected(server.error());
+  api->server_ = std::move(*server);
   return api;
 }
 
 ApiServer::~ApiServer() { Stop(); }
 
 void ApiServer::Stop() {
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (server_) server_->Stop();
 }
 
 }  // namespace headroom::control

@@ -1,13 +1,12 @@
-// ApiServer: headroomd's HTTP(S) front door (cpp-httplib). Binds the listen address (port 0
-// picks a free port), serves docs/api.md on a pool of worker threads, turns every failure into
-// {"error": {"code", "message"}} (including httplib's own: 404 route, 413 body over 1 MiB),
-// and serves TLS when a certificate and key are given.
-// Threading: Start and Stop from one thread; requests on the server's pool.
+// ApiServer: headroomd's HTTP(S) front door. Binds the listen address (port 0 picks a free
+// port), serves docs/api.md on the event-driven HttpServer (bounded bodies and headers, the
+// token checked before a body is read, long-polls parked without a thread), and turns every
+// failure into {"error": {"code", "message"}}.
+// Threading: Start and Stop from one thread; requests on the HttpServer's threads.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "base/result.h"
 #include "control/api_routes.h"
@@ -19,8 +18,11 @@ struct ApiServerOptions {
   int port = 0;
   std::string tls_cert;  // Both set: HTTPS.
   std::string tls_key;
-  size_t threads = 64;
+  // Worker threads run requests whose bodies are complete; connections hold none.
+  size_t workers = 64;
   size_t max_body_bytes = 1 << 20;
+  unsigned max_connections = 30000;
+  size_t max_long_polls_per_token = 16;
 };
 
 class ApiServer {
@@ -30,17 +32,15 @@ class ApiServer {
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
 
-  int port() const { return port_; }
+  int port() const { return server_->port(); }
+  const HttpServer& http() const { return *server_; }
   void Stop();
 
  private:
-  ApiServer(ApiContext context, std::unique_ptr<httplib::Server> server)
-      : context_(context), server_(std::move(server)) {}
+  explicit ApiServer(ApiContext context) : context_(context) {}
 
   ApiContext context_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  std::unique_ptr<HttpServer> server_;
 };
 
 }  // namespace headroom::control

@@ -92,11 +92,14 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
 
   ApiContext context{daemon->state_,   *daemon->journal_,      *daemon->loop_,  daemon->tokens_,
                      *daemon->events_, daemon->cycle_seconds_, *daemon->clock_, daemon->agents_};
-  auto server = ApiServer::Start(context, ApiServerOptions{.host = options.host,
-                                                           .port = options.port,
-                                                           .tls_cert = options.tls_cert,
-                                                           .tls_key = options.tls_key,
-                                                           .threads = options.http_threads});
+  auto server = ApiServer::Start(
+      context, ApiServerOptions{.host = options.host,
+                                .port = options.port,
+                                .tls_cert = options.tls_cert,
+                                .tls_key = options.tls_key,
+                                .workers = options.http_workers,
+                                .max_connections = options.max_connections,
+                                .max_long_polls_per_token = options.max_long_polls_per_token});
   if (!server) {
     daemon->loop_->Stop();
     daemon->journal_->Stop();

@@ -41,16 +41,19 @@ struct DaemonOptions {
   std::string cluster_file;  // Simulated backend.
   double time_scale = 1.0;   // Simulated backend.
   std::string policy = "headroom";
-  // Pending jobs taken per tenant and in total (admission.h).
-  AdmissionLimits admission;
   std::string tls_cert;
   std::string tls_key;
   AgentsOptions agents;
   TimeUs series_interval_us = 5 * kUsPerSecond;
   TimeUs keep_finished_us = 24 * 3600 * kUsPerSecond;  // LoopOptions.
   size_t max_finished = 100'000;
-  // httplib serves each keep-alive connection on one worker thread for its lifetime.
-  size_t http_threads = 128;
+  // Pending jobs taken per tenant and in total (admission.h).
+  AdmissionLimits admission;
+  // HTTP: threads that run complete requests (connections hold none), open connections at
+  // most, parked long-polls per token.
+  size_t http_workers = 64;
+  unsigned max_connections = 30000;
+  size_t max_long_polls_per_token = 16;
 };
 
 class Daemon {

@@ -1,6 +1,9 @@
 // headroomd: the live control plane (docs/control.md). Parses flags, starts the Daemon, waits
 // for SIGINT or SIGTERM and stops it cleanly (exit 0). Bad flags or configuration: one line on
 // stderr, exit 2.
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
@@ -52,15 +55,24 @@ int main(int argc, char** argv) {
                  "Forget finished jobs this many seconds after they ended (default 86400)");
   app.add_option("--max-finished", options.max_finished,
                  "Keep at most this many finished jobs, the newest (default 100000)");
+  app.add_flag("--repair", options.repair,
+               "Move the store's bad rows to its quarantine table, logging each, and start "
+               "(headroom store check lists them first)");
   app.add_option("--max-pending-per-tenant", options.admission.max_pending_per_tenant,
                  "Pending jobs one tenant may have; more submissions get 429 (default 10000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
   app.add_option("--max-pending", options.admission.max_pending,
                  "Pending jobs of all tenants together; more submissions get 429 (default 200000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}));
-  app.add_flag("--repair", options.repair,
-               "Move the store's bad rows to its quarantine table, logging each, and start "
-               "(headroom store check lists them first)");
+  app.add_option("--http-workers", options.http_workers,
+                 "Threads that run requests (connections hold none; default 64)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--max-connections", options.max_connections,
+                 "Open HTTP connections at most (default 30000, capped by the open-file limit)")
+      ->check(CLI::Range(16, 1'000'000));
+  app.add_option("--max-long-polls-per-token", options.max_long_polls_per_token,
+                 "Parked GET /v1/events long-polls per token (default 16)")
+      ->check(CLI::Range(1, 100'000));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -81,6 +93,17 @@ int main(int argc, char** argv) {
     return Usage("--listen: expected a port in [0, 65535], got '" + port_text + "'");
   }
   options.backend = backend == "agents" ? BackendKind::kAgents : BackendKind::kSimulated;
+  // Every connection is a descriptor: take the hard open-file limit, and keep the connection
+  // limit under it (with room for the store, logs and the agents' work).
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+    if (files.rlim_cur != RLIM_INFINITY && files.rlim_cur > 256) {
+      options.max_connections =
+          static_cast<unsigned>(std::min<rlim_t>(options.max_connections, files.rlim_cur - 128));
+    }
+  }
   if (options.backend == BackendKind::kAgents && !options.cluster_file.empty()) {
     return Usage("--cluster is for --backend simulated; agents bring their own nodes");
   }

@@ -31,7 +31,7 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
   DaemonOptions options;
   options.backend = BackendKind::kAgents;
   options.agents.grace_us = kUsPerSecond / 2;
-  options.http_threads = 16;
+  options.http_workers = 16;
   TestDaemon daemon(options);
   const std::string agent = daemon.Token({{"role", "agent"}, {"node", "n1"}});
   const std::string other = daemon.Token({{"role", "agent"}, {"node", "n2"}});
@@ -131,7 +131,7 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
 TEST(DaemonAgents, AJobStillRunningAtItsTimeLimitFails) {
   DaemonOptions options;
   options.backend = BackendKind::kAgents;
-  options.http_threads = 8;
+  options.http_workers = 8;
   TestDaemon daemon(options);
   const std::string agent = daemon.Token({{"role", "agent"}, {"node", "n1"}});
   ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 4).dump()).status, 200);

@@ -24,7 +24,7 @@ DaemonOptions Agents() {
   DaemonOptions options;
   options.backend = BackendKind::kAgents;
   options.agents.grace_us = 120 * kUsPerSecond;  // Nothing here goes silent on purpose.
-  options.http_threads = 8;
+  options.http_workers = 8;
   return options;
 }
 

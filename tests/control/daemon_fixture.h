@@ -94,7 +94,7 @@ class TestDaemon {
     options.backend = BackendKind::kSimulated;
     options.cluster_file = TinyClusterFile();
     options.time_scale = time_scale;
-    options.http_threads = 16;
+    options.http_workers = 16;
     return options;
   }
 

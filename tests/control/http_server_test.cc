@@ -1,0 +1,313 @@
+// HttpServer under hostile and heavy input: bodies bounded however they come, headers bounded,
+// the token checked before a body is read, idle and long-polling connections holding no
+// thread, a full queue answered at once, and Stop with requests in flight.
+#include "control/http_server.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "testing/raw_http.h"
+
+namespace headroom::control {
+namespace {
+
+using headroom::testing::RawConnection;
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void Start(HttpServerOptions options = {}) {
+    Router router;
+    router.Get(
+        "/healthz", [](const HttpRequest&, HttpResponse& r) { r.set_content("ok", "text/plain"); },
+        RouteAccess::kPublic, RouteRunner::kInline);
+    router.Post("/echo", [this](const HttpRequest& request, HttpResponse& r) {
+      ++echoed_;
+      r.set_content(std::to_string(request.body.size()), "text/plain");
+    });
+    router.Get("/block", [this](const HttpRequest&, HttpResponse& r) {
+      std::unique_lock lock(mu_);
+      ++blocked_;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return released_; });
+      r.set_content("released", "text/plain");
+    });
+    router.Get("/poll", [](const HttpRequest& request, HttpResponse& r) {
+      if (!request.long_poll_final) {
+        r.long_poll = LongPoll{0, std::chrono::seconds(20)};
+        return;
+      }
+      r.set_content("final", "text/plain");
+    });
+    options.port = 0;
+    options.authorize = [](const std::string& header) { return header.rfind("Bearer t", 0) == 0; };
+    options.write_error = [](HttpResponse& r, int status, const std::string& message) {
+      r.status = status;
+      r.set_content(message, "text/plain");
+    };
+    options.latest_seq = [this] { return seq_.load(); };
+    options.wait_for_seq = [this](uint64_t seen, std::chrono::milliseconds wait) {
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, wait, [&] { return seq_.load() > seen; });
+    };
+    auto server = HttpServer::Start(std::move(router), std::move(options));
+    ASSERT_TRUE(server.has_value()) << server.error().message;
+    server_ = std::move(*server);
+  }
+
+  void TearDown() override {
+    Release();
+    if (server_) server_->Stop();
+  }
+
+  void Release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  void BumpSeq() {
+    std::lock_guard lock(mu_);
+    ++seq_;
+    cv_.notify_all();
+  }
+
+  int port() const { return server_->port(); }
+
+  // One request on a new connection; the status of its response (0: none).
+  int Status(const std::string& bytes,
+             std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    RawConnection connection(port());
+    if (!connection.connected() || !connection.Send(bytes)) return 0;
+    return RawConnection::Status(connection.ReadResponse(timeout));
+  }
+  int Healthz() { return Status("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); }
+
+  std::unique_ptr<HttpServer> server_;
+  std::atomic<int> echoed_{0};
+  std::atomic<uint64_t> seq_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int blocked_ = 0;
+  bool released_ = false;
+};
+
+TEST_F(HttpServerTest, AnswersAndRoutesWithTheTokenChecked) {
+  Start();
+  EXPECT_EQ(Healthz(), 200);
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                   "Content-Length: 5\r\n\r\nhello"),
+            200);
+  EXPECT_EQ(Status("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"), 404);
+  EXPECT_EQ(Status("GET /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"), 404);
+}
+
+TEST_F(HttpServerTest, DeclaredBodyOverTheLimitGets413BeforeItIsSent) {
+  Start(HttpServerOptions{.max_body_bytes = 1000});
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                   "Content-Length: 100000000\r\n\r\n"),
+            413);
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                   "Content-Length: 99999999999999999999999\r\n\r\n"),
+            413);
+  // Over the limit but small enough to drop: read, dropped, answered.
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                   "Content-Length: 5000\r\n\r\n" +
+                   std::string(5000, 'x')),
+            413);
+  EXPECT_EQ(echoed_.load(), 0);
+}
+
+TEST_F(HttpServerTest, ChunkedBodyOverTheLimitClosesTheConnection) {
+  Start(HttpServerOptions{.max_body_bytes = 64 << 10});
+  RawConnection connection(port());
+  ASSERT_TRUE(
+      connection.Send("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n"));
+  const std::string chunk = "4000\r\n" + std::string(0x4000, 'a') + "\r\n";
+  size_t sent = 0;
+  // An endless body: the server must stop it, not hold it.
+  while (sent < (64u << 20) && connection.Send(chunk)) sent += 0x4000;
+  EXPECT_LT(sent, 64u << 20) << "the server kept reading an endless body";
+  EXPECT_TRUE(connection.ClosedByPeer());
+  EXPECT_EQ(echoed_.load(), 0);
+  EXPECT_EQ(Healthz(), 200);
+}
+
+TEST_F(HttpServerTest, ChunkedBodyOverTheLimitThatEndsGets413) {
+  Start(HttpServerOptions{.max_body_bytes = 64 << 10});
+  RawConnection connection(port());
+  ASSERT_TRUE(
+      connection.Send("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n"));
+  const std::string chunk = "4000\r\n" + std::string(0x4000, 'a') + "\r\n";
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(connection.Send(chunk));
+  ASSERT_TRUE(connection.Send("0\r\n\r\n"));
+  EXPECT_EQ(RawConnection::Status(connection.ReadResponse()), 413);
+  EXPECT_EQ(echoed_.load(), 0);
+}
+
+TEST_F(HttpServerTest, ChunkedBodyWithinTheLimitIsServed) {
+  Start(HttpServerOptions{.max_body_bytes = 64 << 10});
+  RawConnection connection(port());
+  ASSERT_TRUE(
+      connection.Send("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n"
+                      "0\r\n\r\n"));
+  const std::string response = connection.ReadResponse();
+  EXPECT_EQ(RawConnection::Status(response), 200);
+  EXPECT_NE(response.find("\r\n\r\n11"), std::string::npos) << response;
+}
+
+TEST_F(HttpServerTest, CompressedBodiesAreRefused) {
+  Start();
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                   "Content-Encoding: gzip\r\nContent-Length: 10\r\n\r\n0123456789"),
+            415);
+  EXPECT_EQ(echoed_.load(), 0);
+}
+
+TEST_F(HttpServerTest, HeaderFloodIsBoundedAndTheServerStaysUp) {
+  Start(HttpServerOptions{.connection_memory_bytes = 32 << 10});
+  std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; i < 20000; ++i) request += "X-Flood-" + std::to_string(i) + ": value\r\n";
+  request += "\r\n";
+  RawConnection connection(port());
+  connection.Send(request);  // The server may close before it has all of it.
+  const int status = RawConnection::Status(connection.ReadResponse());
+  EXPECT_TRUE(status == 431 || status == 0) << status;
+  EXPECT_EQ(Healthz(), 200);
+}
+
+TEST_F(HttpServerTest, BodyOfAnUnauthenticatedRequestReachesNoHandler) {
+  Start();
+  const std::string body(500000, '{');
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 500000\r\n\r\n" + body), 401);
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer bad\r\n"
+                   "Content-Length: 500000\r\n\r\n" +
+                   body),
+            401);
+  EXPECT_EQ(echoed_.load(), 0);
+}
+
+TEST_F(HttpServerTest, IdleAndSlowConnectionsHoldNoThread) {
+  Start(HttpServerOptions{.workers = 2});
+  std::vector<std::unique_ptr<RawConnection>> idle;
+  for (int i = 0; i < 1500; ++i) {
+    idle.push_back(std::make_unique<RawConnection>(port()));
+    ASSERT_TRUE(idle.back()->connected()) << i;
+    // A third send half a request and stop (slow clients); the rest send nothing.
+    if (i % 3 == 0) idle.back()->Send("POST /echo HTTP/1.1\r\nHost: x\r\nAuthor");
+  }
+  EXPECT_EQ(Healthz(), 200);
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                   "Content-Length: 2\r\n\r\nhi"),
+            200);
+}
+
+TEST_F(HttpServerTest, ParkedLongPollsHoldNoThreadAndAnswerOnTheNextEvent) {
+  Start(HttpServerOptions{.workers = 1});
+  std::vector<std::unique_ptr<RawConnection>> polls;
+  for (int i = 0; i < 10; ++i) {
+    polls.push_back(std::make_unique<RawConnection>(port()));
+    ASSERT_TRUE(polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t" +
+                                   std::to_string(i) + "\r\n\r\n"));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (server_->parked() < 10 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(server_->parked(), 10u);
+  // The one worker is free: a request that needs it is served while ten polls wait.
+  EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+                   "Content-Length: 2\r\n\r\nhi"),
+            200);
+  BumpSeq();
+  for (auto& poll : polls) {
+    const std::string response = poll->ReadResponse();
+    EXPECT_EQ(RawConnection::Status(response), 200);
+    EXPECT_NE(response.find("final"), std::string::npos);
+  }
+  EXPECT_EQ(server_->parked(), 0u);
+}
+
+TEST_F(HttpServerTest, LongPollsPerTokenAreLimited) {
+  Start(HttpServerOptions{.max_long_polls_per_token = 2});
+  std::vector<std::unique_ptr<RawConnection>> polls;
+  for (int i = 0; i < 2; ++i) {
+    polls.push_back(std::make_unique<RawConnection>(port()));
+    ASSERT_TRUE(
+        polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (server_->parked() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(server_->parked(), 2u);
+  EXPECT_EQ(Status("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"), 429);
+  // Another token still may.
+  RawConnection other(port());
+  ASSERT_TRUE(other.Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t2\r\n\r\n"));
+  BumpSeq();
+  EXPECT_EQ(RawConnection::Status(other.ReadResponse()), 200);
+}
+
+TEST_F(HttpServerTest, FullQueueIsAnsweredAtOnceWith503) {
+  Start(HttpServerOptions{.workers = 1, .max_queued = 1});
+  const std::string block = "GET /block HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n";
+  RawConnection running(port());
+  ASSERT_TRUE(running.Send(block));
+  {
+    std::unique_lock lock(mu_);
+    ASSERT_TRUE(cv_.wait_for(lock, std::chrono::seconds(10), [&] { return blocked_ == 1; }));
+  }
+  // One more fits the queue; of three sent now, exactly two are refused at once.
+  std::vector<std::unique_ptr<RawConnection>> extra;
+  for (int i = 0; i < 3; ++i) {
+    extra.push_back(std::make_unique<RawConnection>(port()));
+    ASSERT_TRUE(extra.back()->Send(block));
+  }
+  int refused = 0;
+  std::vector<RawConnection*> waiting;
+  for (auto& connection : extra) {
+    const int status = RawConnection::Status(connection->ReadResponse(std::chrono::seconds(2)));
+    if (status == 503) {
+      ++refused;
+    } else {
+      EXPECT_EQ(status, 0);
+      waiting.push_back(connection.get());
+    }
+  }
+  EXPECT_EQ(refused, 2);
+  ASSERT_EQ(waiting.size(), 1u);
+  EXPECT_EQ(Healthz(), 200);
+  Release();
+  EXPECT_EQ(RawConnection::Status(running.ReadResponse()), 200);
+  EXPECT_EQ(RawConnection::Status(waiting.front()->ReadResponse()), 200);
+}
+
+TEST_F(HttpServerTest, StopWithParkedAndRunningRequestsReturns) {
+  Start(HttpServerOptions{.workers = 2});
+  std::vector<std::unique_ptr<RawConnection>> polls;
+  for (int i = 0; i < 3; ++i) {
+    polls.push_back(std::make_unique<RawConnection>(port()));
+    ASSERT_TRUE(
+        polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (server_->parked() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(server_->parked(), 3u);
+  auto stopped = std::async(std::launch::async, [&] { server_->Stop(); });
+  EXPECT_EQ(stopped.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  for (auto& poll : polls) EXPECT_TRUE(poll->ClosedByPeer());
+}
+
+}  // namespace
+}  // namespace headroom::control
