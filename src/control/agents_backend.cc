@@ -16,8 +16,15 @@ std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::strin
   auto node_it = state.nodes.find(node);
   if (node_it == state.nodes.end() || node_it->second.health == NodeHealth::kDown) return out;
   const std::vector<DeviceInventory>& inventory = node_it->second.record.devices;
-  for (const auto& [id, job] : state.jobs) {
-    if (job.state != JobState::kRunning) continue;
+  const auto& abandoned = node_it->second.abandoned_attempts;
+  for (uint64_t id : state.jobs.RunningOn(node)) {
+    const JobRecord& job = state.jobs.at(id);
+    // An attempt placed here before the agent registered died with the earlier agent; it is
+    // being requeued and must not start a second time here.
+    if (std::find(abandoned.begin(), abandoned.end(), std::pair(id, job.starts)) !=
+        abandoned.end()) {
+      continue;
+    }
     for (const TaskPlacement& task : job.placement) {
       if (task.node != node) continue;
       DesiredTask desired{.job = id,
@@ -44,6 +51,13 @@ std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::strin
       out.push_back(std::move(desired));
     }
   }
+  return out;
+}
+
+std::vector<std::pair<uint64_t, uint32_t>> RunningAttemptsOn(const DaemonState& state,
+                                                             const std::string& node) {
+  std::vector<std::pair<uint64_t, uint32_t>> out;
+  for (uint64_t id : state.jobs.RunningOn(node)) out.emplace_back(id, state.jobs.at(id).starts);
   return out;
 }
 
@@ -175,6 +189,15 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
   const TimeUs wall = WallNowUs();
   std::lock_guard lock(state_.mu);
   for (auto& [name, status] : state_.nodes) {
+    // Attempts abandoned by a registration are requeued (again at each Poll until the loop has
+    // done it); those no longer current are forgotten.
+    std::erase_if(status.abandoned_attempts, [&](const std::pair<uint64_t, uint32_t>& attempt) {
+      auto job = state_.jobs.find(attempt.first);
+      const bool current = job != state_.jobs.end() && job->second.state == JobState::kRunning &&
+                           job->second.starts == attempt.second;
+      if (current) report.lost_jobs.push_back(attempt.first);
+      return !current;
+    });
     if (!status.record.registered || status.health == NodeHealth::kDown) continue;
     const TimeUs silent_us = wall - status.last_heartbeat_us;
     if (status.health == NodeHealth::kUp && silent_us > options_.grace_us) {

@@ -7,8 +7,13 @@
 // soon as one exits non-zero; exits of other attempts are ignored. A gang still running at its
 // start + timeLimit fails with exit code 124 (as timeout(1)), and its tasks are stopped.
 // A node silent for `grace` becomes unknown
-// (no new work); silent for twice that it is down and its jobs are requeued; it comes back by
-// registering again.
+// (no new work); silent for twice that it is down and its jobs are requeued; its heartbeats get
+// 404 and it comes back by registering again.
+// An agent registers only when it runs no task (at its start, after stopping every task an
+// earlier run of it left, leftover_tasks.h; after a 404, once it stopped its tasks), so a
+// registration requeues every job placed on the node before it (NodeStatus::abandoned_attempts)
+// and hands none of their tasks out meanwhile: no new attempt, and no second copy of an attempt,
+// starts on a device that an earlier process may still hold.
 // Threading: Registered/Reported are called by API threads (internally locked); the Backend
 // methods by the live loop's thread. Node health lives in DaemonState under its mutex.
 #pragma once
@@ -52,6 +57,10 @@ struct DesiredTask {
 
 // The desired set of `node`. Caller holds state.mu.
 std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::string& node);
+
+// (job, attempt) of every running job with a task on `node`. Caller holds state.mu.
+std::vector<std::pair<uint64_t, uint32_t>> RunningAttemptsOn(const DaemonState& state,
+                                                             const std::string& node);
 
 // The exits of `exits` that `node` may report: its job runs and its placement puts the rank
 // on `node`, at the reported attempt (a report without one counts as the current attempt).

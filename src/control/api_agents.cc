@@ -21,7 +21,7 @@ ApiResult<void> CheckActsAs(const Principal& principal, const std::string& node)
   return {};
 }
 
-ApiResult<Principal> AuthenticateAgent(ApiContext& context, const httplib::Request& request,
+ApiResult<Principal> AuthenticateAgent(ApiContext& context, const HttpRequest& request,
                                        const std::string& node) {
   auto principal = Authenticate(context, request);
   if (!principal) return principal;
@@ -105,7 +105,7 @@ ApiResult<std::vector<DeviceInventory>> ParseDevices(const Json& body) {
   return devices;
 }
 
-ApiResult<Reply> Register(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Register(ApiContext& context, const HttpRequest& request) {
   // The token first: a caller without one costs no parse. The node it may act as is in the body.
   auto principal = Authenticate(context, request);
   if (!principal) return tl::unexpected(principal.error());
@@ -163,6 +163,7 @@ ApiResult<Reply> Register(ApiContext& context, const httplib::Request& request) 
     status.ready = *ready;
     status.readiness_message = *message;
     status.last_heartbeat_us = now;
+    status.abandoned_attempts = RunningAttemptsOn(context.state, *name);
   }
   context.events.Append(LoggedEvent{
       .time_us = context.clock.NowUs(),
@@ -215,7 +216,7 @@ ApiResult<std::vector<DeviceTelemetry>> ParseTelemetry(const Json& body) {
   return telemetry;
 }
 
-ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request) {
+ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request) {
   const std::string name = request.matches[1];
   auto principal = AuthenticateAgent(context, request, name);
   if (!principal) return tl::unexpected(principal.error());
@@ -270,14 +271,17 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
                   QuoteExcerpt(name));
     }
     NodeStatus& status = it->second;
-    if (status.health != NodeHealth::kDown) {
-      ready_changed = status.ready != *ready || status.health != NodeHealth::kUp;
-      status.health = NodeHealth::kUp;
-      status.ready = *ready;
-      status.readiness_message = *message;
-      status.last_heartbeat_us = WallNowUs();
-      status.telemetry = std::move(*telemetry);
+    if (status.health == NodeHealth::kDown) {
+      // Its jobs were requeued: the agent must stop what it runs and register again.
+      return Fail(404, "node {} was down and its jobs were requeued; register again",
+                  QuoteExcerpt(name));
     }
+    ready_changed = status.ready != *ready || status.health != NodeHealth::kUp;
+    status.health = NodeHealth::kUp;
+    status.ready = *ready;
+    status.readiness_message = *message;
+    status.last_heartbeat_us = WallNowUs();
+    status.telemetry = std::move(*telemetry);
     exits = ExitsPlacedOn(context.state, name, std::move(exits));
     for (const DesiredTask& task : DesiredTasks(context.state, name)) {
       Json env = Json::object();
@@ -302,13 +306,13 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const httplib::Request& request)
 
 }  // namespace
 
-void RegisterAgentRoutes(httplib::Server& server, ApiContext& context) {
+void RegisterAgentRoutes(Router& server, ApiContext& context) {
   server.Post("/v1/agents/register",
-              [&context](const httplib::Request& request, httplib::Response& response) {
+              [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Register(context, request); });
               });
   server.Post(R"(/v1/agents/([^/]+)/heartbeat)",
-              [&context](const httplib::Request& request, httplib::Response& response) {
+              [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Heartbeat(context, request); });
               });
 }

@@ -28,6 +28,7 @@ struct Completion {
 struct BackendReport {
   std::vector<Completion> completions;
   std::vector<std::string> lost_nodes;  // Their running jobs go back to the queue.
+  std::vector<uint64_t> lost_jobs;      // Running jobs whose tasks are gone: back to the queue.
   bool cluster_changed = false;
 };
 

@@ -46,6 +46,11 @@ struct NodeStatus {
   std::string readiness_message;
   TimeUs last_heartbeat_us = 0;  // 0: never.
   std::vector<DeviceTelemetry> telemetry;
+  // (job, attempt) of the running jobs placed here when the agent last registered. An agent
+  // registers only when it runs no task (at its start, after stopping what an earlier run left;
+  // after a 404), so those attempts' tasks are gone: they are handed out no more and the agents
+  // backend has them requeued; entries leave once the job no longer runs that attempt.
+  std::vector<std::pair<uint64_t, uint32_t>> abandoned_attempts;
 };
 
 // Static facts of the engine's cluster for the API: per node, its place and devices.

@@ -171,6 +171,9 @@ void LiveLoop::Iterate(TimeUs now) {
   }
   if (!report.completions.empty()) ApplyCompletions(report.completions, now);
   if (!report.lost_nodes.empty()) RequeueFrom(report.lost_nodes, now);
+  if (!report.lost_jobs.empty()) {
+    Requeue(std::move(report.lost_jobs), "the agent of its node restarted; its tasks ended", now);
+  }
   if (engine_ == nullptr) {
     events_.clear();
     Sample(now);
