@@ -45,7 +45,7 @@ double Percentile(std::vector<double> values, double p) {
 
 const std::string kJobBody =
     R"({"apiVersion":"headroom/v1","kind":"Job","spec":{"tasks":1,"timeLimit":3600,)"
-    R"("runtime":3600,"devices":{"requests":[{"name":"gpus","count":1}]}}})";
+    R"("runtime":3600,"command":["sleep","3600"],"devices":{"requests":[{"name":"gpus","count":1}]}}})";
 
 struct Options {
   std::string host = "127.0.0.1";

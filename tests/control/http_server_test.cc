@@ -79,6 +79,15 @@ class HttpServerTest : public ::testing::Test {
 
   int port() const { return server_->port(); }
 
+  // True once `count` requests are parked (within 10 s).
+  bool WaitParked(size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (server_->parked() < count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return server_->parked() == count;
+  }
+
   // One request on a new connection; the status of its response (0: none).
   int Status(const std::string& bytes,
              std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
@@ -218,11 +227,7 @@ TEST_F(HttpServerTest, ParkedLongPollsHoldNoThreadAndAnswerOnTheNextEvent) {
     ASSERT_TRUE(polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t" +
                                    std::to_string(i) + "\r\n\r\n"));
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (server_->parked() < 10 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_EQ(server_->parked(), 10u);
+  ASSERT_TRUE(WaitParked(10));
   // The one worker is free: a request that needs it is served while ten polls wait.
   EXPECT_EQ(Status("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
                    "Content-Length: 2\r\n\r\nhi"),
@@ -244,11 +249,7 @@ TEST_F(HttpServerTest, LongPollsPerTokenAreLimited) {
     ASSERT_TRUE(
         polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"));
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (server_->parked() < 2 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_EQ(server_->parked(), 2u);
+  ASSERT_TRUE(WaitParked(2));
   EXPECT_EQ(Status("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"), 429);
   // Another token still may.
   RawConnection other(port());
@@ -299,11 +300,7 @@ TEST_F(HttpServerTest, StopWithParkedAndRunningRequestsReturns) {
     ASSERT_TRUE(
         polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"));
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (server_->parked() < 3 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_EQ(server_->parked(), 3u);
+  ASSERT_TRUE(WaitParked(3));
   auto stopped = std::async(std::launch::async, [&] { server_->Stop(); });
   EXPECT_EQ(stopped.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   for (auto& poll : polls) EXPECT_TRUE(poll->ClosedByPeer());
