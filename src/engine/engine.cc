@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -650,45 +649,6 @@ PendingStatus Engine::Explain(JobId job) const {
         fmt::format(" Reserved to start at t={:.0f}s.", UsToSeconds(status.expected_start_us));
   }
   return status;
-}
-
-std::map<PendingCode, uint64_t> Engine::PendingCodeCounts(std::span<const JobId> excluded) const {
-  struct Group {
-    Shape shape;
-    PendingCode code;
-    bool never_fits;
-    bool unknown_level;
-    bool operator==(const Group&) const = default;
-  };
-  struct GroupHash {
-    size_t operator()(const Group& g) const {
-      return ShapeHash()(g.shape) * 31 + static_cast<size_t>(g.code) * 4 + (g.never_fits ? 2 : 0) +
-             (g.unknown_level ? 1 : 0);
-    }
-  };
-  const std::unordered_set<uint32_t> skip = [&] {
-    std::unordered_set<uint32_t> ids;
-    for (const JobId id : excluded) ids.insert(id.value());
-    return ids;
-  }();
-  std::unordered_map<Group, std::pair<JobId, uint64_t>, GroupHash> groups;  // First job, count.
-  for (const std::vector<JobId>* pending : {&queue_, &arrivals_}) {
-    for (const JobId id : *pending) {
-      if (skip.contains(id.value())) continue;
-      const JobRecord& r = jobs_[id.value()];
-      if (r.state != JobState::kPending) continue;
-      auto [it, inserted] = groups.try_emplace(
-          Group{r.shape(), r.code, r.never_fits, r.unknown_level}, std::pair{id, uint64_t{0}});
-      ++it->second.second;
-    }
-  }
-  std::map<PendingCode, uint64_t> counts;
-  for (const auto& [group, first_and_count] : groups) {
-    const PendingStatus status = Explain(first_and_count.first);
-    counts[status.reasons.empty() ? PendingCode::kNone : status.reasons.front()] +=
-        first_and_count.second;
-  }
-  return counts;
 }
 
 std::string Engine::CheckInvariants() const {
