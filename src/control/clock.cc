@@ -10,6 +10,8 @@ TimeUs WallNowUs() {
       .count();
 }
 
+std::chrono::steady_clock::time_point SteadyNow() { return std::chrono::steady_clock::now(); }
+
 TimeUs Clock::NowUs() const {
   const TimeUs wall = WallNowUs();
   if (scale_ == 1.0) return wall;

@@ -12,6 +12,8 @@
 namespace headroom::control {
 
 TimeUs WallNowUs();
+// Monotonic time, for durations and deadlines that must not jump with the wall clock.
+std::chrono::steady_clock::time_point SteadyNow();
 
 class Clock {
  public:

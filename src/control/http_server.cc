@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/check.h"
+#include "control/clock.h"
 
 namespace headroom::control {
 
@@ -347,18 +348,20 @@ void HttpServer::RunOnPool(MHD_Connection* connection, Exchange& exchange) {
       Park(connection, *held);
       return;
     }
-    held->ready = true;
-    MHD_resume_connection(connection);
-    --suspended_;
+    Resume(connection, *held);
   });
   if (!queued) {
     ++rejected_total_;
     options_.write_error(exchange.response, 503,
                          "the server is busy (request queue full); retry in a moment");
-    exchange.ready = true;
-    MHD_resume_connection(connection);
-    --suspended_;
+    Resume(connection, exchange);
   }
+}
+
+void HttpServer::Resume(MHD_Connection* connection, Exchange& exchange) {
+  exchange.ready = true;
+  MHD_resume_connection(connection);  // The last touch: the exchange may be freed from here on.
+  --suspended_;
 }
 
 void HttpServer::Park(MHD_Connection* connection, Exchange& exchange) {
@@ -371,8 +374,7 @@ void HttpServer::Park(MHD_Connection* connection, Exchange& exchange) {
         parked_.size() >= options_.max_long_polls || by_token >= options_.max_long_polls_per_token;
     if (!full && !stopping_) {
       ++by_token;
-      parked_.push_back(Parked{connection, &exchange, poll.after_seq,
-                               std::chrono::steady_clock::now() + poll.wait});
+      parked_.push_back(Parked{connection, &exchange, poll.after_seq, SteadyNow() + poll.wait});
       parked_cv_.notify_one();
       return;
     }
@@ -384,9 +386,7 @@ void HttpServer::Park(MHD_Connection* connection, Exchange& exchange) {
                        fmt::format("too many long-polls open (at most {} per token, {} in all); "
                                    "close one or poll without wait_s",
                                    options_.max_long_polls_per_token, options_.max_long_polls));
-  exchange.ready = true;
-  MHD_resume_connection(connection);
-  --suspended_;
+  Resume(connection, exchange);
 }
 
 void HttpServer::ParkedLoop() {
@@ -400,7 +400,7 @@ void HttpServer::ParkedLoop() {
       parked_cv_.wait(lock, [&] { return stopping_ || !parked_.empty(); });
       stopping = stopping_;
       latest = options_.latest_seq();
-      const auto now = std::chrono::steady_clock::now();
+      const auto now = SteadyNow();
       auto keep = std::partition(parked_.begin(), parked_.end(), [&](const Parked& p) {
         return !stopping && latest <= p.after_seq && now < p.deadline;
       });
@@ -419,16 +419,12 @@ void HttpServer::ParkedLoop() {
       const bool queued = !stopping && pool_->TrySubmit([this, connection, held] {
         held->response = HttpResponse{};
         Run(*held->route, held->request, held->response);
-        held->ready = true;
-        MHD_resume_connection(connection);
-        --suspended_;
+        Resume(connection, *held);
       });
       if (!queued) {
         held->response = HttpResponse{};
         options_.write_error(held->response, 503, "the server is stopping; retry");
-        held->ready = true;
-        MHD_resume_connection(connection);
-        --suspended_;
+        Resume(connection, *held);
       }
     }
     if (stopping) return;
@@ -436,9 +432,9 @@ void HttpServer::ParkedLoop() {
       // Bounded so that a request parked during the wait is looked at soon.
       auto wait = std::chrono::milliseconds(200);
       if (nearest != std::chrono::steady_clock::time_point::max()) {
-        wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  nearest - std::chrono::steady_clock::now()) +
-                                  std::chrono::milliseconds(1));
+        wait = std::min(
+            wait, std::chrono::duration_cast<std::chrono::milliseconds>(nearest - SteadyNow()) +
+                      std::chrono::milliseconds(1));
       }
       if (wait.count() > 0) options_.wait_for_seq(latest, wait);
     }

@@ -160,6 +160,8 @@ class HttpServer {
   int Dispatch(MHD_Connection* connection, Exchange& exchange);
   void RunOnPool(MHD_Connection* connection, Exchange& exchange);
   void Park(MHD_Connection* connection, Exchange& exchange);
+  // Marks the exchange's response ready and resumes its suspended connection.
+  void Resume(MHD_Connection* connection, Exchange& exchange);
   void ParkedLoop();
   // Answers now (before the body; the connection closes after it).
   int Reject(MHD_Connection* connection, Exchange& exchange, int status,

@@ -123,7 +123,7 @@ void LiveLoop::Run() {
       for (Input& input : inbox_) inputs.push_back(std::move(input));
       inbox_.clear();
     }
-    const auto cycle_start = std::chrono::steady_clock::now();
+    const auto cycle_start = SteadyNow();
     last_iteration_ = cycle_start;
     const TimeUs now = Now();
     for (Input& input : inputs) {
@@ -144,8 +144,7 @@ void LiveLoop::Run() {
       if (stopping_) continue;  // Finish the queued calls, schedule nothing new.
     }
     Iterate(now);
-    cycle_seconds_.Observe(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count());
+    cycle_seconds_.Observe(std::chrono::duration<double>(SteadyNow() - cycle_start).count());
   }
 }
 

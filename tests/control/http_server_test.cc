@@ -79,6 +79,17 @@ class HttpServerTest : public ::testing::Test {
 
   int port() const { return server_->port(); }
 
+  // `count` connections, each sending a long-poll with `token`.
+  std::vector<std::unique_ptr<RawConnection>> OpenPolls(int count, const std::string& token) {
+    std::vector<std::unique_ptr<RawConnection>> polls;
+    for (int i = 0; i < count; ++i) {
+      polls.push_back(std::make_unique<RawConnection>(port()));
+      EXPECT_TRUE(polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                                     token + "\r\n\r\n"));
+    }
+    return polls;
+  }
+
   // True once `count` requests are parked (within 10 s).
   bool WaitParked(size_t count) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -243,12 +254,7 @@ TEST_F(HttpServerTest, ParkedLongPollsHoldNoThreadAndAnswerOnTheNextEvent) {
 
 TEST_F(HttpServerTest, LongPollsPerTokenAreLimited) {
   Start(HttpServerOptions{.max_long_polls_per_token = 2});
-  std::vector<std::unique_ptr<RawConnection>> polls;
-  for (int i = 0; i < 2; ++i) {
-    polls.push_back(std::make_unique<RawConnection>(port()));
-    ASSERT_TRUE(
-        polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"));
-  }
+  auto polls = OpenPolls(2, "t1");
   ASSERT_TRUE(WaitParked(2));
   EXPECT_EQ(Status("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"), 429);
   // Another token still may.
@@ -294,12 +300,7 @@ TEST_F(HttpServerTest, FullQueueIsAnsweredAtOnceWith503) {
 
 TEST_F(HttpServerTest, StopWithParkedAndRunningRequestsReturns) {
   Start(HttpServerOptions{.workers = 2});
-  std::vector<std::unique_ptr<RawConnection>> polls;
-  for (int i = 0; i < 3; ++i) {
-    polls.push_back(std::make_unique<RawConnection>(port()));
-    ASSERT_TRUE(
-        polls.back()->Send("GET /poll HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"));
-  }
+  auto polls = OpenPolls(3, "t1");
   ASSERT_TRUE(WaitParked(3));
   auto stopped = std::async(std::launch::async, [&] { server_->Stop(); });
   EXPECT_EQ(stopped.wait_for(std::chrono::seconds(20)), std::future_status::ready);
