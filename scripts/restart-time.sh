@@ -32,7 +32,7 @@ for run in $(seq 1 "$runs"); do
   rm -f "$work/port"
   start_ns=$(date +%s%N)
   "$build/bin/headroomd" --data-dir "$work/data" --listen 127.0.0.1:0 --port-file "$work/port" \
-    --cluster "$root/configs/small.yaml" 2>"$work/log-$run" &
+    --cluster "$root/configs/small.yaml" >"$work/log-$run" 2>&1 &
   pid=$!
   # The port file appears once the server listens; /healthz then answers.
   until [ -s "$work/port" ] && curl -sf "http://127.0.0.1:$(cat "$work/port")/healthz" >/dev/null; do

@@ -44,18 +44,11 @@ bool ValidUtf8(std::string_view text) {
   return true;
 }
 
-// A scalar that is valid UTF-8 without control characters other than tab.
 Result<std::string> PlainText(const YamlField& field, std::string_view expected, bool allow_empty) {
-  if (!field.IsScalar()) return tl::unexpected(field.Invalid(expected));
-  const std::string& text = field.node().Scalar();
-  if ((!allow_empty && text.empty()) || text.size() > 64 * 1024 || !ValidUtf8(text)) {
+  if (!field.IsScalar() || !IsPlainText(field.node().Scalar(), allow_empty)) {
     return tl::unexpected(field.Invalid(expected));
   }
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\t') || byte == 0x7f) return tl::unexpected(field.Invalid(expected));
-  }
-  return text;
+  return field.node().Scalar();
 }
 
 // A tenant or job name, checked as every name the API stores is (control/names.h), so that the
@@ -130,12 +123,7 @@ Result<std::vector<std::pair<std::string, std::string>>> EnvField(const YamlFiel
   }
   std::vector<std::pair<std::string, std::string>> env;
   for (const auto& [key, value] : map->entries()) {
-    bool name_ok = !key.empty() && !(key[0] >= '0' && key[0] <= '9');
-    for (const char c : key) {
-      name_ok = name_ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                            (c >= '0' && c <= '9') || c == '_');
-    }
-    if (!name_ok) {
+    if (!IsEnvName(key)) {
       return tl::unexpected(
           value.Invalid("a variable name of letters, digits and _", model::QuoteForMessage(key)));
     }
@@ -300,6 +288,24 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
 
 }  // namespace
 
+bool IsPlainText(std::string_view text, bool allow_empty) {
+  if ((!allow_empty && text.empty()) || text.size() > 64 * 1024 || !ValidUtf8(text)) return false;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) return false;
+  }
+  return true;
+}
+
+bool IsEnvName(std::string_view key) {
+  bool name_ok = !key.empty() && !(key[0] >= '0' && key[0] <= '9');
+  for (const char c : key) {
+    name_ok = name_ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                          (c >= '0' && c <= '9') || c == '_');
+  }
+  return name_ok;
+}
+
 bool operator==(const JobSpec& a, const JobSpec& b) {
   return a.kind == b.kind && a.name == b.name && a.tenant == b.tenant && a.priority == b.priority &&
          a.tasks == b.tasks && a.replicas == b.replicas && a.time_limit_us == b.time_limit_us &&
@@ -443,8 +449,10 @@ std::string JobSpecToJson(const JobSpec& spec) {
 }
 
 Result<JobSpec> JobSpecCache::Parse(std::string_view text, std::string_view source) {
-  if (auto it = parsed_.find(std::string(text)); it != parsed_.end()) return it->second;
-  auto spec = ParseJobSpec(text, source);
+  if (auto it = parsed_.find(text); it != parsed_.end()) return it->second;
+  std::optional<JobSpec> canonical = ReadCanonicalJobSpec(text);
+  Result<JobSpec> spec =
+      canonical ? Result<JobSpec>(*std::move(canonical)) : ParseJobSpec(text, source);
   if (spec && parsed_.size() < capacity_) parsed_.emplace(std::string(text), *spec);
   return spec;
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -62,7 +63,21 @@ Result<JobSpec> ParseJobSpec(std::string_view text, std::string_view source = "r
 
 std::string JobSpecToJson(const JobSpec& spec);
 
-// ParseJobSpec for a store's rows, each distinct text parsed once: a service's replicas share
+// The spec that `text` holds when it is exactly in JobSpecToJson's form (members in any order)
+// and valid; nullopt for anything else, which ParseJobSpec then reads or explains. Promise: when
+// it returns a spec, ParseJobSpec(text) returns the same one (tests and fuzz/job_spec_fuzz.cc
+// check both readers against each other). ~20x faster than ParseJobSpec: a restart reads every
+// stored spec (job_spec_json.cc).
+std::optional<JobSpec> ReadCanonicalJobSpec(std::string_view text);
+
+// The spec's rules for free text (command items, env values, request names and selectors):
+// valid UTF-8 of at most 64 KiB without control characters other than tab; and for env names:
+// letters, digits and '_', not starting with a digit.
+bool IsPlainText(std::string_view text, bool allow_empty);
+bool IsEnvName(std::string_view key);
+
+// ParseJobSpec for a store's rows (ReadCanonicalJobSpec first), each distinct text parsed once
+// into the cache: a service's replicas share
 // one spec, and so do jobs submitted in a loop, which is how a queue grows to 100,000s of jobs
 // (a restart re-parsed 190,000 equal specs, one by one). Remembers the first `capacity`
 // distinct texts that parsed; errors are never remembered, so each failing row gets its own
@@ -73,8 +88,13 @@ class JobSpecCache {
   Result<JobSpec> Parse(std::string_view text, std::string_view source);
 
  private:
+  // Finds a string_view without copying it into a std::string first.
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>()(text); }
+  };
   size_t capacity_;
-  std::unordered_map<std::string, JobSpec> parsed_;
+  std::unordered_map<std::string, JobSpec, TextHash, std::equal_to<>> parsed_;
 };
 
 // The engine's view of one gang (one replica for a service) submitted at `submit_us`.

@@ -144,6 +144,7 @@ void LiveLoop::Run() {
       if (stopping_) continue;  // Finish the queued calls, schedule nothing new.
     }
     Iterate(now);
+    PublishPendingReasons();
     cycle_seconds_.Observe(std::chrono::duration<double>(SteadyNow() - cycle_start).count());
   }
 }
@@ -631,18 +632,11 @@ std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& j
   return out;
 }
 
-std::map<std::string, uint64_t> LiveLoop::PendingByReason() {
-  std::map<std::string, uint64_t> out;
-  RunCall([&] {
-    uint64_t pending = 0;
-    {
-      std::lock_guard lock(state_.mu);
-      pending = state_.jobs.CountIn(JobState::kPending);
-    }
-    if (engine_ == nullptr) {
-      if (pending > 0) out["unschedulable"] = pending;  // As ExplainOne says without an engine.
-      return;
-    }
+void LiveLoop::PublishPendingReasons() {
+  const auto start = SteadyNow();
+  if (start - last_publish_ < 10 * last_publish_cost_) return;
+  PublishedReasons published{.engine = engine_ != nullptr};
+  if (engine_ != nullptr) {
     // Cancels the engine has not stepped yet are pending there only.
     std::vector<JobId> cancelled;
     for (const engine::Event& event : events_) {
@@ -650,15 +644,39 @@ std::map<std::string, uint64_t> LiveLoop::PendingByReason() {
         cancelled.push_back(cancel->id);
       }
     }
-    uint64_t explained = 0;
     for (const auto& [code, count] : engine_->PendingCodeCounts(cancelled)) {
-      out[code == engine::PendingCode::kNone ? "not_considered"
-                                             : std::string(engine::PendingCodeName(code))] += count;
-      explained += count;
+      published.counts[code == engine::PendingCode::kNone
+                           ? "not_considered"
+                           : std::string(engine::PendingCodeName(code))] += count;
+      published.explained += count;
     }
-    // Pending jobs the engine has not been given yet (they arrive with its next step).
-    if (pending > explained) out["not_considered"] += pending - explained;
-  });
+  }
+  {
+    std::lock_guard lock(published_mu_);
+    published_ = std::move(published);
+  }
+  last_publish_ = SteadyNow();
+  last_publish_cost_ = last_publish_ - start;
+}
+
+std::map<std::string, uint64_t> LiveLoop::PendingByReason() {
+  PublishedReasons published;
+  {
+    std::lock_guard lock(published_mu_);
+    published = published_;
+  }
+  uint64_t pending = 0;
+  {
+    std::lock_guard lock(state_.mu);
+    pending = state_.jobs.CountIn(JobState::kPending);
+  }
+  std::map<std::string, uint64_t> out = std::move(published.counts);
+  if (!published.engine) {
+    if (pending > 0) out["unschedulable"] = pending;  // As ExplainOne says without an engine.
+    return out;
+  }
+  // Pending jobs the engine had not been given yet (they arrive with its next step).
+  if (pending > published.explained) out["not_considered"] += pending - published.explained;
   return out;
 }
 

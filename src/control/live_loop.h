@@ -98,6 +98,9 @@ class LiveLoop {
   ApiResult<ServiceScaled> ScaleService(uint64_t service, uint32_t replicas);
   ApiResult<NodeRecord> SetDrain(const std::string& node, bool drained, std::string reason);
   std::map<uint64_t, PendingInfo> Explain(const std::vector<uint64_t>& jobs);
+  // Pending jobs by the reason they wait, as the loop last published them (each step, or less
+  // often when counting takes long: see PublishPendingReasons), so that a scrape never waits
+  // for a step; jobs submitted since count as not_considered.
   std::map<std::string, uint64_t> PendingByReason();
 
  private:
@@ -133,6 +136,10 @@ class LiveLoop {
       const std::vector<TaskPlacement>& placement, std::vector<uint32_t>& used_milli,
       std::vector<int64_t>& used_cpu, std::vector<int64_t>& used_memory) const;
   PendingInfo ExplainOne(uint64_t job) const;
+  // Counts the engine's pending jobs by reason into published_. Skipped while less than ten
+  // times the last count's cost has passed since it, so that a queue of 200,000 jobs (~10 ms a
+  // count) spends at most a tenth of the loop on it.
+  void PublishPendingReasons();
   void Log(std::string type, std::optional<uint64_t> job, std::optional<std::string> node,
            std::string message, TimeUs now);
 
@@ -165,6 +172,16 @@ class LiveLoop {
   TimeUs next_sample_us_ = 0;
   TimeUs next_forget_us_ = 0;
   std::chrono::steady_clock::time_point last_iteration_;
+  std::chrono::steady_clock::time_point last_publish_;
+  std::chrono::steady_clock::duration last_publish_cost_{};
+
+  struct PublishedReasons {
+    bool engine = false;  // Without an engine every pending job is unschedulable.
+    std::map<std::string, uint64_t> counts;
+    uint64_t explained = 0;  // Their sum.
+  };
+  std::mutex published_mu_;
+  PublishedReasons published_;  // Guarded by published_mu_.
 };
 
 }  // namespace headroom::control

@@ -49,6 +49,7 @@ std::string PlacementToJson(const std::vector<TaskPlacement>& placement) {
 }
 
 Result<std::vector<TaskPlacement>> PlacementFromJson(std::string_view text) {
+  if (text == "[]") return std::vector<TaskPlacement>();  // Every pending job's.
   try {
     const nlohmann::json in = nlohmann::json::parse(text);
     std::vector<TaskPlacement> placement;

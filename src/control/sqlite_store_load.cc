@@ -189,6 +189,17 @@ Result<LoadedStore> SqliteStore::LoadAll() {
   };
   auto id_key = [](sqlite3_stmt* s) { return fmt::format("id {}", sqlite3_column_int64(s, 0)); };
   JobSpecCache specs;  // Stored specs repeat (job_spec.h); each distinct one is parsed once.
+  {
+    // 200,000 jobs grown by doubling moved 400,000 records; count them first (a missing table
+    // leaves the statement unprepared).
+    sqlite3_stmt* count = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT count(*) FROM jobs", -1, &count, nullptr) == SQLITE_OK &&
+        sqlite3_step(count) == SQLITE_ROW) {
+      snapshot.jobs.reserve(
+          static_cast<size_t>(std::max<int64_t>(0, sqlite3_column_int64(count, 0))));
+    }
+    sqlite3_finalize(count);
+  }
 
   auto jobs = query(
       "jobs",
