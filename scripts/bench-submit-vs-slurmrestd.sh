@@ -271,8 +271,11 @@ HEADROOMD_SRC=$HEADROOMD; HEADROOMD=$W/bin/headroomd; HEADROOM=$W/bin/headroom
 start_headroomd() {   # start_headroomd NAME: fresh data dir; sets HR_URL, HR_TOKEN
   local d=$W/$1
   rm -rf "$d"; mkdir -p "$d"
+  # One tenant queues up to N_KA jobs here: admission's default of 10,000 pending per tenant
+  # would refuse the rest (429), and the run would measure refusals.
   "$HEADROOMD" --listen 127.0.0.1:0 --port-file "$d/port" --data-dir "$d/data" \
-    --backend simulated --cluster "$W/cluster.yaml" --time-scale 1 > "$d/headroomd.log" 2>&1 &
+    --backend simulated --cluster "$W/cluster.yaml" --time-scale 1 \
+    --max-pending-per-tenant "$N_KA" --max-pending "$N_KA" > "$d/headroomd.log" 2>&1 &
   PIDS[$1]=$!
   wait_for 30 test -s "$d/port" || die "headroomd did not start ($d/headroomd.log)"
   HR_URL=http://127.0.0.1:$(cat "$d/port")

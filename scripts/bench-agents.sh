@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Submissions beside N emulated agents (issue 10's goal: 12,500 agents, 100,000 GPUs, heartbeat
+# every 10 s, submissions at >= 0.8x of the rate without them). Two fresh daemons on the agents
+# backend, one after the other:
+#   1. without agents: headroom_http_bench --clients 64 --seconds S (the baseline);
+#   2. with `headroom-agent --emulate N`: once every node has registered, the same bench.
+# Prints both bench lines, the ratio, the emulator's summary (registrations, heartbeats failed,
+# heartbeat p99) and the nodes by state once the bench is done.
+#
+# Usage: scripts/bench-agents.sh [--build DIR] [--nodes N] [--seconds S]
+# Needs the build's headroomd, headroom-agent and headroom_http_bench (-DHEADROOM_BENCH=ON), curl
+# and jq.
+set -euo pipefail
+build=build
+nodes=12500
+seconds=10
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --nodes) nodes=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    *) echo "bench-agents.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+work=$(mktemp -d /tmp/headroom-bench-agents-XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+ulimit -n "$(ulimit -Hn)"
+
+start_daemon() {  # $1: name; sets port, data
+  data="$work/$1"
+  "$build/bin/headroomd" --backend agents --data-dir "$data" --listen 127.0.0.1:0 \
+    --port-file "$work/$1.port" --heartbeat-interval-s 10 --grace-s 30 \
+    --max-pending 1000000 --max-pending-per-tenant 1000000 >"$work/$1.log" 2>&1 &
+  daemon_pid=$!
+  pids+=("$daemon_pid")
+  until [ -s "$work/$1.port" ] && curl -sf "http://127.0.0.1:$(cat "$work/$1.port")/healthz" >/dev/null; do
+    kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/$1.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  port=$(cat "$work/$1.port")
+}
+
+bench() {
+  "$build/bin/headroom_http_bench" --port "$port" --token-file "$data/admin.token" \
+    --clients 64 --seconds "$seconds"
+}
+
+start_daemon alone
+alone=$(bench)
+echo "without agents: $alone"
+kill -TERM "$daemon_pid"; wait "$daemon_pid" || true
+
+start_daemon beside
+# Long enough to register everyone and run the bench; the emulator prints its summary at the end.
+"$build/bin/headroom-agent" --server "http://127.0.0.1:$port" --token-file "$data/admin.token" \
+  --node emu --emulate "$nodes" --emulate-seconds $((seconds + 90)) >"$work/emulator.out" \
+  2>"$work/emulator.log" &
+emulator_pid=$!
+pids+=("$emulator_pid")
+registered=0
+for _ in $(seq 1 600); do
+  registered=$(curl -sf -H "Authorization: Bearer $(cat "$data/admin.token")" \
+    "http://127.0.0.1:$port/v1/nodes" | jq '[.nodes[] | select(.state == "up")] | length')
+  [ "$registered" -ge "$nodes" ] && break
+  sleep 0.5
+done
+echo "registered and up: $registered of $nodes"
+beside=$(bench)
+echo "beside $nodes agents: $beside"
+echo "nodes by state after the bench: $(curl -sf -H "Authorization: Bearer $(cat "$data/admin.token")" \
+  "http://127.0.0.1:$port/v1/nodes" | jq -c '[.nodes[].state] | group_by(.) | map({(.[0]): length}) | add')"
+echo "ratio: $(jq -n --argjson a "$alone" --argjson b "$beside" \
+  '$b.submissions_per_s / $a.submissions_per_s * 1000 | round / 1000')"
+wait "$emulator_pid" || true
+# registrations_ok above N would mean a node was marked down and registered again.
+echo "emulator: $(tail -n 1 "$work/emulator.out")"
