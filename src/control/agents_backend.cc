@@ -138,25 +138,44 @@ std::shared_ptr<const model::Cluster> AgentsBackend::CurrentCluster() {
   return ClusterOfRegisteredNodes(state_);
 }
 
+void AgentsBackend::Abandoned() {
+  std::lock_guard lock(mu_);
+  scan_nodes_ = true;
+}
+
 void AgentsBackend::OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
                             const model::Cluster&) {
   const TimeUs deadline_us =
       job.spec.time_limit_us > 0 ? job.start_us + job.spec.time_limit_us : kNever;
+  EraseGang(job.id);
   gangs_[job.id] = Gang{.attempt = job.starts,
                         .world_size = static_cast<uint32_t>(tasks.size()),
                         .deadline_us = deadline_us};
+  deadlines_.emplace(deadline_us, job.id);
 }
 
-void AgentsBackend::OnStop(uint64_t job) { gangs_.erase(job); }
+void AgentsBackend::OnStop(uint64_t job) { EraseGang(job); }
+
+void AgentsBackend::EraseGang(uint64_t job) {
+  auto it = gangs_.find(job);
+  if (it == gangs_.end()) return;
+  deadlines_.erase({it->second.deadline_us, job});
+  gangs_.erase(it);
+}
 
 BackendReport AgentsBackend::Poll(TimeUs now_us) {
   BackendReport report;
   std::vector<ReportedExit> exits;
+  // Silence is measured on the wall clock: heartbeats arrive in real time.
+  const TimeUs wall = WallNowUs();
+  bool scan_nodes = wall >= next_node_scan_wall_us_;
   {
     std::lock_guard lock(mu_);
     exits.swap(exits_);
     report.cluster_changed = cluster_changed_;
     cluster_changed_ = false;
+    scan_nodes = scan_nodes || scan_nodes_;
+    scan_nodes_ = false;
   }
   for (const ReportedExit& exit : exits) {
     auto it = gangs_.find(exit.job);
@@ -171,56 +190,65 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
       report.completions.push_back(
           {exit.job, exit.exit_code,
            fmt::format("rank {} exited with code {}", exit.rank, exit.exit_code)});
-      gangs_.erase(it);
+      EraseGang(exit.job);
     } else if (it->second.exits.size() == it->second.world_size) {
       report.completions.push_back({exit.job, 0, "every rank exited 0"});
-      gangs_.erase(it);
+      EraseGang(exit.job);
     }
   }
-  for (auto it = gangs_.begin(); it != gangs_.end();) {
-    if (now_us < it->second.deadline_us) {
-      ++it;
-      continue;
-    }
-    report.completions.push_back({it->first, 124, "time limit reached", it->second.deadline_us});
-    it = gangs_.erase(it);
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now_us) {
+    const auto [deadline_us, job] = *deadlines_.begin();
+    report.completions.push_back({job, 124, "time limit reached", deadline_us});
+    EraseGang(job);
   }
-  // Silence is measured on the wall clock: heartbeats arrive in real time.
-  const TimeUs wall = WallNowUs();
-  std::lock_guard lock(state_.mu);
-  for (auto& [name, status] : state_.nodes) {
-    // Attempts abandoned by a registration are requeued (again at each Poll until the loop has
-    // done it); those no longer current are forgotten.
-    std::erase_if(status.abandoned_attempts, [&](const std::pair<uint64_t, uint32_t>& attempt) {
-      auto job = state_.jobs.find(attempt.first);
-      const bool current = job != state_.jobs.end() && job->second.state == JobState::kRunning &&
-                           job->second.starts == attempt.second;
-      if (current) report.lost_jobs.push_back(attempt.first);
-      return !current;
-    });
-    if (!status.record.registered || status.health == NodeHealth::kDown) continue;
-    const TimeUs silent_us = wall - status.last_heartbeat_us;
-    if (status.health == NodeHealth::kUp && silent_us > options_.grace_us) {
-      status.health = NodeHealth::kUnknown;
-      events_.Append(LoggedEvent{.time_us = wall,
-                                 .type = "node_unknown",
-                                 .node = name,
-                                 .message = fmt::format("node {} silent for {:.1f} s: no new work",
-                                                        name, UsToSeconds(silent_us))});
-    } else if (status.health == NodeHealth::kUnknown && silent_us > 2 * options_.grace_us) {
-      status.health = NodeHealth::kDown;
-      report.lost_nodes.push_back(name);
-      events_.Append(LoggedEvent{.time_us = wall,
-                                 .type = "node_unknown",
-                                 .node = name,
-                                 .message = fmt::format("node {} down after {:.1f} s of silence; "
-                                                        "its jobs are requeued",
-                                                        name, UsToSeconds(silent_us))});
+  // The walk over every node (12,500 at building scale) runs a few times per grace period, not
+  // at each of the loop's steps, and at once after a registration abandoned attempts.
+  if (!scan_nodes) return report;
+  next_node_scan_wall_us_ = wall + std::min(kUsPerSecond, options_.grace_us / 4);
+  bool abandoned_left = false;
+  {
+    std::lock_guard lock(state_.mu);
+    for (auto& [name, status] : state_.nodes) {
+      // Attempts abandoned by a registration are requeued (again at each Poll until the loop has
+      // done it); those no longer current are forgotten.
+      std::erase_if(status.abandoned_attempts, [&](const std::pair<uint64_t, uint32_t>& attempt) {
+        auto job = state_.jobs.find(attempt.first);
+        const bool current = job != state_.jobs.end() && job->second.state == JobState::kRunning &&
+                             job->second.starts == attempt.second;
+        if (current) report.lost_jobs.push_back(attempt.first);
+        return !current;
+      });
+      abandoned_left = abandoned_left || !status.abandoned_attempts.empty();
+      if (!status.record.registered || status.health == NodeHealth::kDown) continue;
+      const TimeUs silent_us = wall - status.last_heartbeat_us;
+      if (status.health == NodeHealth::kUp && silent_us > options_.grace_us) {
+        status.health = NodeHealth::kUnknown;
+        events_.Append(
+            LoggedEvent{.time_us = wall,
+                        .type = "node_unknown",
+                        .node = name,
+                        .message = fmt::format("node {} silent for {:.1f} s: no new work", name,
+                                               UsToSeconds(silent_us))});
+      } else if (status.health == NodeHealth::kUnknown && silent_us > 2 * options_.grace_us) {
+        status.health = NodeHealth::kDown;
+        report.lost_nodes.push_back(name);
+        events_.Append(LoggedEvent{.time_us = wall,
+                                   .type = "node_unknown",
+                                   .node = name,
+                                   .message = fmt::format("node {} down after {:.1f} s of silence; "
+                                                          "its jobs are requeued",
+                                                          name, UsToSeconds(silent_us))});
+      }
     }
   }
+  // Until the loop has requeued them, look again at the next step.
+  if (abandoned_left) Abandoned();
   return report;
 }
 
-TimeUs AgentsBackend::NextPollUs(TimeUs now_us) const { return now_us + kUsPerSecond / 2; }
+TimeUs AgentsBackend::NextPollUs(TimeUs now_us) const {
+  const TimeUs next_deadline_us = deadlines_.empty() ? kNever : deadlines_.begin()->first;
+  return std::min(now_us + kUsPerSecond / 2, std::max(now_us, next_deadline_us));
+}
 
 }  // namespace headroom::control

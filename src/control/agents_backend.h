@@ -21,6 +21,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,9 @@ class AgentsBackend : public Backend {
   // A node's inventory changed (a first or different registration).
   void Registered();
   void Reported(std::vector<ReportedExit> exits);
+  // A registration left attempts to requeue (NodeStatus::abandoned_attempts): the next Poll
+  // walks the nodes, whenever it last did.
+  void Abandoned();
 
   std::shared_ptr<const model::Cluster> CurrentCluster() override;
   void OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
@@ -97,6 +101,7 @@ class AgentsBackend : public Backend {
 
   std::mutex mu_;
   bool cluster_changed_ = true;
+  bool scan_nodes_ = false;
   std::vector<ReportedExit> exits_;
 
   // Loop thread only: per running job, its attempt, world size and deadline, and the exit
@@ -108,6 +113,10 @@ class AgentsBackend : public Backend {
     std::map<uint32_t, int32_t> exits;
   };
   std::map<uint64_t, Gang> gangs_;
+  std::set<std::pair<TimeUs, uint64_t>> deadlines_;  // (deadline, job) of every gang.
+  TimeUs next_node_scan_wall_us_ = 0;
+
+  void EraseGang(uint64_t job);
 };
 
 }  // namespace headroom::control

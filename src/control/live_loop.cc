@@ -291,6 +291,14 @@ void LiveLoop::Rebuild(TimeUs now) {
   {
     std::lock_guard lock(state_.mu);
     state_.topology = topology;
+    // State's nodes are never erased, so their addresses hold until the next rebuild.
+    status_of_node_.clear();
+    if (cluster_ != nullptr) {
+      for (const model::Node& node : cluster_->nodes()) {
+        auto it = state_.nodes.find(node.name);
+        status_of_node_.push_back(it == state_.nodes.end() ? nullptr : &it->second);
+      }
+    }
     for (const auto& [id, job] : state_.jobs) {
       if (job.state == JobState::kPending) pending.push_back(job);
       if (job.state == JobState::kRunning) running.push_back(job);
@@ -446,9 +454,9 @@ void LiveLoop::SyncDrains() {
   {
     std::lock_guard lock(state_.mu);
     for (const model::Node& node : cluster_->nodes()) {
-      auto it = state_.nodes.find(node.name);
-      const bool blocked = it == state_.nodes.end() || it->second.record.drained ||
-                           !it->second.ready || it->second.health != NodeHealth::kUp;
+      const NodeStatus* status = status_of_node_[node.id.value()];
+      const bool blocked = status == nullptr || status->record.drained || !status->ready ||
+                           status->health != NodeHealth::kUp;
       if (blocked != (drained_in_engine_[node.id.value()] != 0)) {
         drained_in_engine_[node.id.value()] = blocked ? 1 : 0;
         changes.push_back(engine::NodeDrained{node.id, blocked});

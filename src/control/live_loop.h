@@ -165,7 +165,9 @@ class LiveLoop {
   std::vector<uint64_t> daemon_of_engine_;
   std::unordered_map<uint64_t, JobId> engine_of_daemon_;
   std::vector<uint8_t> drained_in_engine_;  // By NodeId.
-  std::vector<engine::Event> events_;       // For the next step.
+  // By NodeId: the node's entry in state_.nodes (nullptr: none); read under state_.mu.
+  std::vector<const NodeStatus*> status_of_node_;
+  std::vector<engine::Event> events_;  // For the next step.
   bool rebuild_ = true;
   TimeUs retry_at_us_ = 0;  // After a failed commit: rebuild from the store's view then.
   TimeUs last_now_us_ = 0;

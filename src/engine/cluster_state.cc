@@ -53,6 +53,7 @@ void ClusterState::AddNodeToAggregates(NodeId node_id, int sign) {
         domain_whole_free_[i] -= whole;
         domain_free_milli_[i] -= milli;
       }
+      if (whole != 0) WholeFreeChanged(i);
     }
   }
 }
@@ -81,6 +82,7 @@ void ClusterState::Apply(const TaskAllocation& task, int sign) {
         const size_t i = Index(domain.value(), device_class);
         domain_whole_free_[i] += whole_delta;
         domain_free_milli_[i] += after - before;
+        if (whole_delta != 0) WholeFreeChanged(i);
       }
     }
   }
@@ -144,6 +146,61 @@ void ClusterState::RollbackTo(Mark mark) {
 void ClusterState::Commit(Mark mark) {
   HR_CHECK(mark <= undo_log_.size());
   if (mark == 0) undo_log_.clear();
+}
+
+void ClusterState::SyncIndex() const {
+  for (const size_t i : index_dirty_) {
+    index_dirty_flag_[i] = 0;
+    const auto domain = static_cast<uint32_t>(i / class_count_);
+    const auto device_class = static_cast<uint32_t>(i % class_count_);
+    LevelIndex& index =
+        index_[cluster_->domain(DomainId(domain)).level * class_count_ + device_class];
+    if (!index.built || indexed_whole_[i] == domain_whole_free_[i]) continue;
+    index.by_whole_free.erase({indexed_whole_[i], domain});
+    index.by_whole_free.emplace(domain_whole_free_[i], domain);
+    indexed_whole_[i] = domain_whole_free_[i];
+  }
+  index_dirty_.clear();
+}
+
+void ClusterState::VisitByWholeFree(uint32_t level, DeviceClassId device_class, uint32_t min_whole,
+                                    bool most_first,
+                                    const std::function<bool(DomainId)>& visit) const {
+  HR_CHECK(level < cluster_->domain_levels() && device_class.value() < class_count_);
+  if (!indexing_) {
+    indexing_ = true;
+    index_.resize(size_t{cluster_->domain_levels()} * class_count_);
+    indexed_whole_.assign(domain_whole_free_.size(), 0);
+    index_dirty_flag_.assign(domain_whole_free_.size(), 0);
+  }
+  SyncIndex();
+  LevelIndex& index = index_[level * class_count_ + device_class.value()];
+  if (!index.built) {
+    index.built = true;
+    for (const DomainId domain : cluster_->domains_at_level(level)) {
+      const size_t i = Index(domain.value(), device_class.value());
+      indexed_whole_[i] = domain_whole_free_[i];
+      index.by_whole_free.emplace(domain_whole_free_[i], domain.value());
+    }
+  }
+  const auto& entries = index.by_whole_free;
+  if (!most_first) {
+    for (auto it = entries.lower_bound({min_whole, 0}); it != entries.end(); ++it) {
+      if (!visit(DomainId(it->second))) return;
+    }
+    return;
+  }
+  // Most free first, but within one count by ascending id: walk the counts down, each forward.
+  auto group_end = entries.end();
+  while (group_end != entries.begin()) {
+    const uint32_t whole = std::prev(group_end)->first;
+    if (whole < min_whole) return;
+    const auto group_begin = entries.lower_bound({whole, 0});
+    for (auto it = group_begin; it != group_end; ++it) {
+      if (!visit(DomainId(it->second))) return;
+    }
+    group_end = group_begin;
+  }
 }
 
 std::string ClusterState::CheckInvariants() const {

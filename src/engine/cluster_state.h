@@ -11,10 +11,14 @@
 //  1. 0 <= free milli of a device <= 1000; free cpu/memory of a node within [0, capacity].
 //  2. whole_free(node, class) = number of that node's devices of that class with 1000 free.
 //  3. Domain aggregates = sums over the domain's non-drained nodes.
+//  4. VisitByWholeFree visits exactly the domains a scan of domain_whole_free would pick, in the
+//     same order (tests/engine/cluster_state_test.cc checks it against such a scan).
 // Threading: single-threaded, owned by the engine.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,6 +50,16 @@ class ClusterState {
   uint64_t domain_free_milli(DomainId domain, DeviceClassId device_class) const {
     return domain_free_milli_[Index(domain.value(), device_class.value())];
   }
+
+  // The domains at `level` with at least `min_whole` whole free devices of `device_class`, in
+  // best-fit order (fewest first) or, with `most_first`, worst-fit order (most first); ties by
+  // ascending id. Stops when `visit` returns false. The state must not change while it runs.
+  // Costs O(log domains + visited) plus O(log domains) per domain changed since the last call:
+  // an index of the level is built at its first call (O(domains log domains)) and kept up to
+  // date lazily, so that placing one task on a building of 12,500 nodes does not read all of
+  // them (the placer's candidate scan did).
+  void VisitByWholeFree(uint32_t level, DeviceClassId device_class, uint32_t min_whole,
+                        bool most_first, const std::function<bool(DomainId)>& visit) const;
 
   // Devices in the domain (drained or not); fixed.
   uint32_t domain_device_capacity(DomainId domain) const {
@@ -84,6 +98,14 @@ class ClusterState {
   void ApplyDrain(NodeId node, bool drained);
   // Adds `sign` × the node's free capacity to its ancestors' aggregates.
   void AddNodeToAggregates(NodeId node, int sign);
+  // domain_whole_free_[i] changed: the index, if any level has one, catches up at its next use.
+  void WholeFreeChanged(size_t i) {
+    if (indexing_ && index_dirty_flag_[i] == 0) {
+      index_dirty_flag_[i] = 1;
+      index_dirty_.push_back(i);
+    }
+  }
+  void SyncIndex() const;
 
   const model::Cluster* cluster_;
   uint32_t class_count_ = 0;
@@ -98,6 +120,18 @@ class ClusterState {
   uint64_t capacity_milli_ = 0;
   uint64_t allocated_milli_ = 0;
   std::vector<UndoRecord> undo_log_;
+
+  // VisitByWholeFree's index: per (level, class), the level's domains ordered by (whole free,
+  // id), with the value each is filed under; entries changed since are listed in index_dirty_.
+  struct LevelIndex {
+    bool built = false;
+    std::set<std::pair<uint32_t, uint32_t>> by_whole_free;
+  };
+  mutable bool indexing_ = false;
+  mutable std::vector<LevelIndex> index_;        // By level * class_count_ + class.
+  mutable std::vector<uint32_t> indexed_whole_;  // By Index(domain, class).
+  mutable std::vector<uint8_t> index_dirty_flag_;
+  mutable std::vector<size_t> index_dirty_;
 };
 
 }  // namespace headroom::engine

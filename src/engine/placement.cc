@@ -355,8 +355,30 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
                                                               const ReservedCapacity* avoid) const {
   const model::Cluster& cluster = state.cluster();
   Search search{state, request, avoid, options_, {}};
+  // Fills `domain` if it holds the gang: the devices chosen node by node inside a rolled-back
+  // mark, so that two entries for one node never pick the same devices.
+  auto try_domain = [&](DomainId domain) -> std::optional<std::vector<TaskAllocation>> {
+    if (search.DomainCapacity(domain, request.task_count) < request.task_count) return std::nullopt;
+    search.Fill(domain, request.task_count);
+    std::vector<TaskAllocation> result;
+    result.reserve(request.task_count);
+    const ClusterState::Mark mark = state.mark();
+    for (const auto& [node, tasks] : search.chosen) {
+      for (TaskAllocation& task : AllocateOnNode(state, node, request, tasks, avoid)) {
+        state.Allocate(task);
+        result.push_back(std::move(task));
+      }
+    }
+    state.RollbackTo(mark);
+    return result;
+  };
+  // Whole devices of one class, best or worst fit: the candidates in order come from the
+  // state's index instead of a scan of every domain of the level (the same domains in the same
+  // order: ClusterState promise 4).
+  const bool indexed = request.whole_devices() && request.classes->classes.size() == 1 &&
+                       options_.domain_order != FitOrder::kFirstFit;
   std::vector<Candidate> candidates;
-  candidates.reserve(cluster.domains_at_level(cluster.deepest_level()).size());
+  if (!indexed) candidates.reserve(cluster.domains_at_level(cluster.deepest_level()).size());
   // A required level is the highest the gang may span; stated levels are searched in full.
   const int stop =
       request.required_level == kNoLevel
@@ -364,31 +386,28 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
           : static_cast<int>(std::min(request.required_level, cluster.deepest_level()));
   for (int level = static_cast<int>(cluster.deepest_level()); level >= stop; --level) {
     const bool stated = level == stop || static_cast<uint32_t>(level) == request.preferred_level;
+    const size_t budget = stated ? SIZE_MAX : options_.domains_tried_per_level;
+    if (indexed) {
+      std::optional<std::vector<TaskAllocation>> result;
+      size_t tried = 0;
+      const auto min_whole = static_cast<uint32_t>(request.milli() / model::kMilliPerDevice);
+      state.VisitByWholeFree(static_cast<uint32_t>(level), request.classes->classes.front(),
+                             min_whole, options_.domain_order == FitOrder::kWorstFit,
+                             [&](DomainId domain) {
+                               if (tried++ == budget) return false;
+                               result = try_domain(domain);
+                               return !result.has_value();
+                             });
+      if (result) return result;
+      continue;
+    }
     CandidatesAt(state, request, static_cast<uint32_t>(level), options_.domain_order, candidates);
-    const size_t budget =
-        stated ? candidates.size()
-               : std::min<size_t>(candidates.size(), options_.domains_tried_per_level);
     // Selection instead of sorting: the first candidate usually fits, so finding the next best
     // one on demand costs O(candidates) per try rather than a sort of all of them.
-    for (size_t i = 0; i < budget; ++i) {
+    for (size_t i = 0; i < std::min(budget, candidates.size()); ++i) {
       const auto next = candidates.begin() + static_cast<std::ptrdiff_t>(i);
       std::iter_swap(next, std::min_element(next, candidates.end()));
-      const DomainId domain(candidates[i].id);
-      if (search.DomainCapacity(domain, request.task_count) < request.task_count) continue;
-      search.Fill(domain, request.task_count);
-      std::vector<TaskAllocation> result;
-      result.reserve(request.task_count);
-      // Materialise device choices node by node inside a rolled-back mark, so that two
-      // entries for one node never pick the same devices.
-      const ClusterState::Mark mark = state.mark();
-      for (const auto& [node, tasks] : search.chosen) {
-        for (TaskAllocation& task : AllocateOnNode(state, node, request, tasks, avoid)) {
-          state.Allocate(task);
-          result.push_back(std::move(task));
-        }
-      }
-      state.RollbackTo(mark);
-      return result;
+      if (auto result = try_domain(DomainId(candidates[i].id))) return result;
     }
   }
   return std::nullopt;

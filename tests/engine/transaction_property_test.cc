@@ -3,7 +3,9 @@
 // class offers (free milli per device, free CPU and memory and drained per node, whole-free
 // devices per node and class, domain aggregates, allocated milli) — and CheckInvariants stays
 // empty after every operation. The state is also compared with a reference model recomputed
-// from the live allocations alone.
+// from the live allocations alone, including the order in which VisitByWholeFree (an index
+// kept up to date lazily) visits each level's domains, against a sort of the counts.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +33,9 @@ struct Snapshot {
   std::vector<uint32_t> node_whole;
   std::vector<uint32_t> domain_whole;
   std::vector<uint64_t> domain_milli;
+  // Per level, class, order and minimum of 0, 1 and 2 whole devices: the domains visited, then
+  // UINT32_MAX.
+  std::vector<uint32_t> visits;
   uint64_t allocated = 0;
   friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
@@ -55,8 +60,46 @@ Snapshot Take(const ClusterState& state) {
       s.domain_milli.push_back(state.domain_free_milli(domain.id, DeviceClassId(c)));
     }
   }
+  for (uint32_t level = 0; level < cluster.domain_levels(); ++level) {
+    for (uint32_t c = 0; c < state.class_count(); ++c) {
+      for (const bool most_first : {false, true}) {
+        for (uint32_t min_whole = 0; min_whole <= 2; ++min_whole) {
+          state.VisitByWholeFree(level, DeviceClassId(c), min_whole, most_first,
+                                 [&](DomainId domain) {
+                                   s.visits.push_back(domain.value());
+                                   return true;
+                                 });
+          s.visits.push_back(UINT32_MAX);
+        }
+      }
+    }
+  }
   s.allocated = state.allocated_milli();
   return s;
+}
+
+// What VisitByWholeFree must visit, from the domains' whole-free counts: a sort.
+std::vector<uint32_t> ExpectedVisits(const model::Cluster& cluster, uint32_t class_count,
+                                     const std::vector<uint32_t>& domain_whole) {
+  std::vector<uint32_t> visits;
+  for (uint32_t level = 0; level < cluster.domain_levels(); ++level) {
+    for (uint32_t c = 0; c < class_count; ++c) {
+      for (const bool most_first : {false, true}) {
+        for (uint32_t min_whole = 0; min_whole <= 2; ++min_whole) {
+          std::vector<std::pair<int64_t, uint32_t>> keyed;
+          for (const DomainId domain : cluster.domains_at_level(level)) {
+            const uint32_t whole = domain_whole[domain.value() * class_count + c];
+            if (whole < min_whole) continue;
+            keyed.emplace_back(most_first ? -int64_t{whole} : int64_t{whole}, domain.value());
+          }
+          std::sort(keyed.begin(), keyed.end());
+          for (const auto& [key, domain] : keyed) visits.push_back(domain);
+          visits.push_back(UINT32_MAX);
+        }
+      }
+    }
+  }
+  return visits;
 }
 
 // The snapshot a state holding exactly `live` (and drained as given) must show.
@@ -88,6 +131,7 @@ Snapshot Expected(const model::Cluster& cluster, uint32_t class_count,
     s.node_memory.push_back(free.node_memory_mib[node.id.value()]);
     s.drained.push_back(drained[node.id.value()]);
   }
+  s.visits = ExpectedVisits(cluster, class_count, s.domain_whole);
   return s;
 }
 
