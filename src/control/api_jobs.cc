@@ -36,6 +36,13 @@ ApiResult<Reply> Submit(ApiContext& context, const HttpRequest& request) {
   }
   auto spec = ParseJobSpec(request.body);
   if (!spec) return Fail(400, "{}", spec.error().message);
+  // Agents run each task's command; one without any would be handed out and refused by every
+  // agent, and never start.
+  if (context.agents != nullptr && spec->command.empty()) {
+    return Fail(400,
+                "field 'spec.command': expected a non-empty list (the agents backend runs it on "
+                "the nodes), got nothing");
+  }
   if (principal->role == Role::kUser) {
     if (spec->tenant.empty()) spec->tenant = principal->tenant;
     if (auto ok = CheckTenant(*principal, spec->tenant); !ok) return tl::unexpected(ok.error());

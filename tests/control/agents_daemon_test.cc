@@ -27,6 +27,25 @@ Json Registration(const std::string& node, int devices) {
           {"address", "10.0.0.11"}};
 }
 
+// A job without a command would be handed to agents that refuse it, and never start: the
+// agents backend refuses it at submission (the simulated backend, which runs nothing, takes it).
+TEST(DaemonAgents, AJobWithoutACommandIsRefused) {
+  DaemonOptions options;
+  options.backend = BackendKind::kAgents;
+  options.http_workers = 16;
+  TestDaemon daemon(options);
+  const std::string body = R"({"kind": "Job", "spec": {"timeLimit": 60,
+      "devices": {"requests": [{"count": 1}]}}})";
+  const testing::HttpReply refused = daemon.Post("/v1/jobs", daemon.admin(), body);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.body.dump().find("spec.command"), std::string::npos) << refused.body.dump();
+  EXPECT_EQ(daemon.Get("/v1/jobs", daemon.admin()).body["jobs"].size(), 0u);
+  EXPECT_EQ(daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0)).status, 201);
+
+  TestDaemon simulated(TestDaemon::Simulated());
+  EXPECT_EQ(simulated.Post("/v1/jobs", simulated.admin(), body).status, 201);
+}
+
 TEST(DaemonAgents, TasksExitsAndSilence) {
   DaemonOptions options;
   options.backend = BackendKind::kAgents;

@@ -43,8 +43,10 @@ Json Registration(const std::string& node, int devices) {
           {"ready", true}, {"devices", list},    {"address", "10.0.0.11"}};
 }
 
+// A job or service spec; with a command unless `spec` has one (the agents backend needs one).
 Json Spec(const Json& spec, const std::string& kind = "Job", const Json& metadata = nullptr) {
   Json out = {{"apiVersion", "headroom/v1"}, {"kind", kind}, {"spec", spec}};
+  if (!spec.contains("command")) out["spec"]["command"] = {"true"};
   if (!metadata.is_null()) out["metadata"] = metadata;
   return out;
 }

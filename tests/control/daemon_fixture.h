@@ -137,7 +137,8 @@ class TestDaemon {
 // A job spec as JSON: `tasks` tasks of `devices` devices, running `runtime_s` (0: until the limit).
 inline std::string JobBody(int tasks, int devices, int runtime_s, const std::string& tenant = "",
                            int time_limit_s = 3600) {
-  Json spec = {{"tasks", tasks}, {"timeLimit", time_limit_s}};
+  // A command, which the agents backend requires (its test agents never run it).
+  Json spec = {{"tasks", tasks}, {"timeLimit", time_limit_s}, {"command", {"true"}}};
   if (runtime_s > 0) spec["runtime"] = runtime_s;
   if (!tenant.empty()) spec["tenant"] = tenant;
   if (devices > 0) spec["devices"] = {{"requests", {{{"name", "gpus"}, {"count", devices}}}}};
