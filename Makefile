@@ -15,15 +15,23 @@ deps:
 configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 
+# Everything: binaries, tests and benchmarks.
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# What each command runs, and nothing more: `make run` does not wait for the tests and
+# benchmarks to compile, `make test` not for the benchmarks (CI builds those too, `make build`).
+RUN_TARGETS := headroom headroomd
+TEST_TARGETS := headroom headroomd headroom-agent headroom_tests
+BENCH_TARGETS := headroom_bench headroom_http_bench headroom_fill_store headroom_submit_bench
 
 # The main job: every policy side by side on a generated building and a synthetic workload
 # (report.json, report.html), then the live control plane: headroomd with simulated nodes,
 # the demo workload submitted through the CLI, the dashboard on 127.0.0.1:$(RUN_PORT) until
 # Ctrl-C (RUN_SECONDS=N: stop after N seconds and check that work ran, as CI does).
 RUN_PORT ?= 8470
-run: build
+run: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target $(RUN_TARGETS)
 	@mkdir -p $(RUN_OUT)
 	./$(BUILD)/bin/headroom gen-cluster --devices 1024 --devices-per-node 8 --nvlink-domain 32 \
 	  > $(RUN_OUT)/cluster.yaml
@@ -31,14 +39,15 @@ run: build
 	  --load 0.95 --policy all --seed 1 --out $(RUN_OUT)
 	@RUN_SECONDS=$(RUN_SECONDS) bash scripts/run-demo.sh $(BUILD) $(RUN_OUT)/live $(RUN_PORT)
 
-test: build
+test: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target $(TEST_TARGETS)
 	@cd $(BUILD) && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs this too).
 test-sanitize: deps
 	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHEADROOM_SANITIZE=ON \
 	  -DHEADROOM_BENCH=OFF >/dev/null
-	@cmake --build build-sanitize -j $(JOBS) --target headroom headroomd headroom-agent headroom_tests
+	@cmake --build build-sanitize -j $(JOBS) --target $(TEST_TARGETS)
 	@cd build-sanitize && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets, each run briefly over its seed corpus (FUZZ_SECONDS each).
@@ -49,7 +58,8 @@ fuzz: deps
 	@cmake --build build-fuzz -j $(JOBS) --target fuzzers
 	@bash scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
-bench: build
+bench: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target $(BENCH_TARGETS)
 	HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ./$(BUILD)/bin/headroom_bench
 
 format:
