@@ -8,24 +8,11 @@
 namespace headroom::control {
 namespace {
 
+using testing::AgentRegistration;
 using testing::JobBody;
 using testing::Json;
 using testing::TestDaemon;
 using testing::WaitFor;
-
-Json Registration(const std::string& node, int devices) {
-  Json list = Json::array();
-  for (int i = 0; i < devices; ++i) {
-    list.push_back({{"index", i},
-                    {"uuid", "GPU-" + std::to_string(i)},
-                    {"model", "H100"},
-                    {"memory_mib", 81559},
-                    {"clique_id", nullptr}});
-  }
-  return {{"node", node},          {"cpu_milli", 64000},      {"memory_mib", 524288},
-          {"ready", true},         {"readiness_message", ""}, {"devices", list},
-          {"address", "10.0.0.11"}};
-}
 
 // A job without a command would be handed to agents that refuse it, and never start: the
 // agents backend refuses it at submission (the simulated backend, which runs nothing, takes it).
@@ -61,8 +48,9 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
                 .body["pending_reason"]["code"],
             "unschedulable");
 
-  EXPECT_EQ(daemon.Post("/v1/agents/register", other, Registration("n1", 4).dump()).status, 403);
-  auto registered = daemon.Post("/v1/agents/register", agent, Registration("n1", 4).dump());
+  EXPECT_EQ(daemon.Post("/v1/agents/register", other, AgentRegistration("n1", 4).dump()).status,
+            403);
+  auto registered = daemon.Post("/v1/agents/register", agent, AgentRegistration("n1", 4).dump());
   ASSERT_EQ(registered.status, 200) << registered.body.dump();
   EXPECT_EQ(registered.body["grace_s"], 0.5);
 
@@ -121,7 +109,8 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
     return job["state"] == "pending" && job["requeues"] == 1;
   })) << job.dump();
   // Registering again brings the node back and the job runs again, as its second attempt.
-  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 4).dump()).status, 200);
+  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, AgentRegistration("n1", 4).dump()).status,
+            200);
   ASSERT_TRUE(WaitFor([&] {
     desired = heartbeat(Json::array()).body["tasks"];
     return desired.size() == 1;
@@ -153,7 +142,8 @@ TEST(DaemonAgents, AJobStillRunningAtItsTimeLimitFails) {
   options.http_workers = 8;
   TestDaemon daemon(options);
   const std::string agent = daemon.Token({{"role", "agent"}, {"node", "n1"}});
-  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 4).dump()).status, 200);
+  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, AgentRegistration("n1", 4).dump()).status,
+            200);
   auto heartbeat = [&] {
     return daemon.Post("/v1/agents/n1/heartbeat", agent,
                        Json{{"ready", true}, {"telemetry", Json::array()}}.dump());

@@ -10,24 +10,11 @@
 namespace headroom::control {
 namespace {
 
+using testing::AgentRegistration;
 using testing::JobBody;
 using testing::Json;
 using testing::TestDaemon;
 using testing::WaitFor;
-
-Json Registration(const std::string& node, int devices) {
-  Json list = Json::array();
-  for (int i = 0; i < devices; ++i) {
-    list.push_back({{"index", i},
-                    {"uuid", "GPU-" + std::to_string(i)},
-                    {"model", "H100"},
-                    {"memory_mib", 81559},
-                    {"clique_id", nullptr}});
-  }
-  return {{"node", node},          {"cpu_milli", 64000},      {"memory_mib", 524288},
-          {"ready", true},         {"readiness_message", ""}, {"devices", list},
-          {"address", "10.0.0.11"}};
-}
 
 TEST(DaemonAgentsRestart, Issue10ARegistrationRequeuesWhatRanOnTheNode) {
   DaemonOptions options;
@@ -36,7 +23,8 @@ TEST(DaemonAgentsRestart, Issue10ARegistrationRequeuesWhatRanOnTheNode) {
   options.http_workers = 8;
   TestDaemon daemon(options);
   const std::string agent = daemon.Token({{"role", "agent"}, {"node", "n1"}});
-  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 2).dump()).status, 200);
+  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, AgentRegistration("n1", 2).dump()).status,
+            200);
   const auto heartbeat = [&] {
     return daemon.Post("/v1/agents/n1/heartbeat", agent,
                        Json{{"ready", true}, {"telemetry", Json::array()}}.dump());
@@ -52,7 +40,8 @@ TEST(DaemonAgentsRestart, Issue10ARegistrationRequeuesWhatRanOnTheNode) {
 
   // The agent was killed and restarted: it registers again. Attempt 1 is never handed out
   // again; the job is requeued and runs as attempt 2 on the same devices.
-  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 2).dump()).status, 200);
+  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, AgentRegistration("n1", 2).dump()).status,
+            200);
   bool first_handed_out = false;
   ASSERT_TRUE(WaitFor([&] {
     desired = heartbeat().body["tasks"];
@@ -76,7 +65,8 @@ TEST(DaemonAgentsRestart, Issue10ARegistrationRequeuesWhatRanOnTheNode) {
       [&] { return daemon.Get("/v1/nodes", daemon.admin()).body["nodes"][0]["state"] == "down"; },
       std::chrono::seconds(5)));
   EXPECT_EQ(heartbeat().status, 404);
-  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, Registration("n1", 2).dump()).status, 200);
+  ASSERT_EQ(daemon.Post("/v1/agents/register", agent, AgentRegistration("n1", 2).dump()).status,
+            200);
   ASSERT_TRUE(WaitFor([&] {
     desired = heartbeat().body["tasks"];
     return desired.size() == 1 && desired[0]["attempt"] == 3;

@@ -145,4 +145,20 @@ inline std::string JobBody(int tasks, int devices, int runtime_s, const std::str
   return Json{{"apiVersion", "headroom/v1"}, {"kind", "Job"}, {"spec", spec}}.dump();
 }
 
+// An agent's registration body for `node`: `devices` H100s with indices 0.. and UUIDs
+// GPU-0.., ready, at 10.0.0.11.
+inline Json AgentRegistration(const std::string& node, int devices) {
+  Json list = Json::array();
+  for (int i = 0; i < devices; ++i) {
+    list.push_back({{"index", i},
+                    {"uuid", "GPU-" + std::to_string(i)},
+                    {"model", "H100"},
+                    {"memory_mib", 81559},
+                    {"clique_id", nullptr}});
+  }
+  return {{"node", node},          {"cpu_milli", 64000},      {"memory_mib", 524288},
+          {"ready", true},         {"readiness_message", ""}, {"devices", list},
+          {"address", "10.0.0.11"}};
+}
+
 }  // namespace headroom::control::testing

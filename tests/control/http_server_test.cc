@@ -143,13 +143,17 @@ TEST_F(HttpServerTest, DeclaredBodyOverTheLimitGets413BeforeItIsSent) {
   EXPECT_EQ(echoed_.load(), 0);
 }
 
+// The head of a chunked POST /echo, and one 16 KiB chunk of its body.
+constexpr const char* kChunkedEchoHead =
+    "POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
+    "Transfer-Encoding: chunked\r\n\r\n";
+std::string Chunk16KiB() { return "4000\r\n" + std::string(0x4000, 'a') + "\r\n"; }
+
 TEST_F(HttpServerTest, ChunkedBodyOverTheLimitClosesTheConnection) {
   Start(HttpServerOptions{.max_body_bytes = 64 << 10});
   RawConnection connection(port());
-  ASSERT_TRUE(
-      connection.Send("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
-                      "Transfer-Encoding: chunked\r\n\r\n"));
-  const std::string chunk = "4000\r\n" + std::string(0x4000, 'a') + "\r\n";
+  ASSERT_TRUE(connection.Send(kChunkedEchoHead));
+  const std::string chunk = Chunk16KiB();
   size_t sent = 0;
   // An endless body: the server must stop it, not hold it.
   while (sent < (64u << 20) && connection.Send(chunk)) sent += 0x4000;
@@ -162,10 +166,8 @@ TEST_F(HttpServerTest, ChunkedBodyOverTheLimitClosesTheConnection) {
 TEST_F(HttpServerTest, ChunkedBodyOverTheLimitThatEndsGets413) {
   Start(HttpServerOptions{.max_body_bytes = 64 << 10});
   RawConnection connection(port());
-  ASSERT_TRUE(
-      connection.Send("POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n"
-                      "Transfer-Encoding: chunked\r\n\r\n"));
-  const std::string chunk = "4000\r\n" + std::string(0x4000, 'a') + "\r\n";
+  ASSERT_TRUE(connection.Send(kChunkedEchoHead));
+  const std::string chunk = Chunk16KiB();
   for (int i = 0; i < 8; ++i) ASSERT_TRUE(connection.Send(chunk));
   ASSERT_TRUE(connection.Send("0\r\n\r\n"));
   EXPECT_EQ(RawConnection::Status(connection.ReadResponse()), 413);
