@@ -223,6 +223,7 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
       const TimeUs silent_us = wall - status.last_heartbeat_us;
       if (status.health == NodeHealth::kUp && silent_us > options_.grace_us) {
         status.health = NodeHealth::kUnknown;
+        ++state_.node_gates_version;
         events_.Append(
             LoggedEvent{.time_us = wall,
                         .type = "node_unknown",
@@ -231,6 +232,7 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
                                                UsToSeconds(silent_us))});
       } else if (status.health == NodeHealth::kUnknown && silent_us > 2 * options_.grace_us) {
         status.health = NodeHealth::kDown;
+        ++state_.node_gates_version;
         report.lost_nodes.push_back(name);
         events_.Append(LoggedEvent{.time_us = wall,
                                    .type = "node_unknown",

@@ -164,6 +164,7 @@ ApiResult<Reply> Register(ApiContext& context, const HttpRequest& request) {
     status.ready = *ready;
     status.readiness_message = *message;
     status.last_heartbeat_us = now;
+    ++context.state.node_gates_version;
     status.abandoned_attempts = RunningAttemptsOn(context.state, *name);
     abandoned = !status.abandoned_attempts.empty();
   }
@@ -219,7 +220,10 @@ ApiResult<std::vector<DeviceTelemetry>> ParseTelemetry(const Json& body) {
   return telemetry;
 }
 
-ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request) {
+// Heartbeats are answered on the event thread (12,500 agents send 1,250 a second, and a hand-off
+// to the pool and back cost more than the handler), unless the state's lock is held: the loop
+// may hold it for a second while it rebuilds, and the event thread must keep serving /healthz.
+ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool& run_on_pool) {
   const std::string name = request.matches[1];
   auto principal = AuthenticateAgent(context, request, name);
   if (!principal) return tl::unexpected(principal.error());
@@ -267,7 +271,13 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request) {
   std::vector<DesiredTask> tasks;
   bool ready_changed = false;
   {
-    std::lock_guard lock(context.state.mu);
+    std::unique_lock lock(context.state.mu, std::defer_lock);
+    if (!request.on_event_thread) {
+      lock.lock();
+    } else if (!lock.try_lock()) {
+      run_on_pool = true;
+      return Reply{};
+    }
     auto it = context.state.nodes.find(name);
     if (it == context.state.nodes.end() || !it->second.record.registered) {
       return Fail(404, "node {} is not registered; POST /v1/agents/register first",
@@ -280,6 +290,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request) {
                   QuoteExcerpt(name));
     }
     ready_changed = status.ready != *ready || status.health != NodeHealth::kUp;
+    if (ready_changed) ++context.state.node_gates_version;
     status.health = NodeHealth::kUp;
     status.ready = *ready;
     status.readiness_message = *message;
@@ -318,10 +329,12 @@ void RegisterAgentRoutes(Router& server, ApiContext& context) {
               [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Register(context, request); });
               });
-  server.Post(R"(/v1/agents/([^/]+)/heartbeat)",
-              [&context](const HttpRequest& request, HttpResponse& response) {
-                Respond(response, [&] { return Heartbeat(context, request); });
-              });
+  server.Post(
+      "/v1/agents/{}/heartbeat",
+      [&context](const HttpRequest& request, HttpResponse& response) {
+        Respond(response, [&] { return Heartbeat(context, request, response.run_on_pool); });
+      },
+      RouteAccess::kToken, RouteRunner::kInline);
 }
 
 }  // namespace headroom::control

@@ -319,18 +319,17 @@ void RegisterJobRoutes(Router& server, ApiContext& context) {
   server.Get("/v1/jobs", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return List(context, request); });
   });
-  server.Get(R"(/v1/jobs/([^/]+))", [&context](const HttpRequest& request, HttpResponse& response) {
+  server.Get("/v1/jobs/{}", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return Get(context, request); });
   });
-  server.Post(R"(/v1/jobs/([^/]+)/cancel)",
-              [&context](const HttpRequest& request, HttpResponse& response) {
-                Respond(response, [&] { return Cancel(context, request); });
-              });
-  server.Post(R"(/v1/services/([^/]+)/cancel)",
+  server.Post("/v1/jobs/{}/cancel", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return Cancel(context, request); });
+  });
+  server.Post("/v1/services/{}/cancel",
               [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return CancelService(context, request); });
               });
-  server.Post(R"(/v1/services/([^/]+)/scale)",
+  server.Post("/v1/services/{}/scale",
               [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return ScaleService(context, request); });
               });

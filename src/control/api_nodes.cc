@@ -226,11 +226,10 @@ void RegisterNodeRoutes(Router& server, ApiContext& context) {
   server.Get("/v1/nodes", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return Nodes(context, request); });
   });
-  server.Post(R"(/v1/nodes/([^/]+)/drain)",
-              [&context](const HttpRequest& request, HttpResponse& response) {
-                Respond(response, [&] { return Drain(context, request, true); });
-              });
-  server.Post(R"(/v1/nodes/([^/]+)/undrain)",
+  server.Post("/v1/nodes/{}/drain", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return Drain(context, request, true); });
+  });
+  server.Post("/v1/nodes/{}/undrain",
               [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Drain(context, request, false); });
               });

@@ -81,6 +81,9 @@ struct DaemonState {
   PendingAdmission admission;
   std::map<uint64_t, ServiceRecord> services;
   std::map<std::string, NodeStatus> nodes;
+  // Bumped whenever a node's drained, ready or health changes, so that the loop looks for
+  // changes to apply to the engine only then, not at every step over 12,500 nodes.
+  uint64_t node_gates_version = 0;
   std::shared_ptr<const Topology> topology;
   std::deque<SeriesPoint> series;
   uint64_t next_job_id = 1;

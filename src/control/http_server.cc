@@ -128,25 +128,62 @@ std::string HttpRequest::get_param_value(const std::string& name) const {
   return Get(params, name);
 }
 
+namespace {
+
+// "/a/{}/b" -> {"a", "{}", "b"}; "/" -> {""}.
+std::vector<std::string> Segments(std::string_view path) {
+  HR_CHECK(!path.empty() && path.front() == '/');
+  std::vector<std::string> segments;
+  size_t begin = 1;
+  while (true) {
+    const size_t end = path.find('/', begin);
+    segments.emplace_back(path.substr(begin, end - begin));
+    if (end == std::string_view::npos) return segments;
+    begin = end + 1;
+  }
+}
+
+}  // namespace
+
 void Router::Get(const std::string& pattern, HttpHandler handler, RouteAccess access,
                  RouteRunner runner) {
-  routes_.push_back(Route{"GET", std::regex(pattern), std::move(handler), access, runner});
+  routes_.push_back(Route{"GET", Segments(pattern), std::move(handler), access, runner});
 }
 
 void Router::Post(const std::string& pattern, HttpHandler handler, RouteAccess access,
                   RouteRunner runner) {
-  routes_.push_back(Route{"POST", std::regex(pattern), std::move(handler), access, runner});
+  routes_.push_back(Route{"POST", Segments(pattern), std::move(handler), access, runner});
 }
 
 const Router::Route* Router::Find(const std::string& method, const std::string& path,
                                   std::vector<std::string>& matches) const {
+  if (path.empty() || path.front() != '/') return nullptr;
+  const std::string_view rest = std::string_view(path).substr(1);
   for (const Route& route : routes_) {
     if (route.method != method) continue;
-    std::smatch match;
-    if (!std::regex_match(path, match, route.pattern)) continue;
-    matches.assign(match.begin(), match.end());
-    return &route;
+    matches.assign(1, path);
+    size_t begin = 0;
+    bool matched = true;
+    for (size_t i = 0; i < route.segments.size() && matched; ++i) {
+      const size_t end = rest.find('/', begin);
+      const bool last = i + 1 == route.segments.size();
+      // The pattern's last segment must end the path; any other must not.
+      if (last != (end == std::string_view::npos)) {
+        matched = false;
+        break;
+      }
+      const std::string_view segment = rest.substr(begin, end - begin);
+      if (route.segments[i] == "{}") {
+        matched = !segment.empty();
+        matches.emplace_back(segment);
+      } else {
+        matched = segment == route.segments[i];
+      }
+      begin = end + 1;
+    }
+    if (matched) return &route;
   }
+  matches.clear();
   return nullptr;
 }
 
@@ -330,8 +367,10 @@ void Run(const Router::Route& route, HttpRequest& request, HttpResponse& respons
 int HttpServer::Dispatch(MHD_Connection* connection, Exchange& exchange) {
   if (exchange.ready) return Queue(connection, exchange.response);
   if (exchange.route->runner == RouteRunner::kInline) {
+    exchange.request.on_event_thread = true;
     Run(*exchange.route, exchange.request, exchange.response);
-    return Queue(connection, exchange.response);
+    exchange.request.on_event_thread = false;
+    if (!exchange.response.run_on_pool) return Queue(connection, exchange.response);
   }
   RunOnPool(connection, exchange);
   return MHD_YES;

@@ -12,8 +12,9 @@
 //     the Authorization header, both decided before a byte of the body is held.
 //     A rejected request's body is read and dropped (so that a client still sending gets the
 //     answer, not a reset) up to max_discard_bytes; past that the connection closes.
-//  4. Inline routes (cheap, no locks held long) answer on the event thread; others run on the
-//     pool, and get 503 at once when its queue is full.
+//  4. Inline routes (cheap, no locks held long) answer on the event thread unless their handler
+//     asks for the pool (HttpResponse::run_on_pool); others run on the pool, and get 503 at
+//     once when its queue is full.
 //  5. A handler may park its request as a long-poll: it is run again with
 //     `long_poll_final` set when `latest_seq` passes the request's cursor or its wait ends;
 //     parked requests hold no thread, and at most max_long_polls_per_token per Authorization
@@ -32,7 +33,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,6 +54,9 @@ struct HttpRequest {
   std::vector<std::string> matches;            // [0] the path, then the route's groups.
   // A parked long-poll run for the last time: answer with whatever there is.
   bool long_poll_final = false;
+  // An inline route's handler runs on the event thread first; there it must not wait on a lock
+  // that may be held long, and may ask to be run again on the pool instead (HttpResponse).
+  bool on_event_thread = false;
 
   bool has_header(const std::string& name) const;
   std::string get_header_value(const std::string& name) const;  // "" when absent.
@@ -73,6 +76,9 @@ struct HttpResponse {
   std::string body;
   std::string content_type = "application/json";
   std::optional<LongPoll> long_poll;
+  // Set by an inline route's handler on the event thread: discard this response and run the
+  // handler again on the pool (it would have waited).
+  bool run_on_pool = false;
 
   void set_content(std::string content, const std::string& type) {
     body = std::move(content);
@@ -85,7 +91,9 @@ using HttpHandler = std::function<void(const HttpRequest&, HttpResponse&)>;
 enum class RouteAccess { kToken, kPublic };
 enum class RouteRunner { kPool, kInline };
 
-// Routes matched in registration order; a pattern must match the whole path.
+// Routes matched in registration order; a pattern must match the whole path. A pattern is a
+// path whose segments are literal or `{}`, which matches one non-empty segment and is passed to
+// the handler in `matches` (no regular expressions: they cost more than a heartbeat's handler).
 class Router {
  public:
   void Get(const std::string& pattern, HttpHandler handler,
@@ -95,7 +103,7 @@ class Router {
 
   struct Route {
     std::string method;
-    std::regex pattern;
+    std::vector<std::string> segments;  // After the leading '/'; "{}" matches any one.
     HttpHandler handler;
     RouteAccess access;
     RouteRunner runner;

@@ -310,6 +310,7 @@ void LiveLoop::Rebuild(TimeUs now) {
   }
   engine_ = std::make_unique<engine::Engine>(*cluster_, options_.policy);
   drained_in_engine_.assign(cluster_->nodes().size(), 0);
+  synced_gates_version_.reset();
   std::vector<uint32_t> used_milli(cluster_->devices().size(), 0);
   std::vector<int64_t> used_cpu(cluster_->nodes().size(), 0);
   std::vector<int64_t> used_memory(cluster_->nodes().size(), 0);
@@ -453,6 +454,8 @@ void LiveLoop::SyncDrains() {
   std::vector<engine::Event> changes;
   {
     std::lock_guard lock(state_.mu);
+    if (synced_gates_version_ == state_.node_gates_version) return;
+    synced_gates_version_ = state_.node_gates_version;
     for (const model::Node& node : cluster_->nodes()) {
       const NodeStatus* status = status_of_node_[node.id.value()];
       const bool blocked = status == nullptr || status->record.drained || !status->ready ||
@@ -602,6 +605,7 @@ ApiResult<NodeRecord> LiveLoop::SetDrain(const std::string& name, bool drained,
     {
       std::lock_guard lock(state_.mu);
       state_.nodes[name].record = node;
+      ++state_.node_gates_version;
     }
     Log(drained ? "node_drained" : "node_undrained", std::nullopt, name,
         drained ? fmt::format("node {} drained: {}", name, reason)

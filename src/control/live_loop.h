@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -165,6 +166,8 @@ class LiveLoop {
   std::vector<uint64_t> daemon_of_engine_;
   std::unordered_map<uint64_t, JobId> engine_of_daemon_;
   std::vector<uint8_t> drained_in_engine_;  // By NodeId.
+  // state_.node_gates_version when drained_in_engine_ was last brought up to date.
+  std::optional<uint64_t> synced_gates_version_;
   // By NodeId: the node's entry in state_.nodes (nullptr: none); read under state_.mu.
   std::vector<const NodeStatus*> status_of_node_;
   std::vector<engine::Event> events_;  // For the next step.

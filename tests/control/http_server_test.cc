@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "testing/raw_http.h"
@@ -38,6 +40,18 @@ class HttpServerTest : public ::testing::Test {
       cv_.wait(lock, [&] { return released_; });
       r.set_content("released", "text/plain");
     });
+    // Inline; says where it ran and what the `{}` matched; ?pool asks for the pool.
+    router.Get(
+        "/where/{}",
+        [](const HttpRequest& request, HttpResponse& r) {
+          if (request.on_event_thread && request.has_param("pool")) {
+            r.run_on_pool = true;
+            return;
+          }
+          r.set_content((request.on_event_thread ? "event:" : "pool:") + request.matches[1],
+                        "text/plain");
+        },
+        RouteAccess::kPublic, RouteRunner::kInline);
     router.Get("/poll", [](const HttpRequest& request, HttpResponse& r) {
       if (!request.long_poll_final) {
         r.long_poll = LongPoll{0, std::chrono::seconds(20)};
@@ -125,6 +139,47 @@ TEST_F(HttpServerTest, AnswersAndRoutesWithTheTokenChecked) {
             200);
   EXPECT_EQ(Status("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"), 404);
   EXPECT_EQ(Status("GET /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"), 404);
+}
+
+TEST(RouterTest, MatchesLiteralSegmentsAndOneSegmentPerPlaceholder) {
+  Router router;
+  const HttpHandler none = [](const HttpRequest&, HttpResponse&) {};
+  router.Get("/", none);
+  router.Get("/v1/jobs", none);
+  router.Get("/v1/jobs/{}", none);
+  router.Post("/v1/jobs/{}/cancel", none);
+  std::vector<std::string> matches;
+  auto found = [&](const std::string& method, const std::string& path) {
+    const Router::Route* route = router.Find(method, path, matches);
+    return route == nullptr
+               ? std::string("none")
+               : route->method + " /" + fmt::format("{}", fmt::join(route->segments, "/"));
+  };
+  EXPECT_EQ(found("GET", "/"), "GET /");
+  EXPECT_EQ(found("GET", "/v1/jobs"), "GET /v1/jobs");
+  EXPECT_EQ(found("GET", "/v1/jobs/42"), "GET /v1/jobs/{}");
+  EXPECT_EQ(matches, (std::vector<std::string>{"/v1/jobs/42", "42"}));
+  EXPECT_EQ(found("POST", "/v1/jobs/a.b-c/cancel"), "POST /v1/jobs/{}/cancel");
+  EXPECT_EQ(matches, (std::vector<std::string>{"/v1/jobs/a.b-c/cancel", "a.b-c"}));
+  // A placeholder is one non-empty segment; the whole path must match; methods are exact.
+  for (const std::string path : {"/v1/jobs/", "/v1/jobs//cancel", "/v1/jobs/1/2", "/v1/job",
+                                 "/v1/jobs/1/cancel/", "//v1/jobs", "v1/jobs", ""}) {
+    EXPECT_EQ(found("GET", path), "none") << path;
+    EXPECT_TRUE(matches.empty()) << path;
+  }
+  EXPECT_EQ(found("POST", "/v1/jobs"), "none");
+  EXPECT_EQ(found("GET", "/v1/jobs/1/cancel"), "none");
+}
+
+TEST_F(HttpServerTest, InlineRouteRunsOnTheEventThreadUnlessItAsksForThePool) {
+  Start();
+  RawConnection connection(port());
+  ASSERT_TRUE(connection.Send("GET /where/a1 HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_NE(connection.ReadResponse().find("event:a1"), std::string::npos);
+  ASSERT_TRUE(connection.Send("GET /where/b2?pool=1 HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const std::string second = connection.ReadResponse();
+  EXPECT_EQ(RawConnection::Status(second), 200);
+  EXPECT_NE(second.find("pool:b2"), std::string::npos);
 }
 
 TEST_F(HttpServerTest, DeclaredBodyOverTheLimitGets413BeforeItIsSent) {
