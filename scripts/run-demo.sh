@@ -50,7 +50,7 @@ submit_all() {
   while IFS=, read -r name tenant tasks gpus share time runtime priority; do
     args=(--name "$name" --tenant "$tenant" --tasks "$tasks" --time "$time" --runtime "$runtime"
           --priority "$priority")
-    if [[ $share -gt 0 ]]; then args+=(--share "$share"); else args+=(--gpus "$gpus"); fi
+    if [[ $share -gt 0 ]]; then args+=(--share "$share"); else args+=(--gpus-per-task "$gpus"); fi
     "$bin/headroom" submit "${args[@]}" -- sleep 1 > /dev/null
     sleep 0.25
   done < <(tail -n +2 configs/demo-workload.csv)

@@ -1,9 +1,15 @@
 // Routes: jobs, services and tokens (docs/api.md "Jobs", "Authentication and roles").
 #include <algorithm>
+#include <memory>
+#include <optional>
+#include <tuple>
+
+#include <fmt/ranges.h>
 
 #include "control/api_routes.h"
 #include "control/job_spec.h"
 #include "control/names.h"
+#include "model/job_topology.h"
 
 namespace headroom::control {
 namespace {
@@ -27,6 +33,40 @@ ApiResult<void> CheckTenant(const Principal& principal, const std::string& tenan
   return {};
 }
 
+// The spec's topology levels against the cluster's, where the daemon has one: a level it lacks
+// would leave the job pending for good. (Before any node is known, the engine explains it.)
+ApiResult<void> CheckTopologyLevels(ApiContext& context, const JobSpec& spec) {
+  if (spec.required_topology_level.empty() && spec.preferred_topology_level.empty()) return {};
+  std::shared_ptr<const Topology> topology;
+  {
+    std::lock_guard lock(context.state.mu);
+    topology = context.state.topology;
+  }
+  if (topology == nullptr || topology->cluster == nullptr) return {};
+  const model::Cluster& cluster = *topology->cluster;
+  std::optional<uint32_t> required;
+  std::optional<uint32_t> preferred;
+  for (const auto& [field, name, index] :
+       {std::tuple{"required", &spec.required_topology_level, &required},
+        std::tuple{"preferred", &spec.preferred_topology_level, &preferred}}) {
+    if (name->empty()) continue;
+    *index = model::LevelIndex(cluster, *name);
+    if (!*index) {
+      return Fail(400,
+                  "field 'spec.topology.{}': expected one of this cluster's levels ({}), got {}",
+                  field, fmt::join(cluster.level_names(), ", "), QuoteExcerpt(*name));
+    }
+  }
+  if (required && preferred && *preferred < *required) {
+    return Fail(400,
+                "field 'spec.topology.preferred': expected a level at or below the required "
+                "one ({}), got {}: the whole gang is inside one {} already",
+                QuoteExcerpt(spec.required_topology_level),
+                QuoteExcerpt(spec.preferred_topology_level), spec.required_topology_level);
+  }
+  return {};
+}
+
 ApiResult<Reply> Submit(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
@@ -43,6 +83,7 @@ ApiResult<Reply> Submit(ApiContext& context, const HttpRequest& request) {
                 "field 'spec.command': expected a non-empty list (the agents backend runs it on "
                 "the nodes), got nothing");
   }
+  if (auto ok = CheckTopologyLevels(context, *spec); !ok) return tl::unexpected(ok.error());
   if (principal->role == Role::kUser) {
     if (spec->tenant.empty()) spec->tenant = principal->tenant;
     if (auto ok = CheckTenant(*principal, spec->tenant); !ok) return tl::unexpected(ok.error());

@@ -222,9 +222,24 @@ tl::expected<void, Error> DevicesField(const YamlField& field, JobSpec& spec) {
   return {};
 }
 
+// topology: {required: LEVEL, preferred: LEVEL}; the names are checked against the cluster's
+// levels where the daemon knows them (api_jobs.cc), and the engine explains any it lacks.
+tl::expected<void, Error> TopologyField(const YamlField& field, JobSpec& spec) {
+  YAML_FIELD_TRY(map, field.Map({"required", "preferred"}));
+  if (const YamlField* required = map->Find("required")) {
+    YAML_FIELD_TRY(name, LabelField(*required, "a topology level name, e.g. rack"));
+    spec.required_topology_level = *name;
+  }
+  if (const YamlField* preferred = map->Find("preferred")) {
+    YAML_FIELD_TRY(name, LabelField(*preferred, "a topology level name, e.g. rack"));
+    spec.preferred_topology_level = *name;
+  }
+  return {};
+}
+
 tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
   YAML_FIELD_TRY(map, field.Map({"tenant", "priority", "tasks", "replicas", "timeLimit", "runtime",
-                                 "command", "env", "resources", "devices"}));
+                                 "command", "env", "resources", "devices", "topology"}));
   if (const YamlField* tenant = map->Find("tenant")) {
     YAML_FIELD_TRY(name, LabelField(*tenant, "a tenant name"));
     spec.tenant = *name;
@@ -283,6 +298,11 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
       YAML_FIELD_TRY(ok, DevicesField(*devices, spec));
     }
   }
+  if (const YamlField* topology = map->Find("topology")) {
+    if (!topology->IsNull()) {
+      YAML_FIELD_TRY(ok, TopologyField(*topology, spec));
+    }
+  }
   return {};
 }
 
@@ -312,7 +332,9 @@ bool operator==(const JobSpec& a, const JobSpec& b) {
          a.runtime_us == b.runtime_us && a.command == b.command && a.env == b.env &&
          a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
          a.request_name == b.request_name && a.devices == b.devices &&
-         a.share_milli == b.share_milli && a.selector.text() == b.selector.text();
+         a.share_milli == b.share_milli && a.selector.text() == b.selector.text() &&
+         a.required_topology_level == b.required_topology_level &&
+         a.preferred_topology_level == b.preferred_topology_level;
 }
 
 Result<TimeUs> ParseDuration(std::string_view text) {
@@ -445,6 +467,12 @@ std::string JobSpecToJson(const JobSpec& spec) {
     }
     s["devices"]["requests"] = nlohmann::ordered_json::array({request});
   }
+  if (!spec.required_topology_level.empty()) {
+    s["topology"]["required"] = spec.required_topology_level;
+  }
+  if (!spec.preferred_topology_level.empty()) {
+    s["topology"]["preferred"] = spec.preferred_topology_level;
+  }
   return out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
@@ -471,6 +499,8 @@ model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submi
   job.task.cpu_milli = spec.cpu_milli;
   job.task.memory_mib = spec.memory_mib;
   job.task.selector = spec.selector;
+  job.required_topology_level = spec.required_topology_level;
+  job.preferred_topology_level = spec.preferred_topology_level;
   return job;
 }
 

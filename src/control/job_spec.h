@@ -48,6 +48,9 @@ struct JobSpec {
   uint32_t devices = 0;                                  // Whole devices per task.
   uint32_t share_milli = model::kMilliPerDevice;         // < 1000: a share of one device.
   model::Selector selector;                              // The request's selectors, ANDed.
+  // spec.topology: fabric level names (model::Job has what they mean); empty = not stated.
+  std::string required_topology_level;
+  std::string preferred_topology_level;
 
   friend bool operator==(const JobSpec& a, const JobSpec& b);
 };

@@ -33,6 +33,7 @@ enum class Where : uint8_t {
   kSelectors,
   kSelector,
   kCel,
+  kTopology,
 };
 
 // The members the canonical form has, over all objects; a member belongs to one object.
@@ -62,6 +63,9 @@ enum class Field : uint8_t {
   kSelectors,
   kCel,
   kExpression,
+  kTopology,
+  kRequired,
+  kPreferred,
   kEnvValue,  // Any key of env.
   kNone,
 };
@@ -88,6 +92,9 @@ constexpr std::array kMembers = {
     Member{Where::kSpec, "env", Field::kEnv},
     Member{Where::kSpec, "resources", Field::kResources},
     Member{Where::kSpec, "devices", Field::kDevices},
+    Member{Where::kSpec, "topology", Field::kTopology},
+    Member{Where::kTopology, "required", Field::kRequired},
+    Member{Where::kTopology, "preferred", Field::kPreferred},
     Member{Where::kResources, "cpu", Field::kCpu},
     Member{Where::kResources, "memory", Field::kMemory},
     Member{Where::kDevices, "requests", Field::kRequests},
@@ -121,6 +128,8 @@ std::optional<Where> Opens(Field field) {
       return Where::kSelectors;
     case Field::kCel:
       return Where::kCel;
+    case Field::kTopology:
+      return Where::kTopology;
     default:
       return std::nullopt;
   }
@@ -132,7 +141,8 @@ bool IsList(Where where) {
 
 // What the canonical form holds, as read; checked once the document is complete.
 struct Read {
-  std::string api_version, kind, name, tenant, cpu, memory, request_name, device_class, expression;
+  std::string api_version, kind, name, tenant, cpu, memory, request_name, device_class, expression,
+      required_level, preferred_level;
   std::optional<int64_t> priority, tasks, replicas, time_limit_s, runtime_s, count, share;
   uint32_t present = 0;  // Bit per Field.
   int requests = 0;
@@ -263,6 +273,10 @@ class CanonicalReader {
         return &read_.device_class;
       case Field::kExpression:
         return &read_.expression;
+      case Field::kRequired:
+        return &read_.required_level;
+      case Field::kPreferred:
+        return &read_.preferred_level;
       case Field::kEnvValue:
         return &spec_.env.back().second;
       default:
@@ -360,6 +374,16 @@ bool Check(const Read& read, JobSpec& spec) {
   if (!cpu_milli || !memory_mib) return false;
   spec.cpu_milli = *cpu_milli;
   spec.memory_mib = *memory_mib;
+  // The writer writes topology only with a level in it, each a valid name.
+  if (Has(read, Field::kTopology)) {
+    if (!Has(read, Field::kRequired) && !Has(read, Field::kPreferred)) return false;
+    for (const auto& [field, level] : {std::pair{Field::kRequired, &read.required_level},
+                                       std::pair{Field::kPreferred, &read.preferred_level}}) {
+      if (Has(read, field) && !IsValidName(*level, NameKind::kLabel)) return false;
+    }
+    spec.required_topology_level = read.required_level;
+    spec.preferred_topology_level = read.preferred_level;
+  }
   if (!Has(read, Field::kDevices)) return true;
   // The writer writes devices only with one request for whole or shared GPUs.
   if (read.requests != 1 || read.device_class != "gpu" ||

@@ -61,8 +61,8 @@ class ClientAgainstDaemon : public ::testing::Test {
 
 TEST_F(ClientAgainstDaemon, SubmitQueueCancel) {
   // Fills the cluster (4 nodes × 8) so the second job has to wait.
-  const CommandOutcome big = Run({"submit", "--gpus", "8", "--tasks", "4", "--time", "2h", "--name",
-                                  "fill", "--", "sleep", "7200"});
+  const CommandOutcome big = Run({"submit", "--gpus-per-task", "8", "--ntasks", "4", "--time", "2h",
+                                  "--name", "fill", "--", "sleep", "7200"});
   ASSERT_EQ(big.status, 0) << big.err;
   const int64_t fill_id = std::stoll(big.out);
   const CommandOutcome waiting =

@@ -3,6 +3,8 @@
 // --gpu-type becomes a selector, bad combinations exit 2 with one line naming the flag.
 #include <fstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -22,9 +24,9 @@ json DryRun(const std::vector<std::string>& flags) {
 }
 
 TEST(ClientSubmitFlags, FullFlagSetBecomesTheExactSpec) {
-  const json spec = DryRun({"--gpus",     "8",
+  const json spec = DryRun({"--gpus",     "32",
                             "--gpu-type", "H100",
-                            "--tasks",    "4",
+                            "--ntasks",   "4",
                             "--time",     "2h",
                             "--priority", "10",
                             "--tenant",   "team-a",
@@ -62,7 +64,46 @@ TEST(ClientSubmitFlags, ShareAsksForOneDeviceWithAShare) {
   EXPECT_EQ(request["count"], 1);
   EXPECT_EQ(request["share"], 250);
   EXPECT_EQ(spec["spec"]["timeLimit"], 1800);
-  EXPECT_EQ(spec["spec"]["tasks"], 2);  // --nodes is an alias of --tasks
+  EXPECT_EQ(spec["spec"]["tasks"], 2);  // A task per node.
+}
+
+// sbatch's meanings: -G is the job's total, -N nodes with a task each, -n tasks.
+TEST(ClientSubmitFlags, GpuFlagsSplitIntoTasksAsSbatchDoes) {
+  struct Case {
+    std::vector<std::string> flags;
+    int tasks;
+    int gpus_per_task;
+  };
+  const std::vector<Case> cases = {
+      {{"-G", "64", "--gpus-per-node", "8"}, 8, 8},
+      {{"-N", "4", "--gpus-per-node", "8"}, 4, 8},
+      {{"-n", "16", "--gpus-per-task", "1"}, 16, 1},
+      {{"-G", "16", "-N", "2"}, 2, 8},
+      {{"-G", "12", "-n", "3"}, 3, 4},
+      {{"-G", "64", "-N", "8", "--gpus-per-node", "8"}, 8, 8},
+      {{"-G", "1"}, 1, 1},
+      {{"--gpus-per-task", "4"}, 1, 4},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> flags = c.flags;
+    flags.insert(flags.end(), {"--time", "1h", "--name", "g"});
+    const json spec = DryRun(flags);
+    EXPECT_EQ(spec["spec"]["tasks"], c.tasks) << fmt::format("{}", fmt::join(c.flags, " "));
+    EXPECT_EQ(spec["spec"]["devices"]["requests"][0]["count"], c.gpus_per_task)
+        << fmt::format("{}", fmt::join(c.flags, " "));
+  }
+  const json cpu_only = DryRun({"-N", "3", "--time", "1h", "--name", "c"});
+  EXPECT_EQ(cpu_only["spec"]["tasks"], 3);
+  EXPECT_FALSE(cpu_only["spec"].contains("devices"));
+}
+
+TEST(ClientSubmitFlags, TopologyLevelsBecomeTheSpecsTopology) {
+  const json spec = DryRun({"-N", "8", "--gpus-per-node", "8", "--topology-required", "rack",
+                            "--topology-preferred", "nvlink", "--time", "1h", "--name", "t"});
+  EXPECT_EQ(spec["spec"]["topology"],
+            json::parse(R"({"required": "rack", "preferred": "nvlink"})"));
+  const json plain = DryRun({"-N", "2", "--time", "1h", "--name", "p"});
+  EXPECT_FALSE(plain["spec"].contains("topology"));
 }
 
 TEST(ClientSubmitFlags, SlurmDurationForms) {
@@ -100,7 +141,13 @@ TEST(ClientSubmitFlags, BadFlagsExitTwoWithOneLineNamingTheFlag) {
       {{"--gpus", "1"}, "--time is required"},
       {{"--time", "2 hours"}, "--time: duration '2 hours'"},
       {{"--time", "1h", "--mem", "lots"}, "--mem: memory 'lots'"},
-      {{"--time", "1h", "--gpus", "2", "--share", "500"}, "--share needs --gpus 1"},
+      {{"--time", "1h", "--gpus-per-task", "2", "--share", "500"}, "--share is a part of one GPU"},
+      {{"--time", "1h", "-n", "16", "-N", "2"}, "one task per node when -N is given"},
+      {{"--time", "1h", "-G", "10", "-N", "4"}, "-G 10 does not divide evenly over 4 task(s)"},
+      {{"--time", "1h", "-G", "64", "-N", "4", "--gpus-per-node", "8"}, "-G 64 is not 4 task(s)"},
+      {{"--time", "1h", "-G", "12", "--gpus-per-node", "8"}, "-G 12 is not a whole number"},
+      {{"--time", "1h", "--gpus-per-task", "1", "--gpus-per-node", "8"}, "exclude each other"},
+      {{"--time", "1h", "-N", "0"}, "--nodes: expected an integer >= 1"},
       {{"--time", "1h", "--share", "1000"}, "--share: expected milli"},
       {{"--time", "1h", "--gpu-type", "H100"}, "--gpu-type needs --gpus"},
       {{"--time", "1h", "--env", "NOEQUALS"}, "--env 'NOEQUALS': expected KEY=VALUE"},

@@ -145,16 +145,30 @@ TEST_F(ClientVerbs, ServicesTable) {
 TEST_F(ClientVerbs, SubmitPostsTheSpecAndPrintsTheId) {
   api_.Answer("POST", "/v1/jobs", {201, R"({"id": 42, "state": "pending"})"});
   const CommandOutcome run =
-      Run({"submit", "--gpus", "2", "--time", "1h", "--name", "x", "--", "sleep", "60"});
+      Run({"submit", "--gpus-per-task", "2", "--time", "1h", "--name", "x", "--", "sleep", "60"});
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out, "42\n");
-  const CommandOutcome dry = RunHeadroom(
-      {"submit", "--dry-run", "--gpus", "2", "--time", "1h", "--name", "x", "--", "sleep", "60"});
+  const CommandOutcome dry = RunHeadroom({"submit", "--dry-run", "--gpus-per-task", "2", "--time",
+                                          "1h", "--name", "x", "--", "sleep", "60"});
   const auto requests = api_.Requests();
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(requests[0].method, "POST");
   EXPECT_EQ(requests[0].content_type, "application/json");
   EXPECT_EQ(json::parse(requests[0].body), json::parse(dry.out));
+
+  // -G alone above 1 asks the daemon how large its nodes are, and fills them.
+  api_.Answer("GET", "/v1/nodes",
+              {200, R"({"nodes": [{"name": "n1", "devices": 4}, {"name": "n2", "devices": 8}]})"});
+  const CommandOutcome whole_nodes =
+      Run({"submit", "-G", "32", "--time", "1h", "--name", "big", "--", "sleep", "60"});
+  ASSERT_EQ(whole_nodes.status, 0) << whole_nodes.err;
+  const json big = json::parse(api_.Requests().back().body);
+  EXPECT_EQ(big["spec"]["tasks"], 4);
+  EXPECT_EQ(big["spec"]["devices"]["requests"][0]["count"], 8);
+  const CommandOutcome ragged = Run({"submit", "-G", "12", "--time", "1h", "--name", "r"});
+  EXPECT_EQ(ragged.status, 2);
+  EXPECT_NE(ragged.err.find("-G 12 is not a whole number of 8-GPU nodes"), std::string::npos)
+      << ragged.err;
 
   const CommandOutcome as_json = Run({"submit", "--time", "1h", "--name", "y", "--json"});
   ASSERT_EQ(as_json.status, 0) << as_json.err;

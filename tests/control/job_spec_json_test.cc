@@ -56,6 +56,9 @@ rc::Gen<JobSpec> ArbitrarySpec() {
             "model == \"H100\"", "memory_gib >= 80", "model == \"A100\" && memory_gib >= 40"));
       }
     }
+    const auto level = [] { return *rc::gen::element<std::string>("", "rack", "nvlink", "pod-1"); };
+    spec.required_topology_level = level();
+    spec.preferred_topology_level = level();
     return spec;
   });
 }

@@ -29,6 +29,9 @@ spec:
       count: 8
       selectors:
       - cel: {expression: 'model == "H100"'}
+  topology:
+    required: rack
+    preferred: nvlink
 )";
 
 TEST(ControlJobSpec, ParsesTheDocumentedExample) {
@@ -51,6 +54,24 @@ TEST(ControlJobSpec, ParsesTheDocumentedExample) {
   EXPECT_EQ(job.task_count, 4u);
   EXPECT_EQ(job.total_milli(), 32'000u);
   EXPECT_EQ(job.runtime_estimate_us, spec->time_limit_us);
+  EXPECT_EQ(job.required_topology_level, "rack");
+  EXPECT_EQ(job.preferred_topology_level, "nvlink");
+}
+
+TEST(ControlJobSpec, TopologyLevelsAreNamesInAMap) {
+  auto bad_name = ParseJobSpec("spec:\n  timeLimit: 1h\n  topology:\n    required: [rack]\n");
+  ASSERT_FALSE(bad_name.has_value());
+  EXPECT_NE(bad_name.error().message.find("request body:4: field 'spec.topology.required'"),
+            std::string::npos)
+      << bad_name.error().message;
+  auto unknown = ParseJobSpec("spec:\n  timeLimit: 1h\n  topology: {segment: 4}\n");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().message.find("'spec.topology.segment'"), std::string::npos)
+      << unknown.error().message;
+  auto none = ParseJobSpec("spec:\n  timeLimit: 1h\n  topology: {}\n");
+  ASSERT_TRUE(none.has_value()) << none.error().message;
+  EXPECT_TRUE(none->required_topology_level.empty());
+  EXPECT_EQ(JobSpecToJson(*none).find("topology"), std::string::npos);
 }
 
 TEST(ControlJobSpec, CanonicalJsonReadsBackEqual) {

@@ -219,6 +219,53 @@ TEST(DaemonSimulated, WaitingJobSaysWhy) {
             200);  // Idempotent.
 }
 
+// spec.topology through the API: a gang that requires one rack waits while no rack has room
+// (though two nodes in two racks do), starts inside one rack once it has; level names the
+// cluster lacks are refused with the levels it has.
+TEST(DaemonSimulated, RequiredTopologyLevelKeepsTheGangInOneRack) {
+  TestDaemon daemon(TestDaemon::Simulated());
+  const auto gang = [](const std::string& topology) {
+    return "spec:\n  tasks: 2\n  timeLimit: 1h\n  command: [\"true\"]\n"
+           "  devices: {requests: [{count: 4}]}\n  topology: " +
+           topology + "\n";
+  };
+  for (const char* node : {"rack0-n0", "rack1-n0"}) {
+    ASSERT_EQ(daemon
+                  .Post(std::string("/v1/nodes/") + node + "/drain", daemon.admin(),
+                        R"({"reason":"maintenance"})")
+                  .status,
+              200);
+  }
+  const auto submitted =
+      daemon.Post("/v1/jobs", daemon.admin(), gang("{required: rack}"), "application/yaml");
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  const uint64_t id = submitted.body["id"];
+  Json job;
+  ASSERT_TRUE(WaitFor([&] {
+    job = daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
+    return job["pending_reason"].is_object();
+  })) << job.dump();
+  EXPECT_EQ(job["state"], "pending");
+  ASSERT_EQ(daemon.Post("/v1/nodes/rack0-n0/undrain", daemon.admin(), "{}").status, 200);
+  ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, id) == "running"; }));
+  job = daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
+  std::set<std::string> nodes;
+  for (const Json& task : job["placement"]) nodes.insert(task["node"]);
+  EXPECT_EQ(nodes, (std::set<std::string>{"rack0-n0", "rack0-n1"})) << job.dump();
+
+  const auto unknown =
+      daemon.Post("/v1/jobs", daemon.admin(), gang("{required: pod}"), "application/yaml");
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_NE(unknown.body.dump().find("expected one of this cluster's levels (cluster, rack)"),
+            std::string::npos)
+      << unknown.body.dump();
+  const auto upside_down = daemon.Post(
+      "/v1/jobs", daemon.admin(), gang("{required: rack, preferred: cluster}"), "application/yaml");
+  EXPECT_EQ(upside_down.status, 400);
+  EXPECT_NE(upside_down.body.dump().find("spec.topology.preferred"), std::string::npos)
+      << upside_down.body.dump();
+}
+
 TEST(DaemonSimulated, RestartRecoversQueueRunningWorkAndDrains) {
   auto options = TestDaemon::Simulated();
   TestDaemon daemon(options);

@@ -45,7 +45,7 @@ TEST(PrometheusScrape, RealPrometheusSeesDevicesAndRunningJobs) {
   ASSERT_EQ(failure, "") << failure;
   for (const char* name : {"one", "two"}) {
     const CommandOutcome run = RunHeadroom(
-        {"submit", "--gpus", "8", "--time", "2h", "--name", name, "--", "sleep", "7200"},
+        {"submit", "--gpus-per-task", "8", "--time", "2h", "--name", name, "--", "sleep", "7200"},
         daemon.ClientEnv());
     ASSERT_EQ(run.status, 0) << run.err;
   }

@@ -30,10 +30,10 @@ TEST(DashboardAgainstDaemon, ShowsRacksAndQueuedJobsAndScreenshots) {
   const auto env = daemon.ClientEnv();
 
   const std::vector<std::vector<std::string>> submissions = {
-      {"--gpus", "8", "--tasks", "6", "--time", "4h", "--name", "pretrain-70b"},
-      {"--gpus", "8", "--tasks", "4", "--time", "2h", "--name", "finetune-queued"},
+      {"--gpus-per-task", "8", "--ntasks", "6", "--time", "4h", "--name", "pretrain-70b"},
+      {"--gpus-per-task", "8", "--ntasks", "4", "--time", "2h", "--name", "finetune-queued"},
       {"--share", "500", "--time", "1h", "--name", "notebook-half"},
-      {"--gpus", "8", "--tasks", "8", "--time", "1h", "--name", "whole-floor-queued"},
+      {"--gpus-per-task", "8", "--ntasks", "8", "--time", "1h", "--name", "whole-floor-queued"},
   };
   for (const auto& flags : submissions) {
     std::vector<std::string> args = {"submit"};

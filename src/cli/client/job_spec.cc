@@ -103,22 +103,114 @@ Result<std::string> ParseMemory(std::string_view text) {
   return fmt::format("{}{}", *count, unit);
 }
 
+namespace {
+
+struct Gang {
+  int64_t tasks = 1;
+  int64_t devices_per_task = 0;
+};
+
+tl::unexpected<Error> Bad(std::string message) {
+  return tl::unexpected<Error>(Error{ErrorCode::kInvalidArgument, std::move(message)});
+}
+
+// sbatch's GPU flags as tasks × devices per task (job_spec.h).
+Result<Gang> GangOf(const SubmitFlags& f) {
+  for (const auto& [flag, value] :
+       {std::pair{"--ntasks", f.tasks}, std::pair{"--nodes", f.nodes}}) {
+    if (value && *value < 1) return Bad(fmt::format("{}: expected an integer >= 1", flag));
+  }
+  for (const auto& [flag, value] :
+       {std::pair{"--gpus", f.gpus}, std::pair{"--gpus-per-task", f.gpus_per_task},
+        std::pair{"--gpus-per-node", f.gpus_per_node}}) {
+    if (value && *value < 0) return Bad(fmt::format("{}: expected an integer >= 0", flag));
+  }
+  if (f.tasks && f.nodes && *f.tasks != *f.nodes) {
+    return Bad(fmt::format(
+        "-n {} with -N {}: headroom runs one task per node when -N is given (start the processes "
+        "within a node with a launcher such as torchrun --nproc-per-node); give -n or -N",
+        *f.tasks, *f.nodes));
+  }
+  if (f.gpus_per_task && f.gpus_per_node) {
+    return Bad("--gpus-per-task and --gpus-per-node exclude each other: a task runs on one node");
+  }
+  std::optional<int64_t> count = f.nodes ? f.nodes : f.tasks;
+  std::optional<int64_t> per = f.gpus_per_task ? f.gpus_per_task : f.gpus_per_node;
+  if (f.replicas) {
+    // A service's replica is one task; -G is its size, as it is per replica in a Deployment.
+    if (f.gpus && per && *f.gpus != *per) {
+      return Bad(
+          fmt::format("--replicas with -G {} and {} GPUs per task: give one", *f.gpus, *per));
+    }
+    return Gang{.tasks = 1, .devices_per_task = per.value_or(f.gpus.value_or(0))};
+  }
+  if (f.gpus) {
+    const int64_t total = *f.gpus;
+    if (per) {
+      if (count && *count * *per != total) {
+        return Bad(fmt::format("-G {} is not {} task(s) × {} GPUs", total, *count, *per));
+      }
+      if (!count) {
+        if (*per == 0 ? total != 0 : total % *per != 0) {
+          return Bad(fmt::format("-G {} is not a whole number of tasks of {} GPUs", total, *per));
+        }
+        count = *per == 0 ? 1 : total / *per;
+      }
+    } else if (count) {
+      if (total % *count != 0) {
+        return Bad(fmt::format("-G {} does not divide evenly over {} task(s); give --gpus-per-task",
+                               total, *count));
+      }
+      per = total / *count;
+    } else if (total == 1) {
+      count = 1;  // Every GPU node holds one: no need to ask how large nodes are.
+      per = 1;
+    } else if (total > 0) {
+      if (!f.node_gpus || *f.node_gpus < 1) {
+        return Bad(fmt::format(
+            "-G {}: give -N (nodes) or --gpus-per-node to say how the GPUs split into tasks (the "
+            "daemon knows no node with GPUs yet)",
+            total));
+      }
+      const int64_t node = *f.node_gpus;
+      if (total > node && total % node != 0) {
+        return Bad(
+            fmt::format("-G {} is not a whole number of {}-GPU nodes; give -N and --gpus-per-node",
+                        total, node));
+      }
+      count = total <= node ? 1 : total / node;
+      per = total <= node ? total : node;
+    }
+  }
+  if (f.gpus && *f.gpus == 0) per = 0;
+  return Gang{.tasks = count.value_or(1), .devices_per_task = per.value_or(0)};
+}
+
+}  // namespace
+
+bool NeedsNodeGpus(const SubmitFlags& flags) {
+  return flags.gpus && *flags.gpus > 1 && !flags.tasks && !flags.nodes && !flags.gpus_per_task &&
+         !flags.gpus_per_node && !flags.replicas;
+}
+
 Result<nlohmann::json> BuildJobSpec(const SubmitFlags& flags) {
-  const auto bad = [](std::string message) {
-    return tl::unexpected<Error>(Error{ErrorCode::kInvalidArgument, std::move(message)});
-  };
+  const auto bad = Bad;
   if (flags.time_limit.empty()) {
     return bad("--time is required (e.g. --time 2h); the scheduler plans with it");
   }
-  if (flags.tasks && flags.replicas) return bad("--tasks and --replicas exclude each other");
-  if (flags.tasks && *flags.tasks < 1) return bad("--tasks: expected an integer >= 1");
+  if ((flags.tasks || flags.nodes) && flags.replicas) {
+    return bad("--ntasks/--nodes and --replicas exclude each other");
+  }
   if (flags.replicas && *flags.replicas < 1) return bad("--replicas: expected an integer >= 1");
-  if (flags.gpus && *flags.gpus < 0) return bad("--gpus: expected an integer >= 0");
+  auto gang = GangOf(flags);
+  if (!gang) return tl::unexpected(gang.error());
   if (flags.share_milli) {
     if (*flags.share_milli < 1 || *flags.share_milli > 999) {
       return bad("--share: expected milli of one device in 1..999 (use --gpus for whole devices)");
     }
-    if (flags.gpus && *flags.gpus != 1) return bad("--share needs --gpus 1 (or no --gpus)");
+    if ((flags.gpus || flags.gpus_per_task || flags.gpus_per_node) && gang->devices_per_task != 1) {
+      return bad("--share is a part of one GPU per task: no other GPU count than 1 with it");
+    }
   }
   if (!flags.gpu_type.empty() && flags.gpu_type.find_first_of("\"\\") != std::string::npos) {
     return bad(fmt::format("--gpu-type '{}': a model name cannot contain quotes or backslashes",
@@ -131,7 +223,7 @@ Result<nlohmann::json> BuildJobSpec(const SubmitFlags& flags) {
   if (flags.replicas) {
     spec["replicas"] = *flags.replicas;
   } else {
-    spec["tasks"] = flags.tasks.value_or(1);
+    spec["tasks"] = gang->tasks;
   }
   const auto time_limit = ParseDurationSeconds(flags.time_limit);
   if (!time_limit) return bad("--time: " + time_limit.error().message);
@@ -171,7 +263,13 @@ Result<nlohmann::json> BuildJobSpec(const SubmitFlags& flags) {
   }
   if (!resources.empty()) spec["resources"] = std::move(resources);
 
-  const int64_t count = flags.share_milli ? 1 : flags.gpus.value_or(0);
+  if (!flags.topology_required.empty() || !flags.topology_preferred.empty()) {
+    nlohmann::json topology = nlohmann::json::object();
+    if (!flags.topology_required.empty()) topology["required"] = flags.topology_required;
+    if (!flags.topology_preferred.empty()) topology["preferred"] = flags.topology_preferred;
+    spec["topology"] = std::move(topology);
+  }
+  const int64_t count = flags.share_milli ? 1 : gang->devices_per_task;
   if (count > 0) {
     nlohmann::json request = {{"name", "gpus"}, {"deviceClassName", "gpu"}, {"count", count}};
     if (flags.share_milli) request["share"] = *flags.share_milli;

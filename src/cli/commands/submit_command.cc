@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -39,6 +40,23 @@ std::string ContentTypeOf(const std::string& text) {
   return first != std::string::npos && text[first] == '{' ? "application/json" : "application/yaml";
 }
 
+// Devices of the largest node the daemon knows (0: none), to split -G into whole nodes.
+Result<int64_t> LargestNodeGpus(const ConnectionOptions& connection) {
+  auto client = ApiClient::Create(connection);
+  if (!client) return tl::unexpected(client.error());
+  auto answer = client->Get("/v1/nodes");
+  if (!answer) return tl::unexpected(answer.error());
+  int64_t largest = 0;
+  if (answer->contains("nodes") && (*answer)["nodes"].is_array()) {
+    for (const auto& node : (*answer)["nodes"]) {
+      if (node.contains("devices") && node["devices"].is_number_integer()) {
+        largest = std::max(largest, node["devices"].get<int64_t>());
+      }
+    }
+  }
+  return largest;
+}
+
 }  // namespace
 
 std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection) {
@@ -48,10 +66,20 @@ std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection) {
       "submit", "Submit a job: sbatch-like flags and a command after --, or -f spec.yaml");
   command->add_option("-f,--file", options->spec_file, "Job spec file (YAML or JSON; - for stdin)");
   command->add_option("-J,--name", f.name, "Job name (default: the command's program name)");
-  command->add_option("-G,--gpus", f.gpus, "Whole GPUs per task");
+  command->add_option("-G,--gpus", f.gpus,
+                      "Whole GPUs of the whole job (64 on 8-GPU nodes: 8 tasks of 8); per "
+                      "replica with --replicas");
+  command->add_option("--gpus-per-task", f.gpus_per_task, "Whole GPUs per task");
+  command->add_option("--gpus-per-node", f.gpus_per_node,
+                      "Whole GPUs per node (headroom runs one task per node)");
   command->add_option("--gpu-type", f.gpu_type, "GPU model, e.g. H100 (selector model == \"...\")");
   command->add_option("--share", f.share_milli, "A fraction of one GPU, in milli (1..999)");
-  command->add_option("-n,--tasks,-N,--nodes", f.tasks, "Gang size: tasks that start together");
+  command->add_option("-n,--ntasks,--tasks", f.tasks, "Gang size: tasks that start together");
+  command->add_option("-N,--nodes", f.nodes, "Gang size in nodes: one task on each");
+  command->add_option("--topology-required", f.topology_required,
+                      "Start the whole gang inside one domain of this fabric level, or wait");
+  command->add_option("--topology-preferred", f.topology_preferred,
+                      "Prefer one domain of this fabric level, else the next level up");
   command->add_option("--replicas", f.replicas, "Submit a Service of this many replicas");
   command->add_option("-t,--time", f.time_limit, "Time limit: 2h, 90m, HH:MM:SS, D-HH:MM:SS");
   command->add_option("--runtime", f.runtime, "Simulated backend: how long the job really runs");
@@ -70,9 +98,10 @@ std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection) {
     std::string content_type = "application/json";
     if (!options->spec_file.empty()) {
       const SubmitFlags& g = options->flags;
-      if (!g.name.empty() || g.gpus || !g.gpu_type.empty() || g.share_milli || g.tasks ||
-          g.replicas || !g.time_limit.empty() || !g.runtime.empty() || g.priority ||
-          !g.tenant.empty() || !g.cpus.empty() || !g.mem.empty() || !g.env.empty() ||
+      if (!g.name.empty() || g.gpus || g.gpus_per_task || g.gpus_per_node || g.nodes ||
+          !g.topology_required.empty() || !g.topology_preferred.empty() || !g.gpu_type.empty() ||
+          g.share_milli || g.tasks || g.replicas || !g.time_limit.empty() || !g.runtime.empty() ||
+          g.priority || !g.tenant.empty() || !g.cpus.empty() || !g.mem.empty() || !g.env.empty() ||
           !g.command.empty()) {
         return Fail(Error{ErrorCode::kInvalidArgument,
                           "submit: -f takes the whole job from the file; put the other settings "
@@ -83,6 +112,11 @@ std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection) {
       body = std::move(*text);
       content_type = ContentTypeOf(body);
     } else {
+      if (NeedsNodeGpus(options->flags)) {
+        auto gpus = LargestNodeGpus(*connection);
+        if (!gpus) return Fail(WithContext(gpus.error(), "submit -G without -N"));
+        options->flags.node_gpus = *gpus;
+      }
       auto spec = BuildJobSpec(options->flags);
       if (!spec) return Fail(WithContext(spec.error(), "submit"));
       body = spec->dump();
