@@ -87,7 +87,10 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
               Json{{"ready", false}, {"readiness_message", "dcgm diag failed"}}.dump());
   EXPECT_EQ(daemon.Get("/v1/nodes", daemon.admin()).body["nodes"][0]["ready"], false);
   const uint64_t blocked = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0)).body["id"];
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(daemon.WaitLoopPassed([&] {
+    daemon.Post("/v1/agents/n1/heartbeat", agent,
+                Json{{"ready", false}, {"readiness_message", "dcgm diag failed"}}.dump());
+  }));
   EXPECT_EQ(daemon.Get("/v1/jobs/" + std::to_string(blocked), daemon.admin()).body["state"],
             "pending");
   ASSERT_TRUE(WaitFor([&] { return heartbeat(Json::array()).body["tasks"].size() == 1; }));
@@ -126,7 +129,7 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
                          {"exit_code", code}}});
   };
   heartbeat(exit_of(1, 137));
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // A poll of the loop and more.
+  ASSERT_TRUE(daemon.WaitLoopPassed([&] { heartbeat(Json::array()); }));
   EXPECT_EQ(daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body["state"],
             "running");
   heartbeat(exit_of(2, 0));

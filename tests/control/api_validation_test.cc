@@ -208,7 +208,7 @@ TEST(Issue10Api, AnAgentCannotReportTheExitOfATaskOnAnotherNode) {
       "n2", n2,
       Json::array(
           {{{"job", id}, {"rank", 0}, {"attempt", 1}, {"state", "exited"}, {"exit_code", 0}}}));
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // A poll of the loop and more.
+  ASSERT_TRUE(daemon.WaitLoopPassed());
   const std::string path = "/v1/jobs/" + std::to_string(id);
   EXPECT_EQ(daemon.Get(path, daemon.admin()).body["state"], "running");
   EXPECT_EQ(heartbeat("n1", n1, Json::array()).body["tasks"].size(), 1u);

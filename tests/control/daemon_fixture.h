@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -120,6 +121,26 @@ class TestDaemon {
   HttpReply Post(const std::string& path, const std::string& token, const std::string& body,
                  const std::string& content_type = "application/json") const {
     return Call(port(), "POST", path, token, body, content_type);
+  }
+  // The loop's finished iterations (headroom_cycle_seconds_count in /metrics); 0 if unread.
+  uint64_t LoopIterations() const {
+    httplib::Client client("127.0.0.1", port());
+    const auto metrics = client.Get("/metrics");
+    if (!metrics || metrics->status != 200) return 0;
+    constexpr std::string_view kName = "\nheadroom_cycle_seconds_count ";
+    const size_t at = metrics->body.find(kName);
+    return at == std::string::npos ? 0 : std::stoull(metrics->body.substr(at + kName.size()));
+  }
+  // Waits until the loop has finished two iterations from now, so that a whole one began after
+  // everything sent before: whatever the loop would do about it is done. For "nothing happened"
+  // checks, instead of sleeping a guess. `meanwhile` runs at each poll (an agent's heartbeat,
+  // where silence would take its node down).
+  bool WaitLoopPassed(const std::function<void()>& meanwhile = {}) const {
+    const uint64_t before = LoopIterations();
+    return WaitFor([&] {
+      if (meanwhile) meanwhile();
+      return LoopIterations() >= before + 2;
+    });
   }
   // A new token for `role_body` ({"role": ...}), as the admin.
   std::string Token(const Json& role_body) const {

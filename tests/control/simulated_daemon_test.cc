@@ -97,8 +97,8 @@ TEST(DaemonSimulated, CancellingAServiceStopsItsReplicasForGood) {
     EXPECT_EQ(StateOf(daemon, id.get<uint64_t>()), "cancelled");
   }
   EXPECT_TRUE(daemon.Get("/v1/services", daemon.admin()).body["services"].empty());
-  // 30 simulated seconds are 50 ms: no replica comes back, nothing runs.
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // No replica comes back once the loop has taken the cancel in, nothing runs.
+  ASSERT_TRUE(daemon.WaitLoopPassed());
   EXPECT_TRUE(daemon.Get("/v1/jobs?state=running", daemon.admin()).body["jobs"].empty());
   EXPECT_TRUE(daemon.Get("/v1/jobs?state=pending", daemon.admin()).body["jobs"].empty());
   EXPECT_EQ(daemon.Post(cancel, daemon.admin(), "").status, 404);
@@ -306,7 +306,7 @@ TEST(DaemonSimulated, RestartRecoversQueueRunningWorkAndDrains) {
   }
   EXPECT_EQ(drained, 2);
   // The restored job still holds its devices: the pending job waits until it is cancelled.
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(daemon.WaitLoopPassed());
   EXPECT_EQ(StateOf(daemon, pending), "pending");
   ASSERT_EQ(
       daemon.Post("/v1/jobs/" + std::to_string(running) + "/cancel", daemon.admin(), "").status,
