@@ -120,8 +120,9 @@ std::shared_ptr<const model::Cluster> ClusterOfRegisteredNodes(const DaemonState
   return std::make_shared<const model::Cluster>(std::move(*cluster));
 }
 
-AgentsBackend::AgentsBackend(DaemonState& state, EventLog& events, AgentsOptions options)
-    : state_(state), events_(events), options_(options) {}
+AgentsBackend::AgentsBackend(DaemonState& state, EventLog& events, const Clock& clock,
+                             AgentsOptions options)
+    : state_(state), events_(events), clock_(clock), options_(options) {}
 
 void AgentsBackend::Registered() {
   std::lock_guard lock(mu_);
@@ -167,7 +168,7 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
   BackendReport report;
   std::vector<ReportedExit> exits;
   // Silence is measured on the wall clock: heartbeats arrive in real time.
-  const TimeUs wall = WallNowUs();
+  const TimeUs wall = clock_.WallNowUs();
   bool scan_nodes = wall >= next_node_scan_wall_us_;
   {
     std::lock_guard lock(mu_);

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "control/backend.h"
+#include "control/clock.h"
 #include "control/daemon_state.h"
 #include "control/event_log.h"
 
@@ -77,7 +78,7 @@ std::shared_ptr<const model::Cluster> ClusterOfRegisteredNodes(const DaemonState
 
 class AgentsBackend : public Backend {
  public:
-  AgentsBackend(DaemonState& state, EventLog& events, AgentsOptions options);
+  AgentsBackend(DaemonState& state, EventLog& events, const Clock& clock, AgentsOptions options);
 
   const AgentsOptions& options() const { return options_; }
   // A node's inventory changed (a first or different registration).
@@ -97,6 +98,7 @@ class AgentsBackend : public Backend {
  private:
   DaemonState& state_;
   EventLog& events_;
+  const Clock& clock_;  // Silence is measured in its wall time.
   AgentsOptions options_;
 
   std::mutex mu_;

@@ -134,7 +134,7 @@ ApiResult<Reply> Register(ApiContext& context, const HttpRequest& request) {
   auto devices = ParseDevices(*body);
   if (!devices) return tl::unexpected(devices.error());
 
-  const TimeUs now = WallNowUs();
+  const TimeUs now = context.clock.WallNowUs();
   NodeRecord record;
   bool changed = true;
   {
@@ -294,7 +294,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
     status.health = NodeHealth::kUp;
     status.ready = *ready;
     status.readiness_message = *message;
-    status.last_heartbeat_us = WallNowUs();
+    status.last_heartbeat_us = context.clock.WallNowUs();
     status.telemetry = std::move(*telemetry);
     exits = ExitsPlacedOn(context.state, name, std::move(exits));
     tasks = DesiredTasks(context.state, name);

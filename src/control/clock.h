@@ -1,8 +1,15 @@
-// Clock: the daemon's notion of now, in Unix microseconds. With scale 1 it is the wall clock;
-// with scale X (the simulated backend's --time-scale) one real second is X simulated seconds,
-// counted from a fixed origin so that simulated time keeps running across restarts:
+// Clock: where the control layer reads time (the engine reads none: it is handed `now`). The
+// daemon runs on a SystemClock; tests give it a FakeClock (fake_clock.h) and move time on by
+// hand, so that "after the grace period" needs no sleeping.
+//
+// Two times: NowUs, the daemon's time, in which jobs start, run and end; and WallNowUs, Unix
+// time, in which agents heartbeat (they count real seconds). With scale 1 they are equal; with
+// scale X (the simulated backend's --time-scale) one real second is X seconds of NowUs, counted
+// from a fixed origin so that simulated time keeps running across restarts:
 //   now = origin + (wall - origin) × X
-// Threading: immutable after construction; safe to share.
+// The HTTP transport's own timeouts and the loop's measurement of its own cost are real time by
+// nature and read std::chrono::steady_clock directly.
+// Threading: implementations are safe to call from any thread.
 #pragma once
 
 #include <chrono>
@@ -11,19 +18,23 @@
 
 namespace headroom::control {
 
-TimeUs WallNowUs();
-// Monotonic time, for durations and deadlines that must not jump with the wall clock.
-std::chrono::steady_clock::time_point SteadyNow();
-
 class Clock {
  public:
-  Clock(double scale, TimeUs origin_us) : scale_(scale), origin_us_(origin_us) {}
+  virtual ~Clock() = default;
 
-  TimeUs NowUs() const;
-  double scale() const { return scale_; }
-  TimeUs origin_us() const { return origin_us_; }
-  // Real time until `clock_delta_us` of this clock has passed.
-  std::chrono::microseconds WallDelay(TimeUs clock_delta_us) const;
+  virtual TimeUs NowUs() const = 0;
+  virtual TimeUs WallNowUs() const = 0;
+  // Real time to wait until `clock_delta_us` of NowUs has passed (>= 0).
+  virtual std::chrono::microseconds WallDelay(TimeUs clock_delta_us) const = 0;
+};
+
+class SystemClock final : public Clock {
+ public:
+  SystemClock(double scale, TimeUs origin_us) : scale_(scale), origin_us_(origin_us) {}
+
+  TimeUs NowUs() const override;
+  TimeUs WallNowUs() const override;
+  std::chrono::microseconds WallDelay(TimeUs clock_delta_us) const override;
 
  private:
   double scale_;

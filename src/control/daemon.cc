@@ -60,6 +60,8 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
 
   std::unique_ptr<Daemon> daemon(new Daemon());
   daemon->lock_ = std::move(*lock);
+  daemon->wall_clock_ = options.clock ? std::shared_ptr<const Clock>(options.clock)
+                                      : std::make_shared<const SystemClock>(1.0, TimeUs{0});
   daemon->state_.admission.set_limits(options.admission);
   auto store = SqliteStore::Open(options.data_dir + "/" + kStoreFileName);
   if (!store) return tl::unexpected(store.error());
@@ -72,12 +74,14 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   }
   daemon->admin_token_path_ = options.data_dir + "/" + kAdminTokenFileName;
   if (auto ok = daemon->EnsureAdminToken(); !ok) return tl::unexpected(ok.error());
-  daemon->events_ = std::make_unique<EventLog>(static_cast<uint64_t>(WallNowUs()), 10'000);
+  daemon->events_ =
+      std::make_unique<EventLog>(static_cast<uint64_t>(daemon->clock_->WallNowUs()), 10'000);
 
   if (options.backend == BackendKind::kSimulated) {
     daemon->backend_ = std::make_unique<SimulatedBackend>(cluster);
   } else {
-    auto agents = std::make_unique<AgentsBackend>(daemon->state_, *daemon->events_, options.agents);
+    auto agents = std::make_unique<AgentsBackend>(daemon->state_, *daemon->events_, *daemon->clock_,
+                                                  options.agents);
     daemon->agents_ = agents.get();
     daemon->backend_ = std::move(agents);
   }
@@ -145,7 +149,7 @@ Result<StoreSnapshot> Daemon::LoadStore(const DaemonOptions& options) {
       writes.push_back(MetaRecord{kNextJobIdKey, std::to_string(next_job_id)});
     }
   }
-  if (auto ok = store_->Quarantine(loaded.bad_rows, writes, WallNowUs()); !ok) {
+  if (auto ok = store_->Quarantine(loaded.bad_rows, writes, wall_clock_->WallNowUs()); !ok) {
     return tl::unexpected(ok.error());
   }
   for (StoreWrite& write : writes) loaded.snapshot.meta.push_back(std::get<MetaRecord>(write));
@@ -163,12 +167,15 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
     if (meta.key == kNextJobIdKey) next_job_id = std::strtoull(meta.value.c_str(), nullptr, 10);
   }
   if (origin_us == 0) {
-    origin_us = WallNowUs();
+    origin_us = wall_clock_->WallNowUs();
     if (auto ok = journal_->Commit({MetaRecord{kClockOriginKey, std::to_string(origin_us)}}); !ok) {
       return ok;
     }
   }
-  clock_ = std::make_unique<Clock>(options.time_scale, origin_us);
+  clock_ =
+      options.clock
+          ? options.clock
+          : std::shared_ptr<Clock>(std::make_shared<SystemClock>(options.time_scale, origin_us));
 
   std::lock_guard lock(state_.mu);
   size_t pending = 0;
@@ -186,7 +193,7 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
   }
   std::map<std::string, NodeRecord> stored_nodes;
   for (NodeRecord& node : snapshot.nodes) stored_nodes.emplace(node.name, std::move(node));
-  const TimeUs wall = WallNowUs();
+  const TimeUs wall = clock_->WallNowUs();
   if (cluster != nullptr) {
     for (const model::Node& node : cluster->nodes()) {
       NodeStatus status;

@@ -40,6 +40,8 @@ struct DaemonOptions {
   BackendKind backend = BackendKind::kSimulated;
   std::string cluster_file;  // Simulated backend.
   double time_scale = 1.0;   // Simulated backend.
+  // Tests: the daemon's clock instead of a SystemClock (time_scale then unused).
+  std::shared_ptr<Clock> clock;
   std::string policy = "headroom";
   std::string tls_cert;
   std::string tls_key;
@@ -82,7 +84,9 @@ class Daemon {
   DaemonState state_;
   TokenAuth tokens_;
   std::unique_ptr<EventLog> events_;
-  std::unique_ptr<Clock> clock_;
+  // Unix time before the store says where the daemon's clock starts (options.clock in tests).
+  std::shared_ptr<const Clock> wall_clock_;
+  std::shared_ptr<Clock> clock_;
   Histogram cycle_seconds_{{0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
   std::unique_ptr<Backend> backend_;
   AgentsBackend* agents_ = nullptr;

@@ -14,7 +14,6 @@
 #include <spdlog/spdlog.h>
 
 #include "base/check.h"
-#include "control/clock.h"
 
 namespace headroom::control {
 
@@ -413,7 +412,8 @@ void HttpServer::Park(MHD_Connection* connection, Exchange& exchange) {
         parked_.size() >= options_.max_long_polls || by_token >= options_.max_long_polls_per_token;
     if (!full && !stopping_) {
       ++by_token;
-      parked_.push_back(Parked{connection, &exchange, poll.after_seq, SteadyNow() + poll.wait});
+      parked_.push_back(Parked{connection, &exchange, poll.after_seq,
+                               std::chrono::steady_clock::now() + poll.wait});
       parked_cv_.notify_one();
       return;
     }
@@ -439,7 +439,7 @@ void HttpServer::ParkedLoop() {
       parked_cv_.wait(lock, [&] { return stopping_ || !parked_.empty(); });
       stopping = stopping_;
       latest = options_.latest_seq();
-      const auto now = SteadyNow();
+      const auto now = std::chrono::steady_clock::now();
       auto keep = std::partition(parked_.begin(), parked_.end(), [&](const Parked& p) {
         return !stopping && latest <= p.after_seq && now < p.deadline;
       });
@@ -471,9 +471,9 @@ void HttpServer::ParkedLoop() {
       // Bounded so that a request parked during the wait is looked at soon.
       auto wait = std::chrono::milliseconds(200);
       if (nearest != std::chrono::steady_clock::time_point::max()) {
-        wait = std::min(
-            wait, std::chrono::duration_cast<std::chrono::milliseconds>(nearest - SteadyNow()) +
-                      std::chrono::milliseconds(1));
+        wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  nearest - std::chrono::steady_clock::now()) +
+                                  std::chrono::milliseconds(1));
       }
       if (wait.count() > 0) options_.wait_for_seq(latest, wait);
     }

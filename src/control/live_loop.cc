@@ -123,7 +123,7 @@ void LiveLoop::Run() {
       for (Input& input : inbox_) inputs.push_back(std::move(input));
       inbox_.clear();
     }
-    const auto cycle_start = SteadyNow();
+    const auto cycle_start = std::chrono::steady_clock::now();
     last_iteration_ = cycle_start;
     const TimeUs now = Now();
     for (Input& input : inputs) {
@@ -145,7 +145,8 @@ void LiveLoop::Run() {
     }
     Iterate(now);
     PublishPendingReasons();
-    cycle_seconds_.Observe(std::chrono::duration<double>(SteadyNow() - cycle_start).count());
+    cycle_seconds_.Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count());
   }
 }
 
@@ -645,7 +646,7 @@ std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& j
 }
 
 void LiveLoop::PublishPendingReasons() {
-  const auto start = SteadyNow();
+  const auto start = std::chrono::steady_clock::now();
   if (start - last_publish_ < 10 * last_publish_cost_) return;
   PublishedReasons published{.engine = engine_ != nullptr};
   if (engine_ != nullptr) {
@@ -667,7 +668,7 @@ void LiveLoop::PublishPendingReasons() {
     std::lock_guard lock(published_mu_);
     published_ = std::move(published);
   }
-  last_publish_ = SteadyNow();
+  last_publish_ = std::chrono::steady_clock::now();
   last_publish_cost_ = last_publish_ - start;
 }
 
