@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   if (!store) return Fail(store.error().message);
 
   const auto started = std::chrono::steady_clock::now();
-  const headroom::TimeUs now_us = headroom::control::WallNowUs();
+  const headroom::TimeUs now_us = headroom::control::SystemClock(1.0, 0).WallNowUs();
   std::vector<StoreWrite> writes;
   for (uint64_t id = 1; id <= jobs; ++id) {
     JobSpec spec;

@@ -438,9 +438,9 @@ std::unique_ptr<World> MakeWorld() {
     world->tokens.Add(record);
   }
   world->events = std::make_unique<hc::EventLog>(1, 10'000);
-  world->clock = std::make_unique<hc::Clock>(1.0, hc::WallNowUs());
-  world->agents =
-      std::make_unique<hc::AgentsBackend>(world->state, *world->events, hc::AgentsOptions{});
+  world->clock = std::make_unique<hc::SystemClock>(1.0, 0);
+  world->agents = std::make_unique<hc::AgentsBackend>(world->state, *world->events, *world->clock,
+                                                      hc::AgentsOptions{});
   auto policy = headroom::engine::PresetPolicy("headroom");
   HR_CHECK(policy.has_value());
   policy->migration.enabled = false;

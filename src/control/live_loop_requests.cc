@@ -1,0 +1,99 @@
+// LiveLoop's calls for operators' requests on jobs and nodes: cancel a job, drain or undrain a
+// node; each runs on the loop thread, journals first and then changes the state (live_loop.h).
+#include "control/live_loop.h"
+
+#include <fmt/format.h>
+
+namespace headroom::control {
+
+ApiResult<JobRecord> LiveLoop::Cancel(uint64_t id) {
+  ApiResult<JobRecord> result = Fail(500, "the loop did not run the cancel");
+  RunCall([&] {
+    const TimeUs now = Now();
+    JobRecord job;
+    {
+      std::lock_guard lock(state_.mu);
+      auto it = state_.jobs.find(id);
+      if (it == state_.jobs.end()) {
+        result = Fail(404, "job {} does not exist; list jobs with GET /v1/jobs", id);
+        return;
+      }
+      job = it->second;
+    }
+    if (job.state == JobState::kCancelled) {
+      result = job;
+      return;
+    }
+    if (IsFinal(job.state)) {
+      result =
+          Fail(409, "job {} already {}; there is nothing to cancel", id, JobStateName(job.state));
+      return;
+    }
+    const bool was_running = job.state == JobState::kRunning;
+    job.state = JobState::kCancelled;
+    job.end_us = now;
+    job.message = "cancelled by request";
+    if (auto ok = journal_.Commit({job}); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    ApplyCancelled({job}, {was_running}, now);
+    result = job;
+  });
+  Wake();
+  return result;
+}
+
+void LiveLoop::ApplyCancelled(const std::vector<JobRecord>& cancelled,
+                              const std::vector<bool>& was_running, TimeUs now) {
+  {
+    std::lock_guard lock(state_.mu);
+    for (const JobRecord& job : cancelled) state_.jobs.Put(job);
+  }
+  for (size_t i = 0; i < cancelled.size(); ++i) {
+    const uint64_t id = cancelled[i].id;
+    if (was_running[i]) backend_.OnStop(id);
+    if (auto it = engine_of_daemon_.find(id); it != engine_of_daemon_.end() && engine_) {
+      events_.push_back(engine::JobCancelled{it->second});
+    }
+    Log("cancelled", id, std::nullopt, fmt::format("job {} cancelled", id), now);
+  }
+}
+
+ApiResult<NodeRecord> LiveLoop::SetDrain(const std::string& name, bool drained,
+                                         std::string reason) {
+  ApiResult<NodeRecord> result = Fail(500, "the loop did not run the drain");
+  RunCall([&] {
+    const TimeUs now = Now();
+    NodeRecord node;
+    {
+      std::lock_guard lock(state_.mu);
+      auto it = state_.nodes.find(name);
+      if (it == state_.nodes.end()) {
+        result = Fail(404, "node '{}' does not exist; list nodes with GET /v1/nodes", name);
+        return;
+      }
+      node = it->second.record;
+    }
+    node.drained = drained;
+    node.drain_reason = drained ? reason : "";
+    if (auto ok = journal_.Commit({node}); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    {
+      std::lock_guard lock(state_.mu);
+      state_.nodes[name].record = node;
+      ++state_.node_gates_version;
+    }
+    Log(drained ? "node_drained" : "node_undrained", std::nullopt, name,
+        drained ? fmt::format("node {} drained: {}", name, reason)
+                : fmt::format("node {} undrained", name),
+        now);
+    result = node;
+  });
+  Wake();
+  return result;
+}
+
+}  // namespace headroom::control

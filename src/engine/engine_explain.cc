@@ -1,0 +1,123 @@
+// Engine::Explain: why a pending job waits — its reasons, in the engine's codes, with a message
+// an operator can act on (the topology level it names, whether any node could ever hold it, how
+// much of what it asks for is free) and its expected start where the engine holds one.
+#include "engine/engine.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/engine_records.h"
+
+namespace headroom::engine {
+
+PendingStatus Engine::Explain(JobId job) const {
+  PendingStatus status;
+  const JobRecord* r = find(job);
+  if (r == nullptr || r->state != JobState::kPending) return status;
+  status.queue_position = r->position;
+  const PlacementRequest request = RequestOf(*r);
+  const uint64_t free_matching = Placer::DomainBoundMilli(state_, DomainId(0), request);
+  const uint64_t need = request.milli();
+  auto devices = [](uint64_t milli) { return static_cast<double>(milli) / 1000.0; };
+  std::vector<PendingCode>& reasons = status.reasons;
+  if (r->code != PendingCode::kNone) reasons.push_back(r->code);
+  if (r->unknown_level) {
+    status.message = fmt::format(
+        "It states a topology level this cluster does not have (required '{}', preferred '{}').",
+        r->job.required_topology_level, r->job.preferred_topology_level);
+    return status;
+  }
+  if (r->never_fits) {
+    status.message = fmt::format(
+        "No node in this cluster can ever hold it: {} task(s) of {} device(s) matching '{}' with "
+        "{} mCPU and {} MiB each{}.",
+        r->job.task_count, r->job.task.devices, r->job.task.selector.text(), r->job.task.cpu_milli,
+        r->job.task.memory_mib,
+        r->required_level == kNoLevel
+            ? std::string()
+            : fmt::format(", inside one {}", r->job.required_topology_level));
+    return status;
+  }
+  if (job == blocked_head_ && reserved_start_us_ != kNever) {
+    status.expected_start_us = reserved_start_us_;
+  }
+  // Add the capacity picture whatever the pass said, so a user sees every constraint.
+  if (need > 0 && free_matching < need && r->code != PendingCode::kCapacity) {
+    reasons.push_back(PendingCode::kCapacity);
+  }
+  // Devices would do, node CPU or memory would not: the nodes together take the gang once CPU
+  // and memory are set aside (the sum of per-node task capacities decides feasibility).
+  if (r->code == PendingCode::kTopology &&
+      (r->job.task.cpu_milli > 0 || r->job.task.memory_mib > 0)) {
+    model::TaskShape devices_only = r->job.task;
+    devices_only.cpu_milli = 0;
+    devices_only.memory_mib = 0;
+    const PlacementRequest relaxed{&devices_only, r->job.task_count, &masks_[r->mask]};
+    // Summed per domain of the required level (nodes come in domain order), else overall.
+    const uint32_t block_level = r->required_level == kNoLevel ? 0 : r->required_level;
+    uint64_t tasks = 0;
+    uint64_t most_tasks = 0;
+    DomainId block;
+    for (const model::Node& node : cluster_.nodes()) {
+      const DomainId domain = cluster_.AncestorAt(node.id, block_level);
+      if (domain != block) tasks = 0;
+      block = domain;
+      tasks += Placer::NodeCapacity(state_, node.id, relaxed, nullptr);
+      most_tasks = std::max(most_tasks, tasks);
+    }
+    if (most_tasks >= r->job.task_count) {
+      std::erase(reasons, PendingCode::kTopology);
+      reasons.push_back(PendingCode::kCpuMemory);
+    }
+  }
+  std::sort(reasons.begin(), reasons.end());
+  reasons.erase(std::unique(reasons.begin(), reasons.end()), reasons.end());
+  switch (reasons.empty() ? PendingCode::kNone : reasons.front()) {
+    case PendingCode::kCapacity:
+      status.message =
+          fmt::format("Waiting for capacity: needs {:g} matching device(s), {:g} are free.",
+                      devices(need), devices(free_matching));
+      break;
+    case PendingCode::kTopology:
+      if (r->required_level != kNoLevel) {
+        status.message = fmt::format(
+            "{:g} matching device(s) are free, but no single {} holds {} task(s) of {}: the job "
+            "requires its gang inside one domain of topology level '{}'.",
+            devices(free_matching), r->job.required_topology_level, r->job.task_count,
+            r->job.task.devices, r->job.required_topology_level);
+        break;
+      }
+      status.message = fmt::format(
+          "{:g} matching device(s) are free, but not {} task(s) of {} on nodes that can take them "
+          "(fragmentation, topology, CPU or memory).",
+          devices(free_matching), r->job.task_count, r->job.task.devices);
+      break;
+    case PendingCode::kCpuMemory:
+      status.message =
+          "Matching devices are free, but the nodes that have them lack the CPU or "
+          "memory its tasks ask for.";
+      break;
+    case PendingCode::kReservation:
+      status.message =
+          "It would fit now, but the capacity is reserved for a higher-priority job and it would "
+          "still be running when that job starts.";
+      break;
+    case PendingCode::kPriority:
+      status.message = "Waiting behind a higher-priority job that cannot start yet.";
+      break;
+    case PendingCode::kNotConsidered:
+      status.message = "Not yet looked at: beyond this pass's queue depth or backfill window.";
+      break;
+    default:
+      status.message = "Pending.";
+      break;
+  }
+  if (status.expected_start_us != kNever) {
+    status.message +=
+        fmt::format(" Reserved to start at t={:.0f}s.", UsToSeconds(status.expected_start_us));
+  }
+  return status;
+}
+
+}  // namespace headroom::engine
