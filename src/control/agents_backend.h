@@ -35,6 +35,8 @@ namespace headroom::control {
 struct AgentsOptions {
   TimeUs heartbeat_interval_us = 2 * kUsPerSecond;
   TimeUs grace_us = 10 * kUsPerSecond;
+  // Handed to agents with each task: SIGTERM (the checkpoint signal) to SIGKILL when stopped.
+  int64_t stop_grace_s = 30;
 };
 
 struct ReportedExit {

@@ -301,6 +301,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
   }
   // The reply is built after the state's lock is let go: 1,250 heartbeats a second (12,500
   // nodes) would otherwise hold it from submissions and the loop.
+  const int64_t stop_grace_s = context.agents->options().stop_grace_s;
   Json desired = Json::array();
   for (DesiredTask& task : tasks) {
     Json env = Json::object();
@@ -314,7 +315,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
                        {"env", std::move(env)},
                        {"rendezvous", std::move(task.rendezvous)},
                        {"tenant", std::move(task.tenant)},
-                       {"stop_grace_s", 30}});
+                       {"stop_grace_s", stop_grace_s}});
   }
   const bool exited = !exits.empty();
   if (exited) context.agents->Reported(std::move(exits));

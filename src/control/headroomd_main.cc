@@ -51,6 +51,10 @@ int main(int argc, char** argv) {
   app.add_option("--port-file", port_file, "Write the bound port to this file");
   app.add_option("--grace-s", grace_s, "Agents: seconds of silence before a node is unknown");
   app.add_option("--heartbeat-interval-s", heartbeat_s, "Agents: heartbeat interval to ask for");
+  app.add_option("--stop-grace-s", options.agents.stop_grace_s,
+                 "Agents: seconds from a task's SIGTERM (checkpoint now) to its SIGKILL "
+                 "(default 30)")
+      ->check(CLI::Range(0, 86400));
   app.add_option("--keep-finished-s", keep_finished_s,
                  "Forget finished jobs this many seconds after they ended (default 86400)");
   app.add_option("--max-finished", options.max_finished,

@@ -41,6 +41,7 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
   DaemonOptions options;
   options.backend = BackendKind::kAgents;
   options.agents.grace_us = 20 * kUsPerSecond;
+  options.agents.stop_grace_s = 45;
   options.clock = clock;
   options.http_workers = 16;
   TestDaemon daemon(options);
@@ -74,6 +75,7 @@ TEST(DaemonAgents, TasksExitsAndSilence) {
   EXPECT_EQ(desired[0]["world_size"], 1);
   EXPECT_EQ(desired[0]["devices"].size(), 2u);
   EXPECT_EQ(desired[0]["rendezvous"], "10.0.0.11:29500");
+  EXPECT_EQ(desired[0]["stop_grace_s"], 45);  // --stop-grace-s
   // The agent labels the devices' telemetry with the job's tenant.
   EXPECT_EQ(desired[0]["tenant"],
             daemon.Get("/v1/jobs/" + std::to_string(first), daemon.admin()).body["tenant"]);
