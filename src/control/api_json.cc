@@ -42,6 +42,15 @@ Json JobJson(const JobRecord& job, const PendingInfo* pending) {
               {"requeues", job.requeues},
               {"service", job.service_id != 0 ? Json(job.service_id) : Json(nullptr)},
               {"message", job.message}};
+  out["topology"] = nullptr;
+  if (!job.spec.required_topology_level.empty() || !job.spec.preferred_topology_level.empty()) {
+    out["topology"] = {{"required", job.spec.required_topology_level.empty()
+                                        ? Json(nullptr)
+                                        : Json(job.spec.required_topology_level)},
+                       {"preferred", job.spec.preferred_topology_level.empty()
+                                         ? Json(nullptr)
+                                         : Json(job.spec.preferred_topology_level)}};
+  }
   if (pending != nullptr && job.state == JobState::kPending) {
     out["pending_reason"] = {{"code", pending->code}, {"message", pending->message}};
     out["expected_start"] = TimeJson(pending->expected_start_us);

@@ -246,6 +246,7 @@ TEST(DaemonSimulated, RequiredTopologyLevelKeepsTheGangInOneRack) {
     return job["pending_reason"].is_object();
   })) << job.dump();
   EXPECT_EQ(job["state"], "pending");
+  EXPECT_EQ(job["topology"], Json::parse(R"({"required": "rack", "preferred": null})"));
   ASSERT_EQ(daemon.Post("/v1/nodes/rack0-n0/undrain", daemon.admin(), "{}").status, 200);
   ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, id) == "running"; }));
   job = daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
