@@ -117,6 +117,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServe
           [&ctx](uint64_t seen, std::chrono::milliseconds max_wait) {
             ctx.events.After(seen, max_wait, 0);
           },
+      .clock = &ctx.clock,
   };
   if (!options.tls_cert.empty() || !options.tls_key.empty()) {
     auto cert = ReadPem(options.tls_cert, "certificate");

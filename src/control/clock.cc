@@ -10,6 +10,10 @@ TimeUs SystemClock::WallNowUs() const {
       .count();
 }
 
+std::chrono::steady_clock::time_point SystemClock::SteadyNow() const {
+  return std::chrono::steady_clock::now();
+}
+
 TimeUs SystemClock::NowUs() const {
   const TimeUs wall = WallNowUs();
   if (scale_ == 1.0) return wall;

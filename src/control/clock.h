@@ -2,13 +2,13 @@
 // daemon runs on a SystemClock; tests give it a FakeClock (fake_clock.h) and move time on by
 // hand, so that "after the grace period" needs no sleeping.
 //
-// Two times: NowUs, the daemon's time, in which jobs start, run and end; and WallNowUs, Unix
-// time, in which agents heartbeat (they count real seconds). With scale 1 they are equal; with
-// scale X (the simulated backend's --time-scale) one real second is X seconds of NowUs, counted
-// from a fixed origin so that simulated time keeps running across restarts:
+// Three times: NowUs, the daemon's time, in which jobs start, run and end; WallNowUs, Unix
+// time, in which agents heartbeat (they count real seconds); and SteadyNow, monotonic, for the
+// HTTP layer's deadlines and the loop's measurement of its own cost. With scale 1 NowUs and
+// WallNowUs are equal; with scale X (the simulated backend's --time-scale) one real second is X
+// seconds of NowUs, counted from a fixed origin so that simulated time keeps running across
+// restarts:
 //   now = origin + (wall - origin) × X
-// The HTTP transport's own timeouts and the loop's measurement of its own cost are real time by
-// nature and read std::chrono::steady_clock directly.
 // Threading: implementations are safe to call from any thread.
 #pragma once
 
@@ -24,6 +24,7 @@ class Clock {
 
   virtual TimeUs NowUs() const = 0;
   virtual TimeUs WallNowUs() const = 0;
+  virtual std::chrono::steady_clock::time_point SteadyNow() const = 0;
   // Real time to wait until `clock_delta_us` of NowUs has passed (>= 0).
   virtual std::chrono::microseconds WallDelay(TimeUs clock_delta_us) const = 0;
 };
@@ -34,6 +35,7 @@ class SystemClock final : public Clock {
 
   TimeUs NowUs() const override;
   TimeUs WallNowUs() const override;
+  std::chrono::steady_clock::time_point SteadyNow() const override;
   std::chrono::microseconds WallDelay(TimeUs clock_delta_us) const override;
 
  private:

@@ -11,6 +11,10 @@ void FakeClock::AdvanceUs(TimeUs delta_us) {
   now_us_.fetch_add(delta_us);
 }
 
+std::chrono::steady_clock::time_point FakeClock::SteadyNow() const {
+  return std::chrono::steady_clock::now() + std::chrono::microseconds(now_us_.load() - start_us_);
+}
+
 std::chrono::microseconds FakeClock::WallDelay(TimeUs clock_delta_us) const {
   constexpr TimeUs kPollUs = 5'000;
   return std::chrono::microseconds(std::clamp<TimeUs>(clock_delta_us, 0, kPollUs));

@@ -156,6 +156,7 @@ void Router::Post(const std::string& pattern, HttpHandler handler, RouteAccess a
 
 const Router::Route* Router::Find(const std::string& method, const std::string& path,
                                   std::vector<std::string>& matches) const {
+  matches.clear();
   if (path.empty() || path.front() != '/') return nullptr;
   const std::string_view rest = std::string_view(path).substr(1);
   for (const Route& route : routes_) {
@@ -205,6 +206,8 @@ HttpServer::HttpServer(Router router, HttpServerOptions options)
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(Router router, HttpServerOptions options) {
   HR_CHECK(options.authorize && options.write_error && options.latest_seq && options.wait_for_seq);
+  static const SystemClock kSystemClock(1.0, 0);
+  if (options.clock == nullptr) options.clock = &kSystemClock;
   std::unique_ptr<HttpServer> server(new HttpServer(std::move(router), std::move(options)));
   const HttpServerOptions& o = server->options_;
   auto fd = Listen(o.host, o.port, o.listen_backlog);
@@ -412,8 +415,8 @@ void HttpServer::Park(MHD_Connection* connection, Exchange& exchange) {
         parked_.size() >= options_.max_long_polls || by_token >= options_.max_long_polls_per_token;
     if (!full && !stopping_) {
       ++by_token;
-      parked_.push_back(Parked{connection, &exchange, poll.after_seq,
-                               std::chrono::steady_clock::now() + poll.wait});
+      parked_.push_back(
+          Parked{connection, &exchange, poll.after_seq, options_.clock->SteadyNow() + poll.wait});
       parked_cv_.notify_one();
       return;
     }
@@ -439,7 +442,7 @@ void HttpServer::ParkedLoop() {
       parked_cv_.wait(lock, [&] { return stopping_ || !parked_.empty(); });
       stopping = stopping_;
       latest = options_.latest_seq();
-      const auto now = std::chrono::steady_clock::now();
+      const auto now = options_.clock->SteadyNow();
       auto keep = std::partition(parked_.begin(), parked_.end(), [&](const Parked& p) {
         return !stopping && latest <= p.after_seq && now < p.deadline;
       });
@@ -472,7 +475,7 @@ void HttpServer::ParkedLoop() {
       auto wait = std::chrono::milliseconds(200);
       if (nearest != std::chrono::steady_clock::time_point::max()) {
         wait = std::min(wait, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  nearest - std::chrono::steady_clock::now()) +
+                                  nearest - options_.clock->SteadyNow()) +
                                   std::chrono::milliseconds(1));
       }
       if (wait.count() > 0) options_.wait_for_seq(latest, wait);

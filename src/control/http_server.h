@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "control/clock.h"
 #include "control/worker_pool.h"
 
 struct MHD_Daemon;
@@ -140,6 +141,8 @@ struct HttpServerOptions {
   // (or `max_wait` passes).
   std::function<uint64_t()> latest_seq;
   std::function<void(uint64_t seen, std::chrono::milliseconds max_wait)> wait_for_seq;
+  // Long-polls' deadlines: the daemon's clock, which outlives the server (nullptr: the system's).
+  const Clock* clock = nullptr;
 };
 
 class HttpServer {

@@ -118,12 +118,13 @@ void LiveLoop::Run() {
     }
     if (!inputs.empty()) {
       // Let a burst gather: what arrives until the interval has passed joins this iteration.
-      std::this_thread::sleep_until(last_iteration_ + options_.min_iteration_interval);
+      std::this_thread::sleep_for(last_iteration_ + options_.min_iteration_interval -
+                                  clock_.SteadyNow());
       std::lock_guard lock(inbox_mu_);
       for (Input& input : inbox_) inputs.push_back(std::move(input));
       inbox_.clear();
     }
-    const auto cycle_start = std::chrono::steady_clock::now();
+    const auto cycle_start = clock_.SteadyNow();
     last_iteration_ = cycle_start;
     const TimeUs now = Now();
     for (Input& input : inputs) {
@@ -145,8 +146,7 @@ void LiveLoop::Run() {
     }
     Iterate(now);
     PublishPendingReasons();
-    cycle_seconds_.Observe(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count());
+    cycle_seconds_.Observe(std::chrono::duration<double>(clock_.SteadyNow() - cycle_start).count());
   }
 }
 

@@ -37,7 +37,7 @@ std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& j
 }
 
 void LiveLoop::PublishPendingReasons() {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = clock_.SteadyNow();
   if (start - last_publish_ < 10 * last_publish_cost_) return;
   PublishedReasons published{.engine = engine_ != nullptr};
   if (engine_ != nullptr) {
@@ -59,7 +59,7 @@ void LiveLoop::PublishPendingReasons() {
     std::lock_guard lock(published_mu_);
     published_ = std::move(published);
   }
-  last_publish_ = std::chrono::steady_clock::now();
+  last_publish_ = clock_.SteadyNow();
   last_publish_cost_ = last_publish_ - start;
 }
 

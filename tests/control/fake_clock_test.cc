@@ -18,6 +18,16 @@ TEST(FakeClock, MovesOnlyWhenAdvanced) {
   EXPECT_DEATH(clock.AdvanceUs(-1), "check failed");
 }
 
+TEST(FakeClock, SteadyTimeRunsOnAndJumpsByEachAdvance) {
+  FakeClock clock(0);
+  const auto before = clock.SteadyNow();
+  clock.AdvanceUs(3600 * kUsPerSecond);
+  const auto after = clock.SteadyNow();
+  EXPECT_GE(after - before, std::chrono::hours(1));
+  EXPECT_LT(after - before, std::chrono::hours(1) + std::chrono::seconds(10));
+  EXPECT_GE(clock.SteadyNow(), after);
+}
+
 TEST(FakeClock, WaitsAreShortPolls) {
   const FakeClock clock(0);
   EXPECT_EQ(clock.WallDelay(-5).count(), 0);
