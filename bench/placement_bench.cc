@@ -87,16 +87,7 @@ const model::Cluster& Building(int64_t devices) {
 engine::PlacementOptions OptionsOf(const std::string& preset) {
   auto policy = engine::PresetPolicy(preset);
   HR_CHECK(policy.has_value());
-  engine::PlacementOptions options{
-      .gang = policy->gang_placement,
-      .domain_order = policy->domain_order,
-      .domains_tried_per_level = std::max<uint32_t>(policy->domains_tried_per_level, 1)};
-  for (const engine::NamedWeight& scorer : policy->node_scorers) {
-    auto kind = engine::ScorerByName(scorer.name);
-    HR_CHECK(kind.has_value());
-    options.scorers.push_back({*kind, scorer.weight});
-  }
-  return options;
+  return engine::PlacementOptionsOf(*policy);
 }
 
 // Whole devices per task, with the synthetic workload's CPU and memory per device.

@@ -88,14 +88,17 @@ ApiResult<Reply> ClusterSummary(ApiContext& context, const HttpRequest& request)
       }
     }
   }
-  return Reply{200,
-               {{"devices", devices},
-                {"allocated_milli", allocated},
-                {"pending", pending},
-                {"running", running},
-                {"by_tenant", std::move(by_tenant)},
-                {"by_class", std::move(by_class)},
-                {"time", UsToSeconds(context.clock.NowUs())}}};
+  return Reply{
+      200,
+      {{"devices", devices},
+       {"allocated_milli", allocated},
+       {"pending", pending},
+       {"running", running},
+       {"by_tenant", std::move(by_tenant)},
+       {"by_class", std::move(by_class)},
+       {"policy",
+        {{"name", context.loop.policy().name}, {"description", context.loop.policy().description}}},
+       {"time", UsToSeconds(context.clock.NowUs())}}};
 }
 
 ApiResult<Reply> Floor(ApiContext& context, const HttpRequest& request) {

@@ -12,8 +12,8 @@
 #include <spdlog/spdlog.h>
 
 #include "control/simulated_backend.h"
-#include "engine/presets.h"
 #include "model/cluster_yaml.h"
+#include "sim/policy_files.h"
 
 namespace headroom::control {
 namespace {
@@ -33,7 +33,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "--max-pending-per-tenant and --max-pending: expected at least 1");
   }
-  auto policy = engine::PresetPolicy(options.policy);
+  auto policy = sim::LoadPolicy(options.policy);
   if (!policy) return tl::unexpected(WithContext(policy.error(), "--policy"));
   // The live loop executes starts only; a MigrateJob it ignored would leave the moved job on
   // its old devices while the engine gives them away. Defragmentation by migration stays a

@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
   app.add_option("--cluster", options.cluster_file, "Cluster YAML for the simulated backend");
   app.add_option("--time-scale", options.time_scale,
                  "Simulated seconds per real second (simulated backend)");
-  app.add_option("--policy", options.policy, "Policy preset (fifo, slurm-like, spread, headroom)");
+  app.add_option("--policy", options.policy,
+                 "Policy preset (fifo, slurm-like, spread, headroom) or policy file (FILE.yaml)");
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate: serve HTTPS");
   app.add_option("--tls-key", options.tls_key, "PEM private key for --tls-cert");
   app.add_option("--port-file", port_file, "Write the bound port to this file");

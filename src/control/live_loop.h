@@ -80,6 +80,8 @@ class LiveLoop {
   LiveLoop& operator=(const LiveLoop&) = delete;
 
   void Start();
+  // The policy the engine runs; fixed for the loop's life.
+  const engine::PolicyConfig& policy() const { return options_.policy; }
   // Finishes the calls already queued, then joins the thread.
   void Stop();
 

@@ -27,6 +27,7 @@ ClusterState::ClusterState(const model::Cluster& cluster)
     }
     AddNodeToAggregates(node.id, +1);
   }
+  node_class_devices_ = node_whole_free_;
   capacity_milli_ = uint64_t{kMilliPerDevice} * cluster.devices().size();
   domain_device_capacity_.resize(cluster.domains().size());
   for (const model::Domain& domain : cluster.domains()) {

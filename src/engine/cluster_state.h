@@ -43,6 +43,10 @@ class ClusterState {
   uint32_t whole_free(NodeId node, DeviceClassId device_class) const {
     return node_whole_free_[Index(node.value(), device_class.value())];
   }
+  // Devices of the class the node has, free or not; fixed.
+  uint32_t class_devices(NodeId node, DeviceClassId device_class) const {
+    return node_class_devices_[Index(node.value(), device_class.value())];
+  }
   // Over the domain's schedulable (non-drained) nodes.
   uint32_t domain_whole_free(DomainId domain, DeviceClassId device_class) const {
     return domain_whole_free_[Index(domain.value(), device_class.value())];
@@ -114,6 +118,7 @@ class ClusterState {
   std::vector<int64_t> node_free_memory_;
   std::vector<uint8_t> node_drained_;
   std::vector<uint32_t> node_whole_free_;
+  std::vector<uint32_t> node_class_devices_;
   std::vector<uint32_t> domain_whole_free_;
   std::vector<uint64_t> domain_free_milli_;
   std::vector<uint32_t> domain_device_capacity_;

@@ -128,7 +128,7 @@ std::optional<MigrationPlan> Defragmenter::Plan(ClusterState& state, const Place
         here.push_back(it->second);
       }
       std::sort(here.begin(), here.end(), [&](uint32_t a, uint32_t b) {
-        return std::tie(cost[a], movable[a].id) < std::tie(cost[b], movable[b].id);
+        return victims_->Key(movable[a], cost[a]) < victims_->Key(movable[b], cost[b]);
       });
       for (uint32_t v : here) {
         if (head_placed || placements_left == 0 || order.size() >= config_.max_moves) break;

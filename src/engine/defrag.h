@@ -8,8 +8,9 @@
 //     domains whose free plus movable matching capacity covers the demand, fewest missing
 //     devices first (ties: lower id).
 //  2. In a target, nodes in order of what clearing them costs (cheapest first, ties: lower
-//     id), and on each node its movable jobs cheapest first (ties: lower id), are released one
-//     at a time inside a transaction. After each release that leaves the target enough free
+//     id), and on each node its movable jobs in the policy's victim order (victim_selector.h;
+//     headroom's: cheapest first, ties lower id), are released one at a time inside a
+//     transaction. After each release that leaves the target enough free
 //     devices by the aggregates, the blocked job is placed by the policy's placer (anywhere).
 //  3. Once it places, it is allocated and the released jobs are placed again, largest first,
 //     wherever the placer puts them; a job placed back exactly where it was is not a move.
@@ -45,16 +46,9 @@
 #include "engine/placement.h"
 #include "engine/policy_config.h"
 #include "engine/request.h"
+#include "engine/victim_selector.h"
 
 namespace headroom::engine {
-
-// A running job the search may move. `tasks` must stay valid during Plan.
-struct MovableJob {
-  JobId id;
-  const std::vector<TaskAllocation>* tasks = nullptr;
-  PlacementRequest request;
-  uint64_t devices = 0;  // Whole devices held; a share counts as one.
-};
 
 struct MigrationPlan {
   std::vector<TaskAllocation> head_tasks;  // Where the blocked job goes.
@@ -64,7 +58,9 @@ struct MigrationPlan {
 
 class Defragmenter {
  public:
-  explicit Defragmenter(const MigrationConfig& config) : config_(config) {}
+  // `victims` orders the movable jobs released on a node (victim_selector.h).
+  Defragmenter(const MigrationConfig& config, std::shared_ptr<const VictimSelector> victims)
+      : config_(config), victims_(std::move(victims)) {}
 
   bool enabled() const { return config_.enabled; }
   TimeUs pause_us() const { return config_.checkpoint_us + config_.restart_us; }
@@ -84,6 +80,7 @@ class Defragmenter {
 
  private:
   MigrationConfig config_;
+  std::shared_ptr<const VictimSelector> victims_;
   std::deque<std::pair<TimeUs, int64_t>> spent_;  // (time, cost) within the last hour.
   int64_t spent_device_us_ = 0;
 };

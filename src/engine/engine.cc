@@ -10,32 +10,15 @@
 
 namespace headroom::engine {
 
-namespace {
-
-PlacementOptions OptionsFrom(const PolicyConfig& policy) {
-  PlacementOptions options;
-  options.gang = policy.gang_placement;
-  options.domain_order = policy.domain_order;
-  options.domains_tried_per_level = std::max<uint32_t>(policy.domains_tried_per_level, 1);
-  for (const NamedWeight& scorer : policy.node_scorers) {
-    auto kind = ScorerByName(scorer.name);
-    HR_CHECK(kind.has_value());  // ValidatePolicy ran before.
-    options.scorers.push_back({*kind, scorer.weight});
-  }
-  return options;
-}
-
-}  // namespace
-
 Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy)
     : cluster_(cluster),
       policy_(policy),
-      placer_(OptionsFrom(policy)),
+      placer_(PlacementOptionsOf(policy)),
       state_(cluster),
       fair_share_(policy.multifactor.decay_half_life_us),
       failed_shapes_(std::make_unique<FailureCache>()),
       failed_avoiding_(std::make_unique<FailureCache>()),
-      defrag_(policy.migration) {
+      defrag_(policy.migration, *VictimSelectors().Make(policy.victim_selector)) {
   auto order = MakeQueueOrder(policy.queue_order, policy.multifactor);
   HR_CHECK(order.has_value());
   order_ = std::move(*order);
@@ -369,7 +352,7 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
   std::vector<uint64_t> block_total(cluster_.domains().size(), 0);
   bool fits = false;
   for (const model::Node& node : cluster_.nodes()) {
-    capacity[node.id.value()] = Placer::NodeCapacity(state_, node.id, request, nullptr);
+    capacity[node.id.value()] = placer_.NodeCapacity(state_, node.id, request, nullptr);
     uint64_t& total = block_total[cluster_.AncestorAt(node.id, block_level).value()];
     total += capacity[node.id.value()];
     fits |= total >= request.task_count;
@@ -382,7 +365,7 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
       for (const TaskAllocation& task : record(JobId(it->second)).tasks) {
         state_.Release(task);
         const uint32_t before = capacity[task.node.value()];
-        const uint32_t after = Placer::NodeCapacity(state_, task.node, request, nullptr);
+        const uint32_t after = placer_.NodeCapacity(state_, task.node, request, nullptr);
         capacity[task.node.value()] = after;
         uint64_t& total = block_total[cluster_.AncestorAt(task.node, block_level).value()];
         total += after - before;
@@ -535,7 +518,7 @@ uint64_t Engine::FragmentedMilli() const {
       free += state_.free_milli(DeviceId(d));
     }
     if (free == 0) continue;
-    if (Placer::NodeCapacity(state_, node.id, request, nullptr) == 0) fragmented += free;
+    if (placer_.NodeCapacity(state_, node.id, request, nullptr) == 0) fragmented += free;
   }
   return fragmented;
 }

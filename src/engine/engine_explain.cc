@@ -63,7 +63,7 @@ PendingStatus Engine::Explain(JobId job) const {
       const DomainId domain = cluster_.AncestorAt(node.id, block_level);
       if (domain != block) tasks = 0;
       block = domain;
-      tasks += Placer::NodeCapacity(state_, node.id, relaxed, nullptr);
+      tasks += placer_.NodeCapacity(state_, node.id, relaxed, nullptr);
       most_tasks = std::max(most_tasks, tasks);
     }
     if (most_tasks >= r->job.task_count) {

@@ -49,7 +49,8 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
   for (const auto& [unused_end, job] : running_by_end_) {
     const JobRecord& v = jobs_[job];
     if (v.start_us >= now || v.moved_us >= now || v.job.task.devices == 0) continue;
-    movable.push_back(MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices()});
+    movable.push_back(MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
+                                 v.job.priority, v.start_us});
   }
   std::sort(movable.begin(), movable.end(),
             [](const MovableJob& a, const MovableJob& b) { return a.id < b.id; });

@@ -48,9 +48,45 @@ void CandidatesAt(const ClusterState& state, const PlacementRequest& request, ui
 
 }  // namespace
 
-uint32_t Placer::NodeCapacity(const ClusterState& state, NodeId node_id,
+PlacementOptions PlacementOptionsOf(const PolicyConfig& policy) {
+  PlacementOptions options;
+  options.gang = policy.gang_placement;
+  options.domain_order = policy.domain_order;
+  options.domains_tried_per_level = std::max<uint32_t>(policy.domains_tried_per_level, 1);
+  // ValidatePolicy ran before: every name is registered.
+  for (const NamedWeight& scorer : policy.node_scorers) {
+    auto made = Scorers().Make(scorer.name);
+    HR_CHECK(made.has_value());
+    options.scorers.push_back({std::move(*made), scorer.weight});
+  }
+  auto filters = PolicyFilters(policy.filters);
+  HR_CHECK(filters.has_value());
+  options.filters = std::move(*filters);
+  return options;
+}
+
+Placer::Placer(PlacementOptions options) : options_(std::move(options)) {
+  first_fit_only_ =
+      options_.scorers.size() == 1 && options_.scorers[0].scorer->name() == "first_fit";
+}
+
+bool Placer::Admits(const ClusterState& state, NodeId node, const PlacementRequest& request) const {
+  for (const auto& filter : options_.filters) {
+    if (!filter->Admits(state, node, request)) return false;
+  }
+  return true;
+}
+
+uint32_t Placer::NodeCapacity(const ClusterState& state, NodeId node,
+                              const PlacementRequest& request,
+                              const ReservedCapacity* avoid) const {
+  // Capacity first: on a busy floor most nodes are full, and then no filter need be asked.
+  const uint32_t capacity = FreeCapacity(state, node, request, avoid);
+  return capacity > 0 && Admits(state, node, request) ? capacity : 0;
+}
+
+uint32_t Placer::FreeCapacity(const ClusterState& state, NodeId node_id,
                               const PlacementRequest& request, const ReservedCapacity* avoid) {
-  if (state.drained(node_id)) return 0;
   const model::TaskShape& shape = *request.shape;
   const uint32_t n = node_id.value();
   const bool reserved_here = avoid != nullptr && !avoid->empty() &&
@@ -206,8 +242,6 @@ std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(ClusterState& st
   PlacementRequest one = request;
   one.task_count = 1;
   const uint64_t one_milli = one.milli();
-  const bool first_fit_only =
-      options_.scorers.size() == 1 && options_.scorers[0].kind == ScorerKind::kFirstFit;
   // The deepest-level domains inside the scope: a contiguous run, as domains follow node order.
   const model::Domain& scope_domain = cluster.domain(scope);
   const std::vector<DomainId>& leaves = cluster.domains_at_level(cluster.deepest_level());
@@ -227,7 +261,7 @@ std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(ClusterState& st
       const model::Domain& d = cluster.domain(domain);
       for (uint32_t n = d.node_begin; n < d.node_end; ++n) {
         if (NodeCapacity(state, NodeId(n), one, avoid) == 0) continue;
-        if (first_fit_only) {
+        if (first_fit_only_) {
           best = NodeId(n);
           break;
         }
@@ -237,7 +271,7 @@ std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(ClusterState& st
           best_score = score;
         }
       }
-      if (first_fit_only && best.valid()) break;
+      if (first_fit_only_ && best.valid()) break;
     }
     if (!best.valid()) {
       state.RollbackTo(mark);
@@ -256,10 +290,11 @@ struct Placer::Search {
   const ClusterState& state;
   const PlacementRequest& request;
   const ReservedCapacity* avoid;
+  const Placer& placer;
   const PlacementOptions& options;
   std::vector<std::pair<NodeId, uint32_t>> chosen;  // (node, tasks)
 
-  uint32_t Capacity(NodeId node) const { return NodeCapacity(state, node, request, avoid); }
+  uint32_t Capacity(NodeId node) const { return placer.NodeCapacity(state, node, request, avoid); }
 
   uint64_t DomainCapacity(DomainId domain_id, uint64_t cap) const {
     const model::Domain& domain = state.cluster().domain(domain_id);
@@ -354,7 +389,7 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
                                                               const PlacementRequest& request,
                                                               const ReservedCapacity* avoid) const {
   const model::Cluster& cluster = state.cluster();
-  Search search{state, request, avoid, options_, {}};
+  Search search{state, request, avoid, *this, options_, {}};
   // Fills `domain` if it holds the gang: the devices chosen node by node inside a rolled-back
   // mark, so that two entries for one node never pick the same devices.
   auto try_domain = [&](DomainId domain) -> std::optional<std::vector<TaskAllocation>> {

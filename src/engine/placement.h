@@ -1,8 +1,9 @@
 // Placement: finds where a gang goes, all-or-nothing, or says it does not fit now.
 //
-// Filter → score → pick. A node passes the filter for k tasks when it is not drained, has k×cpu
-// and k×memory free and k×devices free devices of a matching class (whole devices, or shares
-// of single devices for fractional tasks), outside any reserved capacity it must avoid.
+// Filter → score → pick. A node can take k tasks when every filter of the policy admits it
+// (filter.h: not drained, a device class the selector accepts, ...) and it has k×cpu and
+// k×memory free and k×devices free devices of a matching class (whole devices, or shares of
+// single devices for fractional tasks), outside any reserved capacity it must avoid.
 // Scoring uses the policy's weighted scorers (scorer.h); ties go to the lower id.
 //
 // Gang modes (PolicyConfig::gang_placement):
@@ -36,6 +37,7 @@
 
 #include "engine/cluster_state.h"
 #include "engine/decision.h"
+#include "engine/filter.h"
 #include "engine/policy_config.h"
 #include "engine/request.h"
 #include "engine/scorer.h"
@@ -45,21 +47,33 @@ namespace headroom::engine {
 struct PlacementOptions {
   GangPlacement gang = GangPlacement::kTopologyBlock;
   FitOrder domain_order = FitOrder::kBestFit;
-  std::vector<WeightedScorer> scorers;
+  std::vector<std::shared_ptr<const NodeFilter>> filters;
+  std::vector<WeightedScorer> scorers;  // At least one.
   uint32_t domains_tried_per_level = 8;
 };
 
+// The options a validated policy gives the placer: its pieces made from their names.
+PlacementOptions PlacementOptionsOf(const PolicyConfig& policy);
+
 class Placer {
  public:
-  explicit Placer(PlacementOptions options) : options_(std::move(options)) {}
+  explicit Placer(PlacementOptions options);
+
+  const PlacementOptions& options() const { return options_; }
 
   // `avoid` may be null. The state is only touched inside a mark that is rolled back.
   std::optional<std::vector<TaskAllocation>> Place(ClusterState& state,
                                                    const PlacementRequest& request,
                                                    const ReservedCapacity* avoid) const;
 
-  // How many tasks of the request `node` could take now (capped at the request's count).
-  static uint32_t NodeCapacity(const ClusterState& state, NodeId node,
+  // True when every filter of the policy admits the node for the request.
+  bool Admits(const ClusterState& state, NodeId node, const PlacementRequest& request) const;
+  // How many tasks of the request `node` could take now (capped at the request's count): 0 when
+  // a filter rejects the node, else its free capacity.
+  uint32_t NodeCapacity(const ClusterState& state, NodeId node, const PlacementRequest& request,
+                        const ReservedCapacity* avoid) const;
+  // The node's free capacity for the request, filters not asked.
+  static uint32_t FreeCapacity(const ClusterState& state, NodeId node,
                                const PlacementRequest& request, const ReservedCapacity* avoid);
 
   // Upper bound on the request's device demand a domain can hold (milli-devices), from the
@@ -84,6 +98,7 @@ class Placer {
                                                         const ReservedCapacity* avoid) const;
 
   PlacementOptions options_;
+  bool first_fit_only_ = false;  // The one scorer is first_fit: the first node that fits wins.
 };
 
 // Picks devices on `node` for `tasks` tasks and returns one allocation per task. The node must

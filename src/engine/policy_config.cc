@@ -1,7 +1,9 @@
 #include "engine/policy_config.h"
 
+#include "engine/filter.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
+#include "engine/victim_selector.h"
 
 namespace headroom::engine {
 
@@ -16,12 +18,16 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
     return context(Error{ErrorCode::kInvalidArgument, "node_scorers: expected at least one"});
   }
   for (const NamedWeight& scorer : config.node_scorers) {
-    if (auto kind = ScorerByName(scorer.name); !kind) return context(kind.error());
+    if (Scorers().Find(scorer.name) == nullptr) return context(Scorers().Unknown(scorer.name));
     if (!(scorer.weight >= 0)) {
       return context(Error{ErrorCode::kInvalidArgument,
                            fmt::format("scorer '{}': expected a non-negative weight, got {}",
                                        scorer.name, scorer.weight)});
     }
+  }
+  if (auto filters = PolicyFilters(config.filters); !filters) return context(filters.error());
+  if (VictimSelectors().Find(config.victim_selector) == nullptr) {
+    return context(VictimSelectors().Unknown(config.victim_selector));
   }
   const MultifactorWeights& w = config.multifactor;
   if (w.max_age_us <= 0 || w.decay_half_life_us <= 0 || w.recalc_period_us <= 0) {

@@ -93,6 +93,9 @@ struct PolicyConfig {
   // default_queue_depth); 0 = all.
   uint32_t main_queue_depth = 0;
 
+  // Filters by name (filter.h) beside the mandatory ones, which run whether listed or not.
+  std::vector<std::string> filters;
+
   GangPlacement gang_placement = GangPlacement::kTopologyBlock;
   FitOrder domain_order = FitOrder::kBestFit;
   // Node scorers by name with weights (scorer.h): the best-scoring node wins, ties by id.
@@ -101,6 +104,9 @@ struct PolicyConfig {
   // counts domains, not time).
   uint32_t domains_tried_per_level = 8;
 
+  // Which running work is taken back first (victim_selector.h): defragmentation's release
+  // order now, preemption's victims next.
+  std::string victim_selector = "cheapest_move";
   MigrationConfig migration;
 };
 

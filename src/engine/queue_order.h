@@ -1,5 +1,9 @@
-// QueueOrder: who goes next, kept apart from what they get (the Mesos allocator's split).
+// Queue-order role: who goes next, kept apart from what they get (the Mesos allocator's split).
 // Each order maps a pending job to a key; smaller keys go first, ties by submit time, then id.
+// The contract every order keeps (tests/engine/queue_order_contract_test.cc runs it over each
+// registered one): keys are a pure function of the job, id and context; distinct ids give
+// distinct keys (a strict total order); an order that is not time_dependent() gives the same
+// key at every time and usage. The built-in orders, one file each under queue_orders/:
 //
 //  fifo         submit time (Slurm's builtin order; FIFO baselines).
 //  priority     priority class descending, then submit time (kube-scheduler PrioritySort).
@@ -23,6 +27,7 @@
 #include "base/result.h"
 #include "base/time.h"
 #include "engine/policy_config.h"
+#include "engine/registry.h"
 #include "model/job.h"
 
 namespace headroom::engine {
@@ -56,8 +61,13 @@ class QueueOrder {
   virtual bool time_dependent() const { return false; }
 };
 
-Result<std::unique_ptr<QueueOrder>> MakeQueueOrder(std::string_view name,
-                                                   const MultifactorWeights& weights);
-std::vector<std::string_view> QueueOrderNames();
+// Every built-in order, by name; the factory takes the multifactor weights (the others ignore
+// them).
+const Registry<QueueOrder, const MultifactorWeights&>& QueueOrders();
+
+inline Result<std::unique_ptr<QueueOrder>> MakeQueueOrder(std::string_view name,
+                                                          const MultifactorWeights& weights) {
+  return QueueOrders().Make(name, weights);
+}
 
 }  // namespace headroom::engine

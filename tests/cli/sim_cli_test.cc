@@ -109,11 +109,37 @@ TEST_F(SimCliTest, SameSeedGivesByteIdenticalReport) {
   EXPECT_EQ(a, ReadFile(dir_ / "b/report.json"));
 }
 
+// An operator's own policy file runs beside a preset, under the name it gives itself, and a
+// copy of a shipped preset's file gives exactly the preset's results.
+TEST_F(SimCliTest, RunsAnOperatorsPolicyFileBesideThePresets) {
+  const std::string cluster = Cluster();
+  const std::filesystem::path mine = dir_ / "pack.yaml";
+  std::ofstream(mine) << "name: pack\ndescription: most allocated, worst-fit domains\n"
+                         "backfill: {mode: skip}\nplacement:\n  domain_order: worst_fit\n"
+                         "  scorers: [{name: most_allocated}]\n";
+  const std::filesystem::path copy = dir_ / "copy-of-headroom.yaml";
+  std::filesystem::copy_file(
+      std::filesystem::path(HEADROOM_SOURCE_DIR) / "configs/policies/headroom.yaml", copy);
+  const Outcome run = RunHeadroom(
+      "sim --cluster " + cluster + " --workload synthetic:small --seed 3 --policy headroom," +
+      mine.string() + "," + copy.string() + " --out " + (dir_ / "out").string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
+  ASSERT_EQ(report["policies"].size(), 3u);
+  EXPECT_EQ(report["policies"][0]["name"], "headroom");
+  EXPECT_EQ(report["policies"][1]["name"], "pack");
+  EXPECT_EQ(report["policies"][2]["name"], "headroom");
+  EXPECT_EQ(report["policies"][0]["metrics"], report["policies"][2]["metrics"]);
+  EXPECT_GT(report["policies"][1]["metrics"]["jobs_completed"].get<int>(), 0);
+}
+
 TEST_F(SimCliTest, BadInputExitsWithStatusTwoAndOneLine) {
   const std::string cluster = Cluster();
   const std::filesystem::path bad_yaml = dir_ / "bad.yaml";
   std::ofstream(bad_yaml) << "levels: [cluster, rack]\ntopology:\n  - name: r0\n    nodes: [{name: "
                              "n0, cpu_milli: abc}]\n";
+  const std::filesystem::path bad_policy = dir_ / "bad-policy.yaml";
+  std::ofstream(bad_policy) << "name: mine\nplacement:\n  scorers:\n    - {name: bset_fit}\n";
   const std::filesystem::path bad_csv = dir_ / "bad.csv";
   std::ofstream(bad_csv) << "job_id,submission_time,duration,num_gpu\nj1,0,100,1\nj2,5,oops,1\n";
   struct Case {
@@ -127,6 +153,10 @@ TEST_F(SimCliTest, BadInputExitsWithStatusTwoAndOneLine) {
       {"sim --cluster " + cluster + " --workload itp:" + bad_csv.string(), "bad.csv:3"},
       {"sim --cluster " + cluster + " --workload nosuch:x", "nosuch"},
       {"sim --cluster " + cluster + " --workload synthetic:small --policy nosuch", "nosuch"},
+      {"sim --cluster " + cluster + " --workload synthetic:small --policy " + bad_policy.string(),
+       "bad-policy.yaml:4: field 'placement.scorers[0].name': expected one of best_fit"},
+      {"sim --cluster " + cluster + " --workload synthetic:small --policy fifo,/nonexistent.yaml",
+       "/nonexistent.yaml"},
       {"gen-cluster --devices 7 --devices-per-node 8", "devices"},
   };
   for (const Case& c : cases) {

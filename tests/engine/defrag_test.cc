@@ -125,7 +125,7 @@ TEST(DefragmenterTest, BudgetIsARollingHour) {
   MigrationConfig config;
   config.enabled = true;
   config.budget_device_s_per_hour = 100;
-  Defragmenter defrag(config);
+  Defragmenter defrag(config, *VictimSelectors().Make("cheapest_move"));
   EXPECT_EQ(defrag.BudgetLeftDeviceUs(0), 100 * kUsPerSecond);
   defrag.Record(10 * kUsPerSecond, 60 * kUsPerSecond);
   EXPECT_EQ(defrag.BudgetLeftDeviceUs(20 * kUsPerSecond), 40 * kUsPerSecond);

@@ -14,6 +14,7 @@
 
 #include "engine/presets.h"
 #include "model/cluster_generator.h"
+#include "sim/policy_files.h"
 #include "sim/report/json_report.h"
 #include "sim/traces/synthetic_spec.h"
 #include "sim/traces/synthetic_workload.h"
@@ -25,7 +26,7 @@ namespace {
 using testing::JobOf;
 using testing::TinyCluster;
 
-std::vector<engine::PolicyConfig> AllPolicies() { return *engine::PresetPolicies("all"); }
+std::vector<engine::PolicyConfig> AllPolicies() { return *LoadPolicies("all"); }
 
 RunReport ReportOf(const model::Cluster& cluster, const model::Workload& workload, uint64_t seed,
                    std::vector<PolicyRun> runs) {
@@ -200,7 +201,7 @@ TEST(SimulatorTest, BackfillAroundAReservationByHand) {
       WorkloadOf({JobOf(1, 8, "", 0, 0, 100, 100, 0), JobOf(2, 8, "", 0, 0, 50, 50, 1),
                   JobOf(1, 8, "", 0, 0, 98, 98, 2)});
   const std::vector<PolicyRun> runs =
-      RunPolicies(cluster, workload, *engine::PresetPolicies("fifo,headroom"), SimOptions{}, 1);
+      RunPolicies(cluster, workload, *LoadPolicies("fifo,headroom"), SimOptions{}, 1);
   ASSERT_EQ(runs.size(), 2u);
 
   const PolicyMetrics& fifo = runs[0].metrics;

@@ -6,9 +6,9 @@
 
 #include "cli/commands/commands.h"
 #include "cli/commands/fill_run.h"
-#include "engine/presets.h"
 #include "model/cluster_source.h"
 #include "model/job_topology.h"
+#include "sim/policy_files.h"
 #include "sim/report/html_report.h"
 #include "sim/report/json_report.h"
 #include "sim/report/text_table.h"
@@ -61,7 +61,7 @@ int RunSim(const SimFlags& flags) {
                    flags.tune,    flags.out,      flags.threads};
     return RunFillCommand(fill);
   }
-  auto policies = engine::PresetPolicies(flags.policies);
+  auto policies = sim::LoadPolicies(flags.policies);
   if (!policies) return Fail(policies.error().message);
   // Defragmentation by migration for every policy, with its defaults (policy_config.h), or
   // for none; "preset" keeps each policy's own setting.
@@ -144,7 +144,8 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->required();
   command
       ->add_option("--policy", flags->policies,
-                   "Comma-separated policies (fifo, slurm-like, spread, headroom) or all")
+                   "Comma-separated policies: presets (fifo, slurm-like, spread, headroom), policy "
+                   "files (FILE.yaml, docs/engine.md \"Policy files\"), or all presets")
       ->capture_default_str();
   command->add_option("--seed", flags->seed, "Seed for synthetic inputs")->capture_default_str();
   command->add_option("--out", flags->out, "Directory for report.json and report.html")

@@ -1,0 +1,13 @@
+// The built-in filters' factories (one file each in this folder), for the registry in filter.cc.
+#pragma once
+
+#include <memory>
+
+#include "engine/filter.h"
+
+namespace headroom::engine {
+
+std::unique_ptr<NodeFilter> MakeDrainedFilter();
+std::unique_ptr<NodeFilter> MakeDeviceSelectorFilter();
+
+}  // namespace headroom::engine

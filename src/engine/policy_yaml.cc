@@ -1,0 +1,265 @@
+#include "engine/policy_yaml.h"
+
+#include <cmath>
+#include <limits>
+
+#include "engine/filter.h"
+#include "engine/queue_order.h"
+#include "engine/scorer.h"
+#include "engine/victim_selector.h"
+#include "model/yaml_field.h"
+
+namespace headroom::engine {
+namespace {
+
+using model::YamlField;
+using model::YamlMap;
+using Status = tl::expected<void, Error>;
+
+constexpr double kMaxWeight = 1e12;
+constexpr int64_t kMaxSeconds = int64_t{100} * 365 * 24 * 3600;  // A century.
+
+// One of `names`, as written.
+template <typename Names>
+Result<std::string> OneOf(const YamlField& field, const Names& names) {
+  YAML_FIELD_TRY(text, field.Name());
+  std::string known;
+  for (std::string_view name : names) {
+    if (name == *text) return std::string(name);
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  }
+  return tl::unexpected(field.Invalid("one of " + known));
+}
+
+template <typename Piece, typename... Args>
+Result<std::string> Registered(const YamlField& field, const Registry<Piece, Args...>& registry) {
+  return OneOf(field, registry.Names());
+}
+
+Result<TimeUs> Seconds(const YamlField& field, bool positive) {
+  YAML_FIELD_TRY(seconds, field.Integer(positive ? 1 : 0, kMaxSeconds,
+                                        positive ? "a positive whole number of seconds"
+                                                 : "a whole number of seconds, 0 or more"));
+  return *seconds * kUsPerSecond;
+}
+
+Result<uint32_t> Count(const YamlField& field, int64_t min, std::string_view expected) {
+  YAML_FIELD_TRY(count, field.Integer(min, std::numeric_limits<uint32_t>::max(), expected));
+  return static_cast<uint32_t>(*count);
+}
+
+// Applies `parse` to map[key] when present.
+template <typename Parse>
+Status Optional(const YamlMap& map, std::string_view key, Parse parse) {
+  if (const YamlField* field = map.Find(key)) return parse(*field);
+  return {};
+}
+
+#define POLICY_TRY(expr)                              \
+  if (Status status = (expr); !status) {              \
+    return tl::unexpected(std::move(status).error()); \
+  }
+
+Status ParseMultifactor(const YamlField& field, MultifactorWeights& out) {
+  YAML_FIELD_TRY(map, field.Map({"weights", "max_age_s", "decay_half_life_s", "recalc_period_s"}));
+  POLICY_TRY(Optional(*map, "weights", [&](const YamlField& weights) -> Status {
+    YAML_FIELD_TRY(w, weights.Map({"age", "fairshare", "job_size", "qos"}));
+    for (const auto& [key, value] : w->entries()) {
+      YAML_FIELD_TRY(number, value.Number(0, true, kMaxWeight, "a weight, 0 or more"));
+      double& slot = key == "age"         ? out.age
+                     : key == "fairshare" ? out.fairshare
+                     : key == "job_size"  ? out.job_size
+                                          : out.qos;
+      slot = *number;
+    }
+    return {};
+  }));
+  const std::pair<std::string_view, TimeUs*> times[] = {
+      {"max_age_s", &out.max_age_us},
+      {"decay_half_life_s", &out.decay_half_life_us},
+      {"recalc_period_s", &out.recalc_period_us}};
+  for (const auto& [key, slot] : times) {
+    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+      YAML_FIELD_TRY(us, Seconds(value, true));
+      *slot = *us;
+      return {};
+    }));
+  }
+  return {};
+}
+
+Status ParseQueue(const YamlField& field, PolicyConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"order", "main_depth", "multifactor"}));
+  POLICY_TRY(Optional(*map, "order", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(name, Registered(value, QueueOrders()));
+    out.queue_order = *name;
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "main_depth", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(depth, Count(value, 0, "a number of jobs, 0 (all) or more"));
+    out.main_queue_depth = *depth;
+    return {};
+  }));
+  return Optional(*map, "multifactor",
+                  [&](const YamlField& value) { return ParseMultifactor(value, out.multifactor); });
+}
+
+Status ParseBackfill(const YamlField& field, PolicyConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"mode", "interval_s", "max_jobs"}));
+  POLICY_TRY(Optional(*map, "mode", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kModes[] = {"none", "skip", "easy"};
+    YAML_FIELD_TRY(mode, OneOf(value, kModes));
+    out.backfill = *mode == "none"   ? BackfillMode::kNone
+                   : *mode == "skip" ? BackfillMode::kSkip
+                                     : BackfillMode::kEasy;
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "interval_s", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(us, Seconds(value, false));
+    out.backfill_interval_us = *us;
+    return {};
+  }));
+  return Optional(*map, "max_jobs", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(jobs, Count(value, 0, "a number of jobs, 0 (all) or more"));
+    out.backfill_max_jobs = *jobs;
+    return {};
+  });
+}
+
+Status ParseScorers(const YamlField& field, PolicyConfig& out) {
+  YAML_FIELD_TRY(items, field.Items());
+  if (items->empty()) return tl::unexpected(field.Invalid("a list of at least one scorer"));
+  out.node_scorers.clear();
+  for (const YamlField& item : *items) {
+    YAML_FIELD_TRY(entry, item.Map({"name", "weight"}));
+    YAML_FIELD_TRY(name_field, entry->Require("name", "a scorer name"));
+    YAML_FIELD_TRY(name, Registered(*name_field, Scorers()));
+    NamedWeight scorer{*name, 1};
+    POLICY_TRY(Optional(*entry, "weight", [&](const YamlField& value) -> Status {
+      YAML_FIELD_TRY(weight, value.Number(0, true, kMaxWeight, "a weight, 0 or more"));
+      scorer.weight = *weight;
+      return {};
+    }));
+    out.node_scorers.push_back(std::move(scorer));
+  }
+  return {};
+}
+
+Status ParsePlacement(const YamlField& field, PolicyConfig& out) {
+  YAML_FIELD_TRY(
+      map, field.Map({"gang", "domain_order", "domains_tried_per_level", "filters", "scorers"}));
+  POLICY_TRY(Optional(*map, "gang", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kGangs[] = {"per_task", "topology_block"};
+    YAML_FIELD_TRY(gang, OneOf(value, kGangs));
+    out.gang_placement =
+        *gang == "per_task" ? GangPlacement::kPerTask : GangPlacement::kTopologyBlock;
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "domain_order", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kOrders[] = {"first_fit", "best_fit", "worst_fit"};
+    YAML_FIELD_TRY(order, OneOf(value, kOrders));
+    out.domain_order = *order == "first_fit"  ? FitOrder::kFirstFit
+                       : *order == "best_fit" ? FitOrder::kBestFit
+                                              : FitOrder::kWorstFit;
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "domains_tried_per_level", [&](const YamlField& value) -> Status {
+    if (value.IsScalar() && value.node().Scalar() == "all") {
+      out.domains_tried_per_level = std::numeric_limits<uint32_t>::max();
+      return {};
+    }
+    YAML_FIELD_TRY(count, Count(value, 1, "a number of domains, 1 or more, or all"));
+    out.domains_tried_per_level = *count;
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "filters", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(items, value.Items());
+    out.filters.clear();
+    for (const YamlField& item : *items) {
+      YAML_FIELD_TRY(name, Registered(item, Filters()));
+      out.filters.push_back(*name);
+    }
+    return {};
+  }));
+  return Optional(*map, "scorers",
+                  [&](const YamlField& value) { return ParseScorers(value, out); });
+}
+
+Status ParseMigration(const YamlField& field, MigrationConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"enabled", "checkpoint_s", "restart_s", "budget_device_s_per_hour",
+                                 "horizon_s", "max_placements", "max_moves"}));
+  POLICY_TRY(Optional(*map, "enabled", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kBooleans[] = {"true", "false"};
+    YAML_FIELD_TRY(enabled, OneOf(value, kBooleans));
+    out.enabled = *enabled == "true";
+    return {};
+  }));
+  const std::pair<std::string_view, TimeUs*> times[] = {{"checkpoint_s", &out.checkpoint_us},
+                                                        {"restart_s", &out.restart_us},
+                                                        {"horizon_s", &out.horizon_us}};
+  for (const auto& [key, slot] : times) {
+    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+      YAML_FIELD_TRY(us, Seconds(value, false));
+      *slot = *us;
+      return {};
+    }));
+  }
+  POLICY_TRY(Optional(*map, "budget_device_s_per_hour", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(budget, value.Integer(0, kMaxSeconds, "device-seconds, 0 or more"));
+    out.budget_device_s_per_hour = *budget;
+    return {};
+  }));
+  const std::pair<std::string_view, uint32_t*> counts[] = {{"max_placements", &out.max_placements},
+                                                           {"max_moves", &out.max_moves}};
+  for (const auto& [key, slot] : counts) {
+    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+      YAML_FIELD_TRY(count, Count(value, 1, "a whole number, 1 or more"));
+      *slot = *count;
+      return {};
+    }));
+  }
+  return {};
+}
+
+Result<PolicyConfig> Parse(const YamlField& document) {
+  YAML_FIELD_TRY(map, document.Map({"name", "description", "queue", "backfill", "placement",
+                                    "victim_selector", "migration"}));
+  PolicyConfig config;
+  YAML_FIELD_TRY(name_field, map->Require("name", "a policy name"));
+  YAML_FIELD_TRY(name, name_field->Name());
+  config.name = *name;
+  POLICY_TRY(Optional(*map, "description", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(text, value.Text());
+    config.description = model::PrintableLine(*text);
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "queue", [&](const YamlField& v) { return ParseQueue(v, config); }));
+  POLICY_TRY(
+      Optional(*map, "backfill", [&](const YamlField& v) { return ParseBackfill(v, config); }));
+  POLICY_TRY(
+      Optional(*map, "placement", [&](const YamlField& v) { return ParsePlacement(v, config); }));
+  POLICY_TRY(Optional(*map, "victim_selector", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(selector, Registered(value, VictimSelectors()));
+    config.victim_selector = *selector;
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "migration",
+                      [&](const YamlField& v) { return ParseMigration(v, config.migration); }));
+  return config;
+}
+
+}  // namespace
+
+Result<PolicyConfig> ParsePolicyYaml(std::string_view text, std::string_view source) {
+  auto node = model::LoadYamlDocument(text, source);
+  if (!node) return tl::unexpected(node.error());
+  const YamlField document = YamlField::Document(*node, source);
+  if (document.IsNull()) return tl::unexpected(document.Invalid("a policy (a map with a name)"));
+  auto config = Parse(document);
+  if (!config) return config;
+  auto valid = ValidatePolicy(std::move(*config));
+  if (!valid) return tl::unexpected(WithContext(valid.error(), source));
+  return valid;
+}
+
+}  // namespace headroom::engine

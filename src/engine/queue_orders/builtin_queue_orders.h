@@ -1,0 +1,15 @@
+// The built-in queue orders' factories (one file each in this folder), for the registry in
+// queue_order.cc.
+#pragma once
+
+#include <memory>
+
+#include "engine/queue_order.h"
+
+namespace headroom::engine {
+
+std::unique_ptr<QueueOrder> MakeFifoOrder(const MultifactorWeights& weights);
+std::unique_ptr<QueueOrder> MakePriorityOrder(const MultifactorWeights& weights);
+std::unique_ptr<QueueOrder> MakeMultifactorOrder(const MultifactorWeights& weights);
+
+}  // namespace headroom::engine

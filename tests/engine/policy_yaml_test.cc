@@ -1,0 +1,177 @@
+// Policy files (policy_yaml.h): the shipped presets are the files in configs/policies/, an
+// operator's file sets every piece and parameter it names and keeps the defaults of the rest,
+// and a broken file is one error naming its file, line and field.
+#include "engine/policy_yaml.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/presets.h"
+
+namespace headroom::engine {
+namespace {
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(PolicyYamlTest, EveryPresetIsItsFileInConfigsPolicies) {
+  const std::filesystem::path dir = std::filesystem::path(HEADROOM_SOURCE_DIR) / "configs/policies";
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() == ".yaml") ++files;
+  }
+  EXPECT_EQ(files, PresetNames().size());
+  for (std::string_view name : PresetNames()) {
+    const std::filesystem::path file = dir / (std::string(name) + ".yaml");
+    auto text = PresetPolicyText(name);
+    ASSERT_TRUE(text.has_value()) << name;
+    EXPECT_EQ(*text, ReadFile(file)) << "the build embeds a stale copy of " << file;
+    auto policy = PresetPolicy(name);
+    ASSERT_TRUE(policy.has_value()) << policy.error().message;
+    EXPECT_EQ(policy->name, name);
+    EXPECT_FALSE(policy->description.empty());
+  }
+  EXPECT_FALSE(PresetPolicy("nosuch").has_value());
+}
+
+TEST(PolicyYamlTest, AnOperatorsFileSetsEveryPieceItNames) {
+  const std::string text = R"(
+name: mine
+description: worst-fit packing with priority victims
+queue:
+  order: multifactor
+  main_depth: 50
+  multifactor:
+    weights: {age: 1, fairshare: 2, job_size: 3, qos: 4}
+    max_age_s: 3600
+    decay_half_life_s: 7200
+    recalc_period_s: 30
+backfill: {mode: skip, interval_s: 10, max_jobs: 20}
+placement:
+  gang: per_task
+  domain_order: worst_fit
+  domains_tried_per_level: all
+  filters: [device_selector]
+  scorers:
+    - {name: most_allocated, weight: 2}
+    - {name: first_fit}
+victim_selector: lowest_priority
+migration:
+  enabled: true
+  checkpoint_s: 5
+  restart_s: 7
+  budget_device_s_per_hour: 100
+  horizon_s: 900
+  max_placements: 3
+  max_moves: 2
+)";
+  auto policy = ParsePolicyYaml(text, "mine.yaml");
+  ASSERT_TRUE(policy.has_value()) << policy.error().message;
+  EXPECT_EQ(policy->name, "mine");
+  EXPECT_EQ(policy->description, "worst-fit packing with priority victims");
+  EXPECT_EQ(policy->queue_order, "multifactor");
+  EXPECT_EQ(policy->main_queue_depth, 50u);
+  EXPECT_EQ(policy->multifactor.age, 1);
+  EXPECT_EQ(policy->multifactor.fairshare, 2);
+  EXPECT_EQ(policy->multifactor.job_size, 3);
+  EXPECT_EQ(policy->multifactor.qos, 4);
+  EXPECT_EQ(policy->multifactor.max_age_us, 3600 * kUsPerSecond);
+  EXPECT_EQ(policy->multifactor.decay_half_life_us, 7200 * kUsPerSecond);
+  EXPECT_EQ(policy->multifactor.recalc_period_us, 30 * kUsPerSecond);
+  EXPECT_EQ(policy->backfill, BackfillMode::kSkip);
+  EXPECT_EQ(policy->backfill_interval_us, 10 * kUsPerSecond);
+  EXPECT_EQ(policy->backfill_max_jobs, 20u);
+  EXPECT_EQ(policy->gang_placement, GangPlacement::kPerTask);
+  EXPECT_EQ(policy->domain_order, FitOrder::kWorstFit);
+  EXPECT_EQ(policy->domains_tried_per_level, UINT32_MAX);
+  EXPECT_EQ(policy->filters, std::vector<std::string>{"device_selector"});
+  ASSERT_EQ(policy->node_scorers.size(), 2u);
+  EXPECT_EQ(policy->node_scorers[0].name, "most_allocated");
+  EXPECT_EQ(policy->node_scorers[0].weight, 2);
+  EXPECT_EQ(policy->node_scorers[1].name, "first_fit");
+  EXPECT_EQ(policy->node_scorers[1].weight, 1);
+  EXPECT_EQ(policy->victim_selector, "lowest_priority");
+  EXPECT_TRUE(policy->migration.enabled);
+  EXPECT_EQ(policy->migration.checkpoint_us, 5 * kUsPerSecond);
+  EXPECT_EQ(policy->migration.restart_us, 7 * kUsPerSecond);
+  EXPECT_EQ(policy->migration.budget_device_s_per_hour, 100);
+  EXPECT_EQ(policy->migration.horizon_us, 900 * kUsPerSecond);
+  EXPECT_EQ(policy->migration.max_placements, 3u);
+  EXPECT_EQ(policy->migration.max_moves, 2u);
+}
+
+TEST(PolicyYamlTest, AbsentKeysKeepTheDefaults) {
+  auto policy = ParsePolicyYaml("name: bare\n", "bare.yaml");
+  ASSERT_TRUE(policy.has_value()) << policy.error().message;
+  const PolicyConfig defaults;
+  EXPECT_EQ(policy->queue_order, defaults.queue_order);
+  EXPECT_EQ(policy->backfill, defaults.backfill);
+  EXPECT_EQ(policy->gang_placement, defaults.gang_placement);
+  EXPECT_EQ(policy->domain_order, defaults.domain_order);
+  ASSERT_EQ(policy->node_scorers.size(), 1u);
+  EXPECT_EQ(policy->node_scorers[0].name, defaults.node_scorers[0].name);
+  EXPECT_EQ(policy->victim_selector, defaults.victim_selector);
+  EXPECT_EQ(policy->migration.enabled, defaults.migration.enabled);
+  EXPECT_EQ(policy->multifactor.recalc_period_us, defaults.multifactor.recalc_period_us);
+}
+
+TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
+  struct Case {
+    std::string text;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {"", "p.yaml:1: document: expected a policy"},
+      {"description: x\n", "p.yaml:1: field 'name': expected a policy name, got nothing"},
+      {"name: x\nqueue:\n  order: lifo\n",
+       "p.yaml:3: field 'queue.order': expected one of fifo, priority, multifactor, got \"lifo\""},
+      {"name: x\nplacement:\n  scorers:\n    - {name: best_fit}\n    - {name: bset_fit}\n",
+       "p.yaml:5: field 'placement.scorers[1].name': expected one of best_fit, least_allocated, "
+       "most_allocated, first_fit, keep_whole_nodes, domain_pack, got \"bset_fit\""},
+      {"name: x\nplacement:\n  scorers:\n    - {name: best_fit, weight: -1}\n",
+       "p.yaml:4: field 'placement.scorers[0].weight': expected a weight, 0 or more"},
+      {"name: x\nplacement:\n  scorers: []\n",
+       "p.yaml:3: field 'placement.scorers': expected a list of at least one scorer"},
+      {"name: x\nplacement:\n  filters: [drained, healthy]\n",
+       "field 'placement.filters[1]': expected one of drained, device_selector"},
+      {"name: x\nvictim_selector: oldest\n",
+       "p.yaml:2: field 'victim_selector': expected one of cheapest_move, lowest_priority"},
+      {"name: x\nbackfill: {mode: easy, interval_s: -5}\n",
+       "p.yaml:2: field 'backfill.interval_s': expected a whole number of seconds, 0 or more"},
+      {"name: x\nbackfill: {mode: eager}\n", "field 'backfill.mode': expected one of none, skip"},
+      {"name: x\nmigration:\n  enabled: yes please\n",
+       "p.yaml:3: field 'migration.enabled': expected one of true, false"},
+      {"name: x\nmigration: {max_moves: 0}\n",
+       "field 'migration.max_moves': expected a whole number, 1 or more"},
+      {"name: x\nplacment: {}\n", "p.yaml:2: field 'placment'"},
+      {"name: x\nqueue:\n  multifactor:\n    weights: {age: 1, speed: 2}\n",
+       "p.yaml:4: field 'queue.multifactor.weights.speed'"},
+      {"name: x\nqueue:\n  multifactor: {recalc_period_s: 0}\n",
+       "field 'queue.multifactor.recalc_period_s': expected a positive whole number of seconds"},
+      {"name: [x\n", "YAML syntax error"},
+      {"name: x\n---\nname: y\n", "expected one YAML document, got a second one"},
+      {"name: x\nplacement:\n  domains_tried_per_level: 0\n",
+       "field 'placement.domains_tried_per_level': expected a number of domains, 1 or more, or "
+       "all"},
+      {std::string(100000, '[') + "\n", "p.yaml:"},
+  };
+  for (const Case& c : cases) {
+    auto policy = ParsePolicyYaml(c.text, "p.yaml");
+    ASSERT_FALSE(policy.has_value()) << c.text.substr(0, 80);
+    EXPECT_NE(policy.error().message.find(c.expected), std::string::npos)
+        << c.text.substr(0, 80) << "\n"
+        << policy.error().message;
+    EXPECT_EQ(policy.error().message.find('\n'), std::string::npos) << policy.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace headroom::engine
