@@ -192,10 +192,10 @@ class Driver {
   std::priority_queue<End, std::vector<End>, std::greater<>> ends_;
 };
 
-void BM_EngineStep(benchmark::State& state, const char* preset) {
-  auto policy = engine::PresetPolicy(preset);
-  HR_CHECK(policy.has_value());
-  Driver driver(*policy);
+// Fills the building to kPendingTarget pending jobs (and, with `big_head`, submits the draining
+// head: one gang of 256 devices, 32 whole nodes, at a priority above every other job's, so it
+// heads the queue and holds a reservation while capacity drains to it).
+void FillBuilding(Driver& driver, bool big_head) {
   std::vector<engine::Event> events;
   size_t starts = 0;
   const engine::ClusterState& cluster_state = driver.engine().cluster_state();
@@ -213,12 +213,24 @@ void BM_EngineStep(benchmark::State& state, const char* preset) {
     }
     driver.Step(events, &starts);
   }
-  if (state.range(0) != 0) {
-    // The draining head: one gang of 256 devices (32 whole nodes) at a priority above every
-    // other job's, so it heads the queue and holds a reservation while capacity drains to it.
+  if (big_head) {
     driver.SubmitBigHead(events);
     driver.Step(events, &starts);
   }
+}
+
+void BM_EngineStep(benchmark::State& state, const char* preset) {
+  auto policy = engine::PresetPolicy(preset);
+  HR_CHECK(policy.has_value());
+  Driver driver(*policy);
+  std::vector<engine::Event> events;
+  size_t starts = 0;
+  const engine::ClusterState& cluster_state = driver.engine().cluster_state();
+  auto allocated = [&] {
+    return static_cast<double>(cluster_state.allocated_milli()) /
+           static_cast<double>(cluster_state.capacity_milli());
+  };
+  FillBuilding(driver, state.range(0) != 0);
   const TimeUs start_us = driver.now_us();
 
   std::vector<double> step_ms;
@@ -261,6 +273,35 @@ BENCHMARK_CAPTURE(BM_EngineStep, headroom, "headroom")
     ->Arg(0)
     ->Arg(1)
     ->Iterations(300)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+// The start plan that gives every pending job an expected start (engine_start_plan.cc), made
+// once after each step on the same building: 10,000 pending jobs on 100,000 devices.
+void BM_ExpectedStarts(benchmark::State& state, const char* preset) {
+  auto policy = engine::PresetPolicy(preset);
+  HR_CHECK(policy.has_value());
+  Driver driver(*policy);
+  FillBuilding(driver, state.range(0) != 0);
+  std::vector<engine::Event> events;
+  size_t starts = 0;
+  size_t planned = 0;
+  for (auto _ : state) {
+    driver.FinishNext(events);
+    driver.Submit(events);
+    driver.Step(events, &starts);
+    const Clock::time_point begin = Clock::now();
+    planned += driver.engine().ExpectedStarts().size();
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - begin).count());
+  }
+  state.counters["planned"] =
+      static_cast<double>(planned) / static_cast<double>(state.iterations());
+}
+
+BENCHMARK_CAPTURE(BM_ExpectedStarts, headroom, "headroom")
+    ->ArgName("big_head")
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(50)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_EngineStep, slurm_like, "slurm-like")

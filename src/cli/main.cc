@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
       AddGenClusterCommand(app),
       AddSubmitCommand(app, connection),
       AddQueueCommand(app, connection),
+      AddExplainCommand(app, connection),
       AddNodesCommand(app, connection),
       AddCancelCommand(app, connection),
       AddDrainCommand(app, connection),

@@ -221,7 +221,7 @@ ApiResult<Reply> Get(ApiContext& context, const HttpRequest& request) {
   auto job = FindJob(context, request, *principal);
   if (!job) return tl::unexpected(job.error());
   if (job->state == JobState::kPending) {
-    const auto reasons = context.loop.Explain({job->id});
+    const auto reasons = context.loop.Explain({job->id}, /*with_nodes=*/true);
     return Reply{200, JobJson(*job, &reasons.at(job->id))};
   }
   return Reply{200, JobJson(*job, nullptr)};

@@ -52,7 +52,16 @@ Json JobJson(const JobRecord& job, const PendingInfo* pending) {
                                          : Json(job.spec.preferred_topology_level)}};
   }
   if (pending != nullptr && job.state == JobState::kPending) {
-    out["pending_reason"] = {{"code", pending->code}, {"message", pending->message}};
+    out["pending_reason"] = {
+        {"code", pending->code}, {"reasons", pending->reasons}, {"message", pending->message}};
+    if (pending->nodes) {
+      Json tallies = Json::array();
+      for (const auto& [constraint, nodes] : *pending->nodes) {
+        tallies.push_back({{"constraint", constraint}, {"nodes", nodes}});
+      }
+      out["pending_reason"]["nodes"] = std::move(tallies);
+      out["pending_reason"]["tasks_placeable"] = pending->tasks_placeable;
+    }
     out["expected_start"] = TimeJson(pending->expected_start_us);
   }
   return out;

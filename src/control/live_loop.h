@@ -60,9 +60,13 @@ struct LoopOptions {
 inline constexpr const char* kNextJobIdKey = "next_job_id";
 
 struct PendingInfo {
-  std::string code;  // PendingCode name.
+  std::string code;                  // The first PendingCode's name.
+  std::vector<std::string> reasons;  // Every blocking constraint's code, most severe first.
   std::string message;
   TimeUs expected_start_us = kNever;
+  // With nodes asked for: the engine's tallies (pending_reason.h, NodeTally).
+  std::optional<std::vector<std::pair<std::string, uint32_t>>> nodes;
+  uint64_t tasks_placeable = 0;
 };
 
 struct ServiceScaled {
@@ -100,7 +104,9 @@ class LiveLoop {
   // replaced as before, so the count holds.
   ApiResult<ServiceScaled> ScaleService(uint64_t service, uint32_t replicas);
   ApiResult<NodeRecord> SetDrain(const std::string& node, bool drained, std::string reason);
-  std::map<uint64_t, PendingInfo> Explain(const std::vector<uint64_t>& jobs);
+  // `with_nodes`: also the node tallies, O(nodes) per job (for one job, not a listing).
+  std::map<uint64_t, PendingInfo> Explain(const std::vector<uint64_t>& jobs,
+                                          bool with_nodes = false);
   // Pending jobs by the reason they wait, as the loop last published them (each step, or less
   // often when counting takes long: see PublishPendingReasons), so that a scrape never waits
   // for a step; jobs submitted since count as not_considered.
@@ -138,7 +144,7 @@ class LiveLoop {
   std::optional<std::vector<engine::TaskAllocation>> ToAllocations(
       const std::vector<TaskPlacement>& placement, std::vector<uint32_t>& used_milli,
       std::vector<int64_t>& used_cpu, std::vector<int64_t>& used_memory) const;
-  PendingInfo ExplainOne(uint64_t job) const;
+  PendingInfo ExplainOne(uint64_t job, bool with_nodes) const;
   // Counts the engine's pending jobs by reason into published_. Skipped while less than ten
   // times the last count's cost has passed since it, so that a queue of 200,000 jobs (~10 ms a
   // count) spends at most a tenth of the loop on it.

@@ -9,29 +9,44 @@
 
 namespace headroom::control {
 
-PendingInfo LiveLoop::ExplainOne(uint64_t job) const {
+PendingInfo LiveLoop::ExplainOne(uint64_t job, bool with_nodes) const {
   if (engine_ == nullptr) {
-    return PendingInfo{"unschedulable",
-                       "No node is known yet: start headroom-agent on the nodes (agents backend).",
-                       kNever};
+    return PendingInfo{
+        .code = "unschedulable",
+        .reasons = {"unschedulable"},
+        .message = "No node is known yet: start headroom-agent on the nodes (agents backend)."};
   }
   auto it = engine_of_daemon_.find(job);
   if (it == engine_of_daemon_.end() || engine_->state(it->second) != engine::JobState::kPending) {
-    return PendingInfo{"not_considered", "Not yet looked at by the scheduler.", kNever};
+    return PendingInfo{.code = "not_considered",
+                       .reasons = {"not_considered"},
+                       .message = "Not yet looked at by the scheduler."};
   }
-  const engine::PendingStatus status = engine_->Explain(it->second);
+  const engine::PendingStatus status = engine_->Explain(
+      it->second, with_nodes ? engine::ExplainDetail::kNodes : engine::ExplainDetail::kBrief);
   PendingInfo info;
   info.code = status.reasons.empty() ? "not_considered"
                                      : std::string(engine::PendingCodeName(status.reasons.front()));
+  for (engine::PendingCode code : status.reasons) {
+    info.reasons.emplace_back(engine::PendingCodeName(code));
+  }
   info.message = status.message;
   info.expected_start_us = status.expected_start_us;
+  if (with_nodes) {
+    info.nodes.emplace();
+    for (const engine::NodeTally& tally : status.nodes) {
+      info.nodes->emplace_back(tally.constraint, tally.nodes);
+    }
+    info.tasks_placeable = status.tasks_placeable;
+  }
   return info;
 }
 
-std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& jobs) {
+std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& jobs,
+                                                  bool with_nodes) {
   std::map<uint64_t, PendingInfo> out;
   RunCall([&] {
-    for (uint64_t job : jobs) out[job] = ExplainOne(job);
+    for (uint64_t job : jobs) out[job] = ExplainOne(job, with_nodes);
   });
   return out;
 }

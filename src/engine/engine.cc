@@ -233,6 +233,7 @@ void Engine::Apply(Event& event) {
 Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   HR_CHECK(now >= last_now_us_);
   last_now_us_ = now;
+  ++steps_;
   for (Event& event : events) Apply(event);
   Decisions decisions;
   // A pass runs when something changed, or when a periodic pass (priority recalculation, a

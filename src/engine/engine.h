@@ -63,12 +63,15 @@ class Engine {
 
   JobState state(JobId job) const;
   // Why a pending job waits; empty reasons for a job that is not pending.
-  PendingStatus Explain(JobId job) const;
+  PendingStatus Explain(JobId job, ExplainDetail detail = ExplainDetail::kBrief) const;
   // Pending jobs, except those in `excluded`, by the first reason Explain gives (kNone when it
   // gives none). Jobs of one request shape with the same verdict from the last pass get the
   // same reasons, so Explain runs once per such group: O(pending) hash look-ups plus
   // O(groups) Explains, for metrics over a long queue.
   std::map<PendingCode, uint64_t> PendingCodeCounts(std::span<const JobId> excluded) const;
+  // Expected start of pending jobs by id, from a plan of the queue as it stands after the last
+  // step (engine_start_plan.cc); a job it does not reach is absent.
+  const std::unordered_map<uint32_t, TimeUs>& ExpectedStarts() const;
   const std::vector<TaskAllocation>* allocations(JobId job) const;
 
   size_t pending_count() const { return queue_.size(); }
@@ -106,8 +109,14 @@ class Engine {
   // Starts the blocked job `id` by migrating running jobs, when a plan pays (engine_migrate.cc).
   bool StartByMigration(JobId id, TimeUs now, Decisions& decisions);
   bool ComputeReservation(JobId head, TimeUs now);
+  bool StillFits(const ClusterState& scratch, const PlacementRequest& request,
+                 const ReservedCapacity& avoid, const std::vector<uint32_t>& capacity,
+                 const std::vector<uint64_t>& block_total, uint32_t block_level,
+                 uint64_t blocks_that_fit, uint64_t& work) const;
   PendingCode Analyze(const JobRecord& record) const;
   PlacementRequest RequestOf(const JobRecord& record) const;
+  // Explain's node tallies for `record` into `status` (pending_reason.h).
+  void TallyNodes(const JobRecord& record, PendingStatus& status) const;
   void ResolveLevels(JobRecord& record) const;
   uint32_t MaskFor(const model::Selector& selector);
   bool NeverFits(const JobRecord& record) const;
@@ -152,6 +161,11 @@ class Engine {
   uint64_t reservation_version_ = 0;
   bool reservation_stale_ = false;  // A main pass started work, or a drain changed, since.
   std::vector<uint32_t> reservation_scratch_;
+
+  uint64_t steps_ = 0;
+  // ExpectedStarts' plan, and the step it was made after (single-threaded: a cache).
+  mutable std::unordered_map<uint32_t, TimeUs> start_plan_;
+  mutable uint64_t start_plan_step_ = UINT64_MAX;
 
   Defragmenter defrag_;
   // (head, release epoch, allocated milli) of the last migration search: one per state.

@@ -11,11 +11,55 @@
 
 namespace headroom::engine {
 
-PendingStatus Engine::Explain(JobId job) const {
+namespace {
+
+// 1250 → "1,250".
+std::string Thousands(uint64_t value) {
+  std::string digits = std::to_string(value);
+  for (size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
+  return digits;
+}
+
+// "now", "in 45 s", "in 4 min 5 s", "in 2 h 3 min".
+std::string In(TimeUs us) {
+  const int64_t s = us / kUsPerSecond;
+  if (s <= 0) return "now";
+  if (s < 60) return fmt::format("in {} s", s);
+  if (s < 3600) return fmt::format("in {} min {} s", s / 60, s % 60);
+  return fmt::format("in {} h {} min", s / 3600, s / 60 % 60);
+}
+
+// " Of 1,250 nodes: 200 drained, ..., 240 can take a task (the best rack holds 3 of 8 tasks)."
+std::string NodesSentence(const PendingStatus& status, size_t nodes, uint32_t task_count,
+                          std::string_view required_level) {
+  std::string out = fmt::format(" Of {} node{}:", Thousands(nodes), nodes == 1 ? "" : "s");
+  for (size_t i = 0; i < status.nodes.size(); ++i) {
+    out += fmt::format("{} {} {}", i == 0 ? "" : ",", Thousands(status.nodes[i].nodes),
+                       status.nodes[i].constraint);
+  }
+  if (task_count > 1) {
+    out += required_level.empty()
+               ? fmt::format(" (together {} of {} tasks)", status.tasks_placeable, task_count)
+               : fmt::format(" (the best {} holds {} of {} tasks)", required_level,
+                             status.tasks_placeable, task_count);
+  }
+  return out + ".";
+}
+
+}  // namespace
+
+PendingStatus Engine::Explain(JobId job, ExplainDetail detail) const {
   PendingStatus status;
   const JobRecord* r = find(job);
   if (r == nullptr || r->state != JobState::kPending) return status;
   status.queue_position = r->position;
+  const bool with_nodes = detail == ExplainDetail::kNodes && !r->unknown_level;
+  if (with_nodes) TallyNodes(*r, status);
+  const std::string nodes_sentence =
+      with_nodes ? NodesSentence(status, cluster_.nodes().size(), r->job.task_count,
+                                 r->required_level == kNoLevel ? std::string_view()
+                                                               : r->job.required_topology_level)
+                 : std::string();
   const PlacementRequest request = RequestOf(*r);
   const uint64_t free_matching = Placer::DomainBoundMilli(state_, DomainId(0), request);
   const uint64_t need = request.milli();
@@ -37,10 +81,16 @@ PendingStatus Engine::Explain(JobId job) const {
         r->required_level == kNoLevel
             ? std::string()
             : fmt::format(", inside one {}", r->job.required_topology_level));
+    status.message += nodes_sentence;
     return status;
   }
-  if (job == blocked_head_ && reserved_start_us_ != kNever) {
+  const bool reserved = job == blocked_head_ && reserved_start_us_ != kNever;
+  status.reserved = reserved;
+  if (reserved) {
     status.expected_start_us = reserved_start_us_;
+  } else if (detail != ExplainDetail::kReasons) {
+    const auto& plan = ExpectedStarts();
+    if (auto it = plan.find(job.value()); it != plan.end()) status.expected_start_us = it->second;
   }
   // Add the capacity picture whatever the pass said, so a user sees every constraint.
   if (need > 0 && free_matching < need && r->code != PendingCode::kCapacity) {
@@ -113,9 +163,10 @@ PendingStatus Engine::Explain(JobId job) const {
       status.message = "Pending.";
       break;
   }
+  status.message += nodes_sentence;
   if (status.expected_start_us != kNever) {
-    status.message +=
-        fmt::format(" Reserved to start at t={:.0f}s.", UsToSeconds(status.expected_start_us));
+    status.message += fmt::format(" {} to start {}.", reserved ? "Reserved" : "Expected",
+                                  In(status.expected_start_us - last_now_us_));
   }
   return status;
 }

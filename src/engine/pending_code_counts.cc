@@ -42,7 +42,7 @@ std::map<PendingCode, uint64_t> Engine::PendingCodeCounts(std::span<const JobId>
   }
   std::map<PendingCode, uint64_t> counts;
   for (const auto& [group, first_and_count] : groups) {
-    const PendingStatus status = Explain(first_and_count.first);
+    const PendingStatus status = Explain(first_and_count.first, ExplainDetail::kReasons);
     counts[status.reasons.empty() ? PendingCode::kNone : status.reasons.front()] +=
         first_and_count.second;
   }

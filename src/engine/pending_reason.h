@@ -24,11 +24,34 @@ enum class PendingCode : uint8_t {
 
 std::string_view PendingCodeName(PendingCode code);  // "capacity", "topology", ...
 
+// Of the cluster's nodes, how many one constraint turns away. Each node is counted once, under
+// the first constraint it fails in the order the placer checks them (the policy's filters,
+// then free matching devices, CPU, memory); the nodes that pass them all are counted last,
+// as "can take a task".
+struct NodeTally {
+  std::string constraint;  // "drained", "with fewer than 8 free matching devices", ...
+  uint32_t nodes = 0;
+};
+
 struct PendingStatus {
   std::vector<PendingCode> reasons;   // Every blocking constraint, most severe first.
   std::string message;                // One sentence for humans.
   uint32_t queue_position = 0;        // 1-based among pending jobs, as last ordered.
-  TimeUs expected_start_us = kNever;  // Where backfill computed a reservation.
+  TimeUs expected_start_us = kNever;  // When the engine expects it to start (backfill's plan).
+  // The expected start is the EASY reservation of the blocked head: with exact estimates it
+  // starts by then (property-tested). Other jobs' expected starts are the plan's estimates.
+  bool reserved = false;
+  // With ExplainDetail::kNodes only: the tallies (summing to the cluster's nodes), and how many
+  // of the gang's tasks the nodes that can take a task hold together, in the best domain of the
+  // required level when the job states one.
+  std::vector<NodeTally> nodes;
+  uint64_t tasks_placeable = 0;
+};
+
+enum class ExplainDetail : uint8_t {
+  kReasons,  // Reasons, message and position only.
+  kBrief,    // Also the expected start (the start plan, computed once per step; bounded).
+  kNodes,    // Also the node tallies: O(nodes).
 };
 
 }  // namespace headroom::engine

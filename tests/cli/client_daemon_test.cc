@@ -1,7 +1,8 @@
 // The client verbs against a real headroomd (simulated backend, generated 32-GPU cluster):
-// submit → queue shows the job with its state (and the reason while it waits) → cancel → it
-// is gone from the queue; `--json` output parses as the API's JSON; a bad token gives exit 2
-// with the API's message; nodes lists every node. Skips while headroomd is not built here.
+// submit → queue shows the job with its state (and the reason while it waits) → explain gives
+// every reason, the node counts and the expected start → cancel → it is gone from the queue;
+// `--json` output parses as the API's JSON; a bad token gives exit 2 with the API's message; nodes
+// lists every node. Skips while headroomd is not built here.
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -90,6 +91,26 @@ TEST_F(ClientAgainstDaemon, SubmitQueueCancel) {
   EXPECT_NE(table.out.find("ID  NAME"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("fill"), std::string::npos) << table.out;
   EXPECT_TRUE(std::regex_search(table.out, std::regex("waiter .* pending .*\\("))) << table.out;
+
+  // explain: every reason, the nodes each turns away (all four are full), and the start the
+  // plan gives it: when the 2-hour job ends by its time limit.
+  const CommandOutcome why = Run({"explain", std::to_string(waiter_id)});
+  ASSERT_EQ(why.status, 0) << why.err;
+  EXPECT_NE(why.out.find("reasons: capacity"), std::string::npos) << why.out;
+  EXPECT_NE(why.out.find("4  with fewer than 8 free matching devices"), std::string::npos)
+      << why.out;
+  EXPECT_TRUE(std::regex_search(why.out, std::regex("expected start in 1:5\\d:\\d\\d|2:00:00")))
+      << why.out;
+  const CommandOutcome why_json = Run({"explain", std::to_string(waiter_id), "--json"});
+  ASSERT_EQ(why_json.status, 0) << why_json.err;
+  const json explained = json::parse(why_json.out);
+  EXPECT_EQ(explained["pending_reason"]["nodes"][0]["nodes"], 4) << why_json.out;
+  EXPECT_EQ(explained["pending_reason"]["reasons"][0], "capacity") << why_json.out;
+  EXPECT_TRUE(explained["expected_start"].is_number()) << why_json.out;
+  EXPECT_EQ(Run({"explain", "abc"}).status, 2);
+  const CommandOutcome missing = Run({"explain", "99999"});
+  EXPECT_EQ(missing.status, 2) << missing.err;
+  EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
 
   const CommandOutcome cancel = Run({"cancel", std::to_string(waiter_id)});
   ASSERT_EQ(cancel.status, 0) << cancel.err;

@@ -59,7 +59,7 @@ void CheckReservationsHold(const model::Cluster& cluster, const std::vector<JobS
     for (uint32_t j = 0; j < jobs.size(); ++j) {
       if (engine.state(JobId(j)) != JobState::kPending) continue;
       const PendingStatus status = engine.Explain(JobId(j));
-      if (status.expected_start_us == kNever) continue;
+      if (!status.reserved) continue;  // Other jobs' expected starts are estimates.
       RC_ASSERT(status.expected_start_us >= step.now_us);
       auto [it, inserted] = first_reservation.emplace(j, status.expected_start_us);
       if (inserted) {

@@ -66,6 +66,15 @@ std::string PlacedNodes(const json& job) {
   return out;
 }
 
+// " expected start in 4:05" / " expected start now", or "" when unknown.
+std::string ExpectedStart(const json& job, double now_s) {
+  const auto start = Seconds(job, "expected_start");
+  if (!start) return "";
+  const int64_t in = std::llround(*start - now_s);
+  return in > 0 ? fmt::format(" expected start in {}", FormatElapsed(in))
+                : std::string(" expected start now");
+}
+
 std::string PendingReason(const json& job, double now_s) {
   std::string out;
   const json* reason = job.contains("pending_reason") && job["pending_reason"].is_object()
@@ -78,15 +87,43 @@ std::string PendingReason(const json& job, double now_s) {
   } else {
     out = "(waiting for the next scheduling cycle)";
   }
-  if (const auto start = Seconds(job, "expected_start")) {
-    const int64_t in = std::llround(*start - now_s);
-    out += in > 0 ? fmt::format(" expected start in {}", FormatElapsed(in))
-                  : std::string(" expected start now");
-  }
-  return out;
+  return out + ExpectedStart(job, now_s);
 }
 
 }  // namespace
+
+std::string FormatExplain(const json& job, double now_s) {
+  std::string out =
+      fmt::format("job {} ({}, tenant {}): {}, {} devices\n", Text(job, "id"), Text(job, "name"),
+                  Text(job, "tenant"), Text(job, "state"), Shape(job));
+  if (Text(job, "state") == "running") {
+    return out + fmt::format("runs on {}\n", PlacedNodes(job));
+  }
+  const json* reason = job.contains("pending_reason") && job["pending_reason"].is_object()
+                           ? &job["pending_reason"]
+                           : nullptr;
+  if (Text(job, "state") != "pending" || reason == nullptr) return out;
+  std::string codes;
+  for (const json& code : List(*reason, "reasons")) {
+    if (code.is_string()) codes += (codes.empty() ? "" : ", ") + code.get<std::string>();
+  }
+  out += fmt::format("reasons: {}\n", codes.empty() ? Text(*reason, "code") : codes);
+  out += fmt::format("why: {}\n", Text(*reason, "message"));
+  const json& nodes = List(*reason, "nodes");
+  if (!nodes.empty()) {
+    out += "nodes:\n";
+    for (const json& tally : nodes) {
+      out += fmt::format("  {:>7}  {}\n", Text(tally, "nodes"), Text(tally, "constraint"));
+    }
+    if (Integer(job, "tasks").value_or(1) > 1) {
+      out += fmt::format("  tasks placeable now: {} of {}\n", Text(*reason, "tasks_placeable"),
+                         Text(job, "tasks"));
+    }
+  }
+  const std::string start = ExpectedStart(job, now_s);
+  out += start.empty() ? "no expected start within the plan's horizon\n" : start.substr(1) + "\n";
+  return out;
+}
 
 std::string FormatElapsed(int64_t seconds) {
   if (seconds < 0) seconds = 0;

@@ -16,6 +16,11 @@ namespace headroom::cli {
 // when it is expected to start.
 std::string FormatQueue(const nlohmann::json& jobs, double now_s);
 
+// `headroom explain JOB`: the job's state and shape; for a pending job every blocking reason,
+// the engine's sentence, the nodes each constraint turns away and the expected start; for a
+// running job where it runs.
+std::string FormatExplain(const nlohmann::json& job, double now_s);
+
 // NODE STATE GPUS ALLOC MODEL RACK REASON.
 std::string FormatNodes(const nlohmann::json& nodes);
 

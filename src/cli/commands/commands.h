@@ -28,6 +28,7 @@ void AddConnectionOptions(CLI::App& app, ConnectionOptions& options);
 using Connection = std::shared_ptr<const ConnectionOptions>;
 std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection);
 std::function<int()> AddQueueCommand(CLI::App& app, Connection connection);
+std::function<int()> AddExplainCommand(CLI::App& app, Connection connection);
 std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);
 std::function<int()> AddDrainCommand(CLI::App& app, Connection connection);

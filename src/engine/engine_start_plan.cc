@@ -1,0 +1,187 @@
+// Engine::ExpectedStarts: when each pending job is expected to start, as Slurm's backfill
+// estimates start times for the jobs it tests (slurm.schedmd.com/sched_config.html: every job
+// backfill examines gets an expected start, and the resources of higher-priority jobs are
+// reserved at their expected starts). Planned on a copy of the cluster state, in queue order:
+//  - Running jobs end at their expected ends (start + estimate).
+//  - A job is planned at the first of now and the ends to come (of running and of already
+//    planned jobs) where it places — with the jobs planned before it holding their devices from
+//    their planned start to their planned end, and avoiding, for its own expected runtime, the
+//    devices, CPU and memory of planned jobs that start while it would run.
+//  - The blocked head's EASY reservation is this plan's first entry (the same search).
+// Bounded as Slurm's bf_window and bf_max_job_test/bf_max_time bound backfill: at most
+// kPlannedJobs jobs, starts within kHorizonUs of now, and kWorkBudget units of work (a node's
+// capacity counted counts one, a placement tried kPlacementWork); a job the bound cuts off has
+// no expected start. Computed on the first Explain after a step and kept until the next step.
+// A job is tried at a time only when the nodes of one domain of its block level (its required
+// level, else the cluster) take all its tasks by their free capacity, tracked per node as the
+// timeline releases and allocates (as ComputeReservation does), so most times cost a few node
+// updates rather than a search.
+#include <algorithm>
+#include <optional>
+#include <tuple>
+
+#include "engine/engine.h"
+#include "engine/engine_records.h"
+
+namespace headroom::engine {
+namespace {
+
+constexpr size_t kPlannedJobs = 500;                     // Slurm bf_max_job_test default.
+constexpr TimeUs kHorizonUs = 24 * 3600 * kUsPerSecond;  // Slurm bf_window default, 1 day.
+constexpr uint64_t kWorkBudget = 2'000'000;              // ~85 ms at 100k devices (bench/).
+
+constexpr uint64_t kPlacementWork = 1'000;
+constexpr size_t kShapesCached = 64;
+
+// Something that happens to the state at a time: a running or planned job ends (its tasks are
+// released), or a planned job starts (its tasks are allocated).
+struct TimelineEvent {
+  TimeUs at_us;
+  bool allocate;   // Releases at an instant come before allocations.
+  uint32_t index;  // Running: job id; planned: index in the plan.
+  bool planned;
+  friend bool operator<(const TimelineEvent& a, const TimelineEvent& b) {
+    return std::tie(a.at_us, a.allocate, a.planned, a.index) <
+           std::tie(b.at_us, b.allocate, b.planned, b.index);
+  }
+};
+
+struct PlannedJob {
+  JobId id;
+  TimeUs start_us;
+  TimeUs end_us;
+  std::vector<TaskAllocation> tasks;
+};
+
+}  // namespace
+
+// Whether some block still takes all the tasks once the reserved capacity is set aside: the
+// blocks that fit without it, less those the reserved nodes' lost capacity takes below the
+// count. O(reserved nodes).
+bool Engine::StillFits(const ClusterState& scratch, const PlacementRequest& request,
+                       const ReservedCapacity& avoid, const std::vector<uint32_t>& capacity,
+                       const std::vector<uint64_t>& block_total, uint32_t block_level,
+                       uint64_t blocks_that_fit, uint64_t& work) const {
+  if (avoid.empty()) return blocks_that_fit > 0;
+  std::unordered_map<uint32_t, uint64_t> lost;  // Block → tasks the reservations take.
+  for (uint32_t n : avoid.touched_nodes) {
+    const uint32_t kept = placer_.NodeCapacity(scratch, NodeId(n), request, &avoid);
+    if (kept < capacity[n]) {
+      lost[cluster_.AncestorAt(NodeId(n), block_level).value()] += capacity[n] - kept;
+    }
+    ++work;
+  }
+  for (const auto& [block, tasks] : lost) {
+    const uint64_t total = block_total[block];
+    if (total >= request.task_count && total - tasks < request.task_count) --blocks_that_fit;
+  }
+  return blocks_that_fit > 0;
+}
+
+const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
+  if (start_plan_step_ == steps_) return start_plan_;
+  start_plan_step_ = steps_;
+  start_plan_.clear();
+  const TimeUs now = last_now_us_;
+  ClusterState scratch = state_;
+  std::vector<TimelineEvent> timeline;
+  for (const auto& [end, job] : running_by_end_) {
+    if (end - now > kHorizonUs) break;
+    timeline.push_back({std::max(end, now), false, job, false});
+  }
+  std::vector<PlannedJob> plan;
+  ReservedCapacity avoid;
+  avoid.Resize(cluster_.nodes().size(), cluster_.devices().size());
+  // Per node, how many of the job's tasks it takes (reservations aside); per domain of the
+  // job's block level, the sum: the gang can place only where a block's sum reaches its tasks
+  // (as ComputeReservation tracks it), so most times cost a few node updates, not a search.
+  std::vector<uint32_t> capacity(cluster_.nodes().size(), 0);
+  std::vector<uint64_t> block_total(cluster_.domains().size(), 0);
+  uint64_t blocks_that_fit = 0;
+  struct InitialCapacity {
+    std::vector<uint32_t> capacity;
+    std::vector<uint64_t> block_total;
+    uint64_t blocks_that_fit = 0;
+  };
+  std::unordered_map<Shape, InitialCapacity, ShapeHash> initial;
+  uint64_t work = 0;
+  for (const JobId id : queue_) {
+    if (plan.size() >= kPlannedJobs || work >= kWorkBudget) break;
+    const JobRecord& r = jobs_[id.value()];
+    if (r.state != JobState::kPending || r.never_fits) continue;
+    const PlacementRequest request = RequestOf(r);
+    const TimeUs runtime_us = std::max<TimeUs>(r.job.runtime_estimate_us, 0);
+    const uint32_t block_level = r.required_level == kNoLevel ? 0 : r.required_level;
+    auto update = [&](NodeId node) {
+      const uint32_t after = placer_.NodeCapacity(scratch, node, request, nullptr);
+      uint64_t& total = block_total[cluster_.AncestorAt(node, block_level).value()];
+      const bool fit_before = total >= request.task_count;
+      total = total - capacity[node.value()] + after;
+      capacity[node.value()] = after;
+      blocks_that_fit += (total >= request.task_count ? 1 : 0) - (fit_before ? 1 : 0);
+      ++work;
+    };
+    // Capacities at now depend on the job's shape only: count them once per shape.
+    auto cached = initial.find(r.shape());
+    if (cached != initial.end()) {
+      capacity = cached->second.capacity;
+      block_total = cached->second.block_total;
+      blocks_that_fit = cached->second.blocks_that_fit;
+      work += capacity.size() / 16;
+    } else {
+      std::fill(capacity.begin(), capacity.end(), 0);
+      std::fill(block_total.begin(), block_total.end(), 0);
+      blocks_that_fit = 0;
+      for (const model::Node& node : cluster_.nodes()) update(node.id);
+      if (initial.size() < kShapesCached) {
+        initial.emplace(r.shape(), InitialCapacity{capacity, block_total, blocks_that_fit});
+      }
+    }
+    const ClusterState::Mark mark = scratch.mark();
+    std::optional<std::vector<TaskAllocation>> placed;
+    TimeUs at_us = now;
+    size_t next = 0;
+    while (work < kWorkBudget) {
+      // Everything that happens up to and including `at_us`.
+      for (; next < timeline.size() && timeline[next].at_us <= at_us; ++next) {
+        const TimelineEvent& event = timeline[next];
+        for (const TaskAllocation& task :
+             event.planned ? plan[event.index].tasks : jobs_[event.index].tasks) {
+          event.allocate ? scratch.Allocate(task) : scratch.Release(task);
+          update(task.node);
+        }
+      }
+      if (blocks_that_fit > 0) {
+        avoid.Clear();
+        for (const PlannedJob& other : plan) {
+          if (other.start_us <= at_us || other.start_us >= at_us + runtime_us) continue;
+          for (const TaskAllocation& task : other.tasks) {
+            avoid.Reserve(task.node, task.devices, task.cpu_milli, task.memory_mib);
+          }
+        }
+        if (StillFits(scratch, request, avoid, capacity, block_total, block_level, blocks_that_fit,
+                      work)) {
+          work += kPlacementWork;
+          placed = placer_.Place(scratch, request, &avoid);
+          if (placed) break;
+        }
+      }
+      if (next == timeline.size() || timeline[next].at_us - now > kHorizonUs) break;
+      at_us = timeline[next].at_us;
+    }
+    scratch.RollbackTo(mark);
+    if (!placed) continue;
+    start_plan_[id.value()] = at_us;
+    if (runtime_us == 0) continue;  // Holds nothing for any time.
+    const auto index = static_cast<uint32_t>(plan.size());
+    plan.push_back({id, at_us, at_us + runtime_us, std::move(*placed)});
+    // The plan's own start and end join the timeline (kept sorted).
+    for (const TimelineEvent event : {TimelineEvent{at_us, true, index, true},
+                                      TimelineEvent{at_us + runtime_us, false, index, true}}) {
+      timeline.insert(std::upper_bound(timeline.begin(), timeline.end(), event), event);
+    }
+  }
+  return start_plan_;
+}
+
+}  // namespace headroom::engine
