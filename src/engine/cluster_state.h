@@ -4,8 +4,9 @@
 // O(devices touched + depth of the tree).
 //
 // Transactions: Mark() returns a point in the undo log; RollbackTo(mark) undoes every change
-// made since, exactly; Commit(mark) keeps them. Backfill and later preemption/defragmentation
-// search speculatively this way (STYLE.md §3).
+// made since, exactly; Commit(mark) keeps them. Placement, reservations, defragmentation and
+// the start plan search speculatively inside a Speculation, which rolls back when its scope
+// ends (STYLE.md §3).
 //
 // Invariants (CheckInvariants verifies them from scratch):
 //  1. 0 <= free milli of a device <= 1000; free cpu/memory of a node within [0, capacity].
@@ -78,6 +79,19 @@ class ClusterState {
 
   using Mark = size_t;
   Mark mark() const { return undo_log_.size(); }
+  // A speculative search: everything changed while it lives is undone when it ends, on every
+  // path out of the scope (the mark/rollback pair written once).
+  class Speculation {
+   public:
+    explicit Speculation(ClusterState& state) : state_(state), mark_(state.mark()) {}
+    ~Speculation() { state_.RollbackTo(mark_); }
+    Speculation(const Speculation&) = delete;
+    Speculation& operator=(const Speculation&) = delete;
+
+   private:
+    ClusterState& state_;
+    Mark mark_;
+  };
   void RollbackTo(Mark mark);
   // Forgets the undo records after `mark` (they can no longer be rolled back). Commit(0)
   // empties the log; the engine does so at the end of every step.

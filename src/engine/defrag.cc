@@ -115,8 +115,8 @@ std::optional<MigrationPlan> Defragmenter::Plan(ClusterState& state, const Place
     }
     std::sort(nodes.begin(), nodes.end());
 
-    const ClusterState::Mark target_mark = state.mark();
-    std::vector<uint32_t> order;  // Released jobs, in release order.
+    const ClusterState::Speculation speculation(state);  // Every target starts from the state.
+    std::vector<uint32_t> order;                         // Released jobs, in release order.
     int64_t released_cost = 0;
     bool head_placed = false;
     for (const auto& [unused_clear, node] : nodes) {
@@ -185,7 +185,6 @@ std::optional<MigrationPlan> Defragmenter::Plan(ClusterState& state, const Place
         }
       }
     }
-    state.RollbackTo(target_mark);
     for (uint32_t v : order) released[v] = 0;
   }
   return best;

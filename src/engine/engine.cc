@@ -341,46 +341,47 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
   ++reservation_version_;
   const JobRecord& r = record(head);
   const PlacementRequest request = RequestOf(r);
-  const ClusterState::Mark mark = state_.mark();
-  // The gang fits exactly when the nodes together take task_count tasks (the root domain is
-  // always a candidate of last resort) — or, with a required level, the nodes of one domain of
-  // that level do (every such domain is a candidate) — so track per-node task capacity as jobs
-  // end instead of searching after every release.
-  std::vector<uint32_t>& capacity = reservation_scratch_;
-  capacity.assign(cluster_.nodes().size(), 0);
-  const uint32_t block_level = r.required_level == kNoLevel ? 0 : r.required_level;
-  // Task capacity per domain of the block level, by domain id.
-  std::vector<uint64_t> block_total(cluster_.domains().size(), 0);
-  bool fits = false;
-  for (const model::Node& node : cluster_.nodes()) {
-    capacity[node.id.value()] = placer_.NodeCapacity(state_, node.id, request, nullptr);
-    uint64_t& total = block_total[cluster_.AncestorAt(node.id, block_level).value()];
-    total += capacity[node.id.value()];
-    fits |= total >= request.task_count;
-  }
   std::optional<std::vector<TaskAllocation>> placement;
-  for (auto it = running_by_end_.begin(); it != running_by_end_.end();) {
-    const TimeUs end = it->first;
-    // Release every job ending at this instant before trying.
-    while (it != running_by_end_.end() && it->first == end) {
-      for (const TaskAllocation& task : record(JobId(it->second)).tasks) {
-        state_.Release(task);
-        const uint32_t before = capacity[task.node.value()];
-        const uint32_t after = placer_.NodeCapacity(state_, task.node, request, nullptr);
-        capacity[task.node.value()] = after;
-        uint64_t& total = block_total[cluster_.AncestorAt(task.node, block_level).value()];
-        total += after - before;
-        fits |= total >= request.task_count;
-      }
-      ++it;
+  {
+    const ClusterState::Speculation speculation(state_);
+    // The gang fits exactly when the nodes together take task_count tasks (the root domain is
+    // always a candidate of last resort) — or, with a required level, the nodes of one domain of
+    // that level do (every such domain is a candidate) — so track per-node task capacity as jobs
+    // end instead of searching after every release.
+    std::vector<uint32_t>& capacity = reservation_scratch_;
+    capacity.assign(cluster_.nodes().size(), 0);
+    const uint32_t block_level = r.required_level == kNoLevel ? 0 : r.required_level;
+    // Task capacity per domain of the block level, by domain id.
+    std::vector<uint64_t> block_total(cluster_.domains().size(), 0);
+    bool fits = false;
+    for (const model::Node& node : cluster_.nodes()) {
+      capacity[node.id.value()] = placer_.NodeCapacity(state_, node.id, request, nullptr);
+      uint64_t& total = block_total[cluster_.AncestorAt(node.id, block_level).value()];
+      total += capacity[node.id.value()];
+      fits |= total >= request.task_count;
     }
-    if (!fits) continue;
-    placement = placer_.Place(state_, request, nullptr);
-    HR_CHECK(placement.has_value());
-    reserved_start_us_ = std::max(end, now);
-    break;
+    for (auto it = running_by_end_.begin(); it != running_by_end_.end();) {
+      const TimeUs end = it->first;
+      // Release every job ending at this instant before trying.
+      while (it != running_by_end_.end() && it->first == end) {
+        for (const TaskAllocation& task : record(JobId(it->second)).tasks) {
+          state_.Release(task);
+          const uint32_t before = capacity[task.node.value()];
+          const uint32_t after = placer_.NodeCapacity(state_, task.node, request, nullptr);
+          capacity[task.node.value()] = after;
+          uint64_t& total = block_total[cluster_.AncestorAt(task.node, block_level).value()];
+          total += after - before;
+          fits |= total >= request.task_count;
+        }
+        ++it;
+      }
+      if (!fits) continue;
+      placement = placer_.Place(state_, request, nullptr);
+      HR_CHECK(placement.has_value());
+      reserved_start_us_ = std::max(end, now);
+      break;
+    }
   }
-  state_.RollbackTo(mark);
   if (!placement) return false;
   for (const TaskAllocation& task : *placement) {
     reservation_.Reserve(task.node, task.devices, task.cpu_milli, task.memory_mib);

@@ -137,7 +137,8 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
         initial.emplace(r.shape(), InitialCapacity{capacity, block_total, blocks_that_fit});
       }
     }
-    const ClusterState::Mark mark = scratch.mark();
+    // The timeline is replayed for each job from now; the plan itself lives outside `scratch`.
+    const ClusterState::Speculation speculation(scratch);
     std::optional<std::vector<TaskAllocation>> placed;
     TimeUs at_us = now;
     size_t next = 0;
@@ -169,7 +170,6 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
       if (next == timeline.size() || timeline[next].at_us - now > kHorizonUs) break;
       at_us = timeline[next].at_us;
     }
-    scratch.RollbackTo(mark);
     if (!placed) continue;
     start_plan_[id.value()] = at_us;
     if (runtime_us == 0) continue;  // Holds nothing for any time.

@@ -250,7 +250,7 @@ std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(ClusterState& st
       [&](DomainId leaf, uint32_t node) { return cluster.domain(leaf).node_begin < node; });
   std::vector<TaskAllocation> result;
   result.reserve(request.task_count);
-  const ClusterState::Mark mark = state.mark();
+  const ClusterState::Speculation speculation(state);
   for (uint32_t t = 0; t < request.task_count; ++t) {
     NodeId best;
     double best_score = 0;
@@ -273,15 +273,11 @@ std::optional<std::vector<TaskAllocation>> Placer::PlacePerTask(ClusterState& st
       }
       if (first_fit_only_ && best.valid()) break;
     }
-    if (!best.valid()) {
-      state.RollbackTo(mark);
-      return std::nullopt;
-    }
+    if (!best.valid()) return std::nullopt;
     std::vector<TaskAllocation> task = AllocateOnNode(state, best, one, 1, avoid);
     state.Allocate(task[0]);
     result.push_back(std::move(task[0]));
   }
-  state.RollbackTo(mark);
   return result;
 }
 
@@ -397,14 +393,13 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
     search.Fill(domain, request.task_count);
     std::vector<TaskAllocation> result;
     result.reserve(request.task_count);
-    const ClusterState::Mark mark = state.mark();
+    const ClusterState::Speculation speculation(state);
     for (const auto& [node, tasks] : search.chosen) {
       for (TaskAllocation& task : AllocateOnNode(state, node, request, tasks, avoid)) {
         state.Allocate(task);
         result.push_back(std::move(task));
       }
     }
-    state.RollbackTo(mark);
     return result;
   };
   // Whole devices of one class, best or worst fit: the candidates in order come from the

@@ -78,7 +78,8 @@ Status ParseMultifactor(const YamlField& field, MultifactorWeights& out) {
       {"max_age_s", &out.max_age_us},
       {"decay_half_life_s", &out.decay_half_life_us},
       {"recalc_period_s", &out.recalc_period_us}};
-  for (const auto& [key, slot] : times) {
+  for (const auto& [key, time_slot] : times) {
+    TimeUs* slot = time_slot;  // clang before 16 cannot capture a structured binding.
     POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
       YAML_FIELD_TRY(us, Seconds(value, true));
       *slot = *us;
@@ -197,7 +198,8 @@ Status ParseMigration(const YamlField& field, MigrationConfig& out) {
   const std::pair<std::string_view, TimeUs*> times[] = {{"checkpoint_s", &out.checkpoint_us},
                                                         {"restart_s", &out.restart_us},
                                                         {"horizon_s", &out.horizon_us}};
-  for (const auto& [key, slot] : times) {
+  for (const auto& [key, time_slot] : times) {
+    TimeUs* slot = time_slot;
     POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
       YAML_FIELD_TRY(us, Seconds(value, false));
       *slot = *us;
@@ -211,7 +213,8 @@ Status ParseMigration(const YamlField& field, MigrationConfig& out) {
   }));
   const std::pair<std::string_view, uint32_t*> counts[] = {{"max_placements", &out.max_placements},
                                                            {"max_moves", &out.max_moves}};
-  for (const auto& [key, slot] : counts) {
+  for (const auto& [key, count_slot] : counts) {
+    uint32_t* slot = count_slot;
     POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
       YAML_FIELD_TRY(count, Count(value, 1, "a whole number, 1 or more"));
       *slot = *count;
