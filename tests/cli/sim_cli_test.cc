@@ -13,6 +13,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/filter.h"
+#include "engine/queue_order.h"
+#include "engine/scorer.h"
+#include "engine/victim_selector.h"
 #include "testing/traces.h"
 
 using headroom::testing::TracePath;
@@ -131,6 +135,39 @@ TEST_F(SimCliTest, RunsAnOperatorsPolicyFileBesideThePresets) {
   EXPECT_EQ(report["policies"][2]["name"], "headroom");
   EXPECT_EQ(report["policies"][0]["metrics"], report["policies"][2]["metrics"]);
   EXPECT_GT(report["policies"][1]["metrics"]["jobs_completed"].get<int>(), 0);
+}
+
+// `headroom policy`: list names every registered piece, show prints a preset's file as shipped,
+// check reads presets and files as headroomd --policy would.
+TEST_F(SimCliTest, PolicyListShowAndCheck) {
+  const Outcome list = RunHeadroom("policy list");
+  ASSERT_EQ(list.status, 0) << list.output;
+  for (const auto& names :
+       {headroom::engine::Filters().Names(), headroom::engine::Scorers().Names(),
+        headroom::engine::QueueOrders().Names(), headroom::engine::VictimSelectors().Names()}) {
+    for (std::string_view name : names) {
+      EXPECT_NE(list.output.find("  " + std::string(name) + " "), std::string::npos) << name;
+    }
+  }
+  const Outcome show = RunHeadroom("policy show slurm-like");
+  ASSERT_EQ(show.status, 0) << show.output;
+  EXPECT_EQ(show.output, ReadFile(std::filesystem::path(HEADROOM_SOURCE_DIR) /
+                                  "configs/policies/slurm-like.yaml"));
+  EXPECT_EQ(RunHeadroom("policy show nosuch").status, 2);
+
+  const std::filesystem::path good = dir_ / "good.yaml";
+  std::ofstream(good) << "name: good\n";
+  const std::filesystem::path bad = dir_ / "bad.yaml";
+  std::ofstream(bad) << "name: bad\nbackfill:\n  mode: eager\n";
+  const Outcome ok = RunHeadroom("policy check fifo " + good.string());
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("good.yaml: ok, policy 'good'"), std::string::npos) << ok.output;
+  const Outcome broken = RunHeadroom("policy check " + good.string() + " " + bad.string());
+  EXPECT_EQ(broken.status, 2) << broken.output;
+  EXPECT_NE(broken.output.find("bad.yaml:3: field 'backfill.mode': expected one of none, skip, "
+                               "easy, got \"eager\""),
+            std::string::npos)
+      << broken.output;
 }
 
 TEST_F(SimCliTest, BadInputExitsWithStatusTwoAndOneLine) {

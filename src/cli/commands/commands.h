@@ -20,6 +20,8 @@ std::function<int()> AddSimCommand(CLI::App& app);
 std::function<int()> AddGenClusterCommand(CLI::App& app);
 // Registers `store check --data-dir DIR`: a headroomd data dir checked offline.
 std::function<int()> AddStoreCommand(CLI::App& app);
+// Registers `policy list|show NAME|check SPEC...`: the policies and their pieces, offline.
+std::function<int()> AddPolicyCommand(CLI::App& app);
 
 // Registers `--server`, `--token`, `--insecure` and `--cacert` on the top-level app.
 void AddConnectionOptions(CLI::App& app, ConnectionOptions& options);
