@@ -21,7 +21,7 @@ std::string Thousands(uint64_t value) {
 }
 
 // "now", "in 45 s", "in 4 min 5 s", "in 2 h 3 min".
-std::string In(TimeUs us) {
+std::string FromNow(TimeUs us) {
   const int64_t s = us / kUsPerSecond;
   if (s <= 0) return "now";
   if (s < 60) return fmt::format("in {} s", s);
@@ -166,7 +166,7 @@ PendingStatus Engine::Explain(JobId job, ExplainDetail detail) const {
   status.message += nodes_sentence;
   if (status.expected_start_us != kNever) {
     status.message += fmt::format(" {} to start {}.", reserved ? "Reserved" : "Expected",
-                                  In(status.expected_start_us - last_now_us_));
+                                  FromNow(status.expected_start_us - last_now_us_));
   }
   return status;
 }

@@ -7,7 +7,8 @@
 //    planned jobs) where it places — with the jobs planned before it holding their devices from
 //    their planned start to their planned end, and avoiding, for its own expected runtime, the
 //    devices, CPU and memory of planned jobs that start while it would run.
-//  - The blocked head's EASY reservation is this plan's first entry (the same search).
+//  - For the blocked head, Explain reports its EASY reservation instead (a promise, not an
+//    estimate); with a reservation made in this step the plan finds it no later start.
 // Bounded as Slurm's bf_window and bf_max_job_test/bf_max_time bound backfill: at most
 // kPlannedJobs jobs, starts within kHorizonUs of now, and kWorkBudget units of work (a node's
 // capacity counted counts one, a placement tried kPlacementWork); a job the bound cuts off has
@@ -28,8 +29,7 @@ namespace {
 
 constexpr size_t kPlannedJobs = 500;                     // Slurm bf_max_job_test default.
 constexpr TimeUs kHorizonUs = 24 * 3600 * kUsPerSecond;  // Slurm bf_window default, 1 day.
-constexpr uint64_t kWorkBudget = 2'000'000;              // ~85 ms at 100k devices (bench/).
-
+constexpr uint64_t kWorkBudget = 2'000'000;              // ~100 ms at 100k devices (bench/).
 constexpr uint64_t kPlacementWork = 1'000;
 constexpr size_t kShapesCached = 64;
 
