@@ -3,12 +3,12 @@
 // does no I/O and holds no global state; the simulator and the daemon are its only callers,
 // and a journal of their inputs replays it exactly.
 //
-// One pass: order the queue (queue_order.h); walk it, starting every job that fits (placement.h)
-// until the first that does not. What happens behind that blocked job is the backfill mode's:
-// nothing (kNone), anything that fits (kSkip), or EASY — the blocked job gets a reservation at
-// the earliest time enough running work will have ended (by the estimates), and later jobs
-// start now only where they cannot delay it: they end before that time, or they avoid the
-// reserved devices, CPU and memory.
+// One pass (engine_pass.cc): order the queue (queue_order.h); walk it, starting every job that fits
+// (placement.h) until the first that does not. What happens behind that blocked job is the backfill
+// mode's: nothing (kNone), anything that fits (kSkip), or EASY — the blocked job gets a reservation
+// at the earliest time enough running work will have ended (by the estimates), and later jobs start
+// now only where they cannot delay it: they end before that time, or they avoid the reserved
+// devices, CPU and memory.
 //
 // Defragmentation (defrag.h, engine_migrate.cc): when the policy enables migration and the
 // first blocked job waits only for fragmentation, the pass may move a few running jobs

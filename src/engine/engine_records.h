@@ -1,6 +1,7 @@
 // Engine records: the engine's private per-job bookkeeping (JobRecord) and request shapes (two
 // jobs of one shape fit in exactly the same places), shared by the files that implement Engine
-// (engine.cc, engine_migrate.cc). Not for use outside the engine.
+// (engine.cc, engine_pass.cc, engine_reservation.cc, engine_migrate.cc, engine_explain*.cc,
+// engine_start_plan.cc). Not for use outside the engine.
 // Threading: single-threaded, owned by the engine.
 #pragma once
 

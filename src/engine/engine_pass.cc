@@ -1,0 +1,221 @@
+// Engine's scheduling pass (engine.h, "One pass"): when a pass is due, the queue order kept
+// up to date (recomputed every PriorityCalcPeriod for time-dependent orders, arrivals merged
+// in), the walk that starts every job that fits until the first that does not, what the
+// backfill mode does behind it, and the failure cache that skips a request shape already
+// known not to fit until capacity is released (or, avoiding a reservation, until it changes).
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "base/check.h"
+#include "engine/engine.h"
+#include "engine/engine_records.h"
+
+namespace headroom::engine {
+
+bool Engine::ReorderDue(TimeUs now) const {
+  return order_->time_dependent() &&
+         (!reordered_once_ || now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
+}
+
+bool Engine::BackfillDue(TimeUs now) const {
+  return policy_.backfill != BackfillMode::kNone &&
+         (policy_.backfill_interval_us == 0 || !backfilled_once_ ||
+          now - last_backfill_us_ >= policy_.backfill_interval_us);
+}
+
+void Engine::Reorder(TimeUs now) {
+  const bool recompute = ReorderDue(now);
+  OrderContext context;
+  context.now_us = now;
+  context.cluster_devices = std::max<uint64_t>(cluster_.device_count(), 1);
+  context.max_priority = max_priority_;
+  std::vector<double> factors;
+  if (order_->time_dependent()) {
+    if (recompute) fair_share_.Advance(now);
+    factors = fair_share_.Factors();
+  }
+  auto fairshare_of = [&](const JobRecord& r) {
+    return r.tenant.value() < factors.size() ? factors[r.tenant.value()] : 1.0;
+  };
+  if (recompute) {
+    last_reorder_us_ = now;
+    reordered_once_ = true;
+    for (JobId id : queue_) {
+      JobRecord& r = record(id);
+      context.fairshare = fairshare_of(r);
+      r.key = order_->Key(r.job, id, context);
+    }
+    std::sort(queue_.begin(), queue_.end(),
+              [&](JobId a, JobId b) { return record(a).key < record(b).key; });
+  }
+  if (arrivals_.empty()) return;
+  for (JobId id : arrivals_) {
+    JobRecord& r = record(id);
+    context.fairshare = fairshare_of(r);
+    r.key = order_->Key(r.job, id, context);
+  }
+  auto by_key = [&](JobId a, JobId b) { return record(a).key < record(b).key; };
+  std::sort(arrivals_.begin(), arrivals_.end(), by_key);
+  const size_t middle = queue_.size();
+  queue_.insert(queue_.end(), arrivals_.begin(), arrivals_.end());
+  std::inplace_merge(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(middle),
+                     queue_.end(), by_key);
+  arrivals_.clear();
+}
+
+bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions) {
+  JobRecord& r = record(id);
+  const Shape shape = r.shape();
+  const bool plain = avoid == nullptr || avoid->empty();
+  // A failure stays a failure until capacity is released (and, avoiding a reservation, while
+  // the reservation is the same one).
+  const uint64_t version = plain ? 0 : reservation_version_;
+  auto& failures = plain ? *failed_shapes_ : *failed_avoiding_;
+  if (auto it = failures.find(shape);
+      it != failures.end() && it->second.first == release_epoch_ && it->second.second == version) {
+    return false;
+  }
+  const PlacementRequest request = RequestOf(r);
+  auto placement = placer_.Place(state_, request, avoid);
+  if (!placement) {
+    failures[shape] = {release_epoch_, version};
+    return false;
+  }
+  Launch(id, std::move(*placement), now, decisions);
+  return true;
+}
+
+void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions) {
+  JobRecord& r = record(id);
+  for (const TaskAllocation& task : tasks) state_.Allocate(task);
+  r.tasks = std::move(tasks);
+  r.state = JobState::kRunning;
+  r.code = PendingCode::kNone;
+  r.start_us = now;
+  r.expected_end_us = now + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
+  running_by_end_.insert({r.expected_end_us, id.value()});
+  fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
+  decisions.starts.push_back(StartJob{id, r.tasks});
+}
+
+PendingCode Engine::Analyze(const JobRecord& r) const {
+  if (r.never_fits) return PendingCode::kUnschedulable;
+  const PlacementRequest request = RequestOf(r);
+  if (Placer::DomainBoundMilli(state_, DomainId(0), request) < request.milli()) {
+    return PendingCode::kCapacity;
+  }
+  return PendingCode::kTopology;
+}
+
+void Engine::Schedule(TimeUs now, Decisions& decisions) {
+  dirty_ = false;
+  Reorder(now);
+  const bool backfill_pass = BackfillDue(now);
+  if (backfill_pass) {
+    last_backfill_us_ = now;
+    backfilled_once_ = true;
+  }
+  const JobId previous_head = blocked_head_;
+  blocked_head_ = JobId();
+
+  std::unordered_map<Shape, bool, ShapeHash> held_for_reservation;
+  uint32_t examined = 0;
+  uint32_t backfill_examined = 0;
+  uint32_t position = 0;
+  bool blocked = false;
+  std::vector<JobId> still_pending;
+  still_pending.reserve(queue_.size());
+  for (JobId id : queue_) {
+    JobRecord& r = record(id);
+    r.position = ++position;
+    bool started = false;
+    if (r.never_fits) {
+      r.code = PendingCode::kUnschedulable;
+    } else if (!blocked) {
+      if (policy_.main_queue_depth != 0 && examined >= policy_.main_queue_depth) {
+        r.code = PendingCode::kNotConsidered;
+        blocked = true;  // The main pass stops here; backfill may still look further.
+      } else {
+        ++examined;
+        started = TryStart(id, now, nullptr, decisions);
+        // Work started in the main pass was placed without regard to any reservation.
+        reservation_stale_ |= started;
+        if (!started) {
+          blocked = true;
+          blocked_head_ = id;
+          r.code = Analyze(r);
+          if (policy_.backfill == BackfillMode::kEasy && backfill_pass) {
+            // A reservation stays valid while its head is the same, no capacity came back,
+            // no node was drained or undrained, nothing started ahead of it (everything
+            // started since respected it) and its start has not passed (work that overran its
+            // estimate still holds what the reservation counted on).
+            const bool still_valid = id == previous_head && reservation_head_ == id &&
+                                     reservation_epoch_ == release_epoch_ && !reservation_stale_ &&
+                                     reserved_start_us_ >= now;
+            if (!still_valid) ComputeReservation(id, now);
+          }
+          if (r.code == PendingCode::kTopology && StartByMigration(id, now, decisions)) {
+            // It started after all: the pass goes on as if it had fitted.
+            started = true;
+            blocked = false;
+            blocked_head_ = JobId();
+          }
+        }
+      }
+    } else if (!backfill_pass) {
+      r.code = PendingCode::kPriority;
+    } else if (policy_.backfill_max_jobs != 0 && backfill_examined >= policy_.backfill_max_jobs) {
+      r.code = PendingCode::kNotConsidered;
+    } else {
+      ++backfill_examined;
+      if (policy_.backfill == BackfillMode::kSkip || reservation_.empty()) {
+        started = TryStart(id, now, nullptr, decisions);
+        if (!started) r.code = Analyze(r);
+      } else {
+        const bool ends_before_reservation = now + r.job.runtime_estimate_us <= reserved_start_us_;
+        started = ends_before_reservation ? TryStart(id, now, nullptr, decisions)
+                                          : TryStart(id, now, &reservation_, decisions);
+        if (!started) {
+          r.code = Analyze(r);
+          if (!ends_before_reservation && r.code == PendingCode::kTopology) {
+            // Distinguish "held for the reserved job" from "does not fit at all", once per
+            // shape and pass (the answer is a diagnosis, not a decision).
+            auto [it, inserted] = held_for_reservation.emplace(r.shape(), false);
+            if (inserted) it->second = placer_.Place(state_, RequestOf(r), nullptr).has_value();
+            if (it->second) r.code = PendingCode::kReservation;
+          }
+        }
+      }
+    }
+    if (!started) still_pending.push_back(id);
+  }
+  // A reservation whose start has passed (work overran its estimate) is not shown or kept
+  // between backfill passes; the next backfill pass plans again.
+  if (!blocked_head_.valid() || reserved_start_us_ < now ||
+      (policy_.backfill == BackfillMode::kEasy && !backfill_pass &&
+       blocked_head_ != reservation_head_)) {
+    reservation_.Clear();
+    reservation_head_ = JobId();
+    reserved_start_us_ = kNever;
+  }
+  queue_ = std::move(still_pending);
+  position = 0;
+  for (JobId id : queue_) record(id).position = ++position;
+}
+
+TimeUs Engine::NextWakeupUs() const {
+  if (queue_.empty() && arrivals_.empty()) return kNever;
+  TimeUs wakeup = kNever;
+  if (policy_.backfill != BackfillMode::kNone && policy_.backfill_interval_us > 0 &&
+      backfilled_once_) {
+    wakeup = std::min(wakeup, last_backfill_us_ + policy_.backfill_interval_us);
+  }
+  if (order_->time_dependent() && reordered_once_) {
+    wakeup = std::min(wakeup, last_reorder_us_ + policy_.multifactor.recalc_period_us);
+  }
+  return wakeup;
+}
+
+}  // namespace headroom::engine
