@@ -12,7 +12,7 @@ void FakeClock::AdvanceUs(TimeUs delta_us) {
 }
 
 std::chrono::steady_clock::time_point FakeClock::SteadyNow() const {
-  return std::chrono::steady_clock::now() + std::chrono::microseconds(now_us_.load() - start_us_);
+  return real_.SteadyNow() + std::chrono::microseconds(now_us_.load() - start_us_);
 }
 
 std::chrono::microseconds FakeClock::WallDelay(TimeUs clock_delta_us) const {

@@ -27,6 +27,7 @@ class FakeClock final : public Clock {
  private:
   std::atomic<TimeUs> now_us_;
   const TimeUs start_us_;
+  const SystemClock real_{1.0, 0};  // SteadyNow's real part: clock.cc alone reads the OS clock.
 };
 
 }  // namespace headroom::control

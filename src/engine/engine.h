@@ -109,10 +109,6 @@ class Engine {
   // Starts the blocked job `id` by migrating running jobs, when a plan pays (engine_migrate.cc).
   bool StartByMigration(JobId id, TimeUs now, Decisions& decisions);
   bool ComputeReservation(JobId head, TimeUs now);
-  bool StillFits(const ClusterState& scratch, const PlacementRequest& request,
-                 const ReservedCapacity& avoid, const std::vector<uint32_t>& capacity,
-                 const std::vector<uint64_t>& block_total, uint32_t block_level,
-                 uint64_t blocks_that_fit, uint64_t& work) const;
   PendingCode Analyze(const JobRecord& record) const;
   PlacementRequest RequestOf(const JobRecord& record) const;
   // Explain's node tallies for `record` into `status` (pending_reason.h).

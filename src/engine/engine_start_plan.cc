@@ -53,21 +53,19 @@ struct PlannedJob {
   std::vector<TaskAllocation> tasks;
 };
 
-}  // namespace
-
 // Whether some block still takes all the tasks once the reserved capacity is set aside: the
 // blocks that fit without it, less those the reserved nodes' lost capacity takes below the
 // count. O(reserved nodes).
-bool Engine::StillFits(const ClusterState& scratch, const PlacementRequest& request,
-                       const ReservedCapacity& avoid, const std::vector<uint32_t>& capacity,
-                       const std::vector<uint64_t>& block_total, uint32_t block_level,
-                       uint64_t blocks_that_fit, uint64_t& work) const {
+bool StillFits(const Placer& placer, const ClusterState& scratch, const PlacementRequest& request,
+               const ReservedCapacity& avoid, const std::vector<uint32_t>& capacity,
+               const std::vector<uint64_t>& block_total, uint32_t block_level,
+               uint64_t blocks_that_fit, uint64_t& work) {
   if (avoid.empty()) return blocks_that_fit > 0;
   std::unordered_map<uint32_t, uint64_t> lost;  // Block → tasks the reservations take.
   for (uint32_t n : avoid.touched_nodes) {
-    const uint32_t kept = placer_.NodeCapacity(scratch, NodeId(n), request, &avoid);
+    const uint32_t kept = placer.NodeCapacity(scratch, NodeId(n), request, &avoid);
     if (kept < capacity[n]) {
-      lost[cluster_.AncestorAt(NodeId(n), block_level).value()] += capacity[n] - kept;
+      lost[scratch.cluster().AncestorAt(NodeId(n), block_level).value()] += capacity[n] - kept;
     }
     ++work;
   }
@@ -77,6 +75,8 @@ bool Engine::StillFits(const ClusterState& scratch, const PlacementRequest& requ
   }
   return blocks_that_fit > 0;
 }
+
+}  // namespace
 
 const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
   if (start_plan_step_ == steps_) return start_plan_;
@@ -160,8 +160,8 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
             avoid.Reserve(task.node, task.devices, task.cpu_milli, task.memory_mib);
           }
         }
-        if (StillFits(scratch, request, avoid, capacity, block_total, block_level, blocks_that_fit,
-                      work)) {
+        if (StillFits(placer_, scratch, request, avoid, capacity, block_total, block_level,
+                      blocks_that_fit, work)) {
           work += kPlacementWork;
           placed = placer_.Place(scratch, request, &avoid);
           if (placed) break;
