@@ -1,11 +1,16 @@
 #include "agent/agent_emulator.h"
 
+#include <netdb.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
-#include <condition_variable>
+#include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -15,11 +20,11 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "agent/agent_log.h"
 #include "agent/daemon_client.h"
 #include "agent/emulated_node.h"
+#include "agent/http_exchange.h"
 
 namespace headroom::agent {
 namespace {
@@ -31,7 +36,7 @@ TimeUs NowUs() {
       .count();
 }
 
-// Descriptors beyond the node connections: one minting client per worker, logs, slack.
+// Descriptors beyond the node connections: an epoll set per worker, logs, slack.
 constexpr rlim_t kSpareDescriptors = 64;
 
 Result<void> RaiseDescriptorLimit(int nodes, int threads) {
@@ -65,23 +70,49 @@ double PercentileMs(std::vector<TimeUs>& samples, double fraction) {
 
 // What the workers share: the stop flag and the first fatal error.
 struct Shared {
+  std::atomic<bool> stopping{false};
   std::mutex mu;
-  std::condition_variable wake;
-  bool stopping = false;
   std::optional<Error> fatal;
 
-  void Stop() {
-    std::lock_guard lock(mu);
-    stopping = true;
-    wake.notify_all();
-  }
   void Fail(Error error) {
     std::lock_guard lock(mu);
     if (!fatal) fatal = std::move(error);
     stopping = true;
-    wake.notify_all();
   }
 };
+
+// Where the daemon is: its resolved address, and the Host header and origin to name it by.
+struct Target {
+  sockaddr_storage address{};
+  socklen_t address_length = 0;
+  std::string host;    // "host:port", for the Host header.
+  std::string origin;  // "http://host:port", for messages.
+};
+
+Result<Target> Resolve(const HttpUrl& server) {
+  if (server.scheme != "http") {
+    return MakeError(ErrorCode::kInvalidArgument, "--emulate speaks plain HTTP; --server {} is {}",
+                     server.Origin(), server.scheme);
+  }
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(server.port);
+  if (const int error = getaddrinfo(server.host.c_str(), port.c_str(), &hints, &found);
+      error != 0) {
+    return MakeError(ErrorCode::kInvalidArgument, "--server {}: cannot resolve {}: {}",
+                     server.Origin(), server.host, gai_strerror(error));
+  }
+  Target target;
+  std::memcpy(&target.address, found->ai_addr, found->ai_addrlen);
+  target.address_length = found->ai_addrlen;
+  freeaddrinfo(found);
+  const bool v6 = server.host.find(':') != std::string::npos;
+  target.host = v6 ? fmt::format("[{}]:{}", server.host, server.port)
+                   : fmt::format("{}:{}", server.host, server.port);
+  target.origin = server.Origin();
+  return target;
+}
 
 struct Tally {
   int registered = 0;
@@ -95,20 +126,21 @@ struct Tally {
   std::vector<TimeUs> lag_us;
 };
 
+// One event loop over the nodes k with k % stride == first: every node's call is a non-blocking
+// HttpExchange on the node's own connection, so one thread keeps thousands of nodes on schedule.
 class Worker {
  public:
-  Worker(const EmulatorOptions& options, Shared& shared, int first, int stride, TimeUs start_us)
+  Worker(const EmulatorOptions& options, Shared& shared, const Target& target, int first,
+         int stride, TimeUs start_us)
       : options_(options),
         shared_(shared),
-        admin_(options.server.Origin()),
+        target_(target),
+        setup_limit_(std::max(1, kSetupsInFlight / stride)),
         jitter_(static_cast<unsigned>(first) * 2654435761u) {
-    admin_.set_bearer_token_auth(options.admin_token.c_str());
-    admin_.set_keep_alive(true);
-    admin_.set_connection_timeout(3, 0);
-    admin_.set_read_timeout(10, 0);
     const TimeUs interval_us = SecondsToUs(options.heartbeat_s);
     const TimeUs slot_us = std::max<TimeUs>(1, interval_us / options.nodes);
     std::uniform_int_distribution<TimeUs> within_slot(0, slot_us - 1);
+    nodes_.reserve(static_cast<size_t>(options.nodes / stride + 1));
     for (int k = first; k < options.nodes; k += stride) {
       Node node{
           .model = EmulatedNode(fmt::format("{}-{:05}", options.node_prefix, k),
@@ -119,46 +151,180 @@ class Worker {
     }
   }
 
+  ~Worker() {
+    if (epoll_fd_ >= 0) close(epoll_fd_);
+  }
+
   void Run() {
-    using Entry = std::pair<TimeUs, size_t>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-    for (size_t i = 0; i < nodes_.size(); ++i) queue.emplace(nodes_[i].due_us, i);
-    while (!queue.empty()) {
-      const auto [due_us, i] = queue.top();
-      {
-        std::unique_lock lock(shared_.mu);
-        const auto deadline = Clock::time_point(std::chrono::microseconds(due_us));
-        shared_.wake.wait_until(lock, deadline, [&] { return shared_.stopping; });
-        if (shared_.stopping) break;
-        if (Clock::now() < deadline) continue;  // Woken early; wait again.
-      }
-      queue.pop();
-      Node& node = nodes_[i];
-      if (node.due_us != due_us) continue;  // A stale entry; the node was rescheduled.
-      Step(node, due_us);
-      queue.emplace(node.due_us, i);
+    epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+    if (epoll_fd_ < 0) {
+      shared_.Fail(Error{ErrorCode::kIo, fmt::format("epoll_create1: {}", std::strerror(errno))});
+      return;
     }
-    for (const Node& node : nodes_) tally_.registered += node.registered ? 1 : 0;
+    for (size_t i = 0; i < nodes_.size(); ++i) due_.emplace(nodes_[i].due_us, i);
+    std::vector<epoll_event> events(512);
+    TimeUs next_sweep_us = 0;
+    while (!shared_.stopping) {
+      TimeUs now_us = NowUs();
+      while (!due_.empty() && due_.top().first <= now_us) {
+        const auto [due_us, i] = due_.top();
+        due_.pop();
+        if (nodes_[i].due_us != due_us || nodes_[i].call != Call::kNone) continue;  // Stale.
+        if (nodes_[i].registered || setups_in_flight_ < setup_limit_) {
+          Send(i, due_us, now_us);
+        } else {
+          waiting_setups_.push_back(i);
+        }
+      }
+      const TimeUs wait_us =
+          due_.empty() ? kMaxWaitUs : std::clamp<TimeUs>(due_.top().first - now_us, 0, kMaxWaitUs);
+      const int ready = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
+                                   static_cast<int>((wait_us + 999) / 1000));
+      for (int e = 0; e < ready; ++e) {
+        const size_t i = events[static_cast<size_t>(e)].data.u64;
+        const HttpExchange::Step step =
+            nodes_[i].exchange.OnEvent(events[static_cast<size_t>(e)].events);
+        if (step != HttpExchange::Step::kPending && nodes_[i].call != Call::kNone) Finish(i, step);
+      }
+      while (!finished_at_once_.empty()) {
+        const auto [i, step] = finished_at_once_.back();
+        finished_at_once_.pop_back();
+        Finish(i, step);
+      }
+      now_us = NowUs();
+      if (now_us >= next_sweep_us) {
+        SweepTimeouts(now_us);
+        next_sweep_us = now_us + kMaxWaitUs;
+      }
+    }
+    for (Node& node : nodes_) {
+      tally_.registered += node.registered ? 1 : 0;
+      node.exchange.Close();
+    }
   }
 
   Tally& tally() { return tally_; }
 
  private:
+  // Token and registration calls in flight at once, over all workers: enough to keep the
+  // daemon's registration path busy, few enough not to overflow its listen backlog.
+  static constexpr int kSetupsInFlight = 256;
+  static constexpr TimeUs kMaxWaitUs = 100'000;  // How often the stop flag and timeouts are seen.
+
+  enum class Call { kNone, kToken, kRegister, kHeartbeat };
+
   struct Node {
     EmulatedNode model;
-    std::optional<DaemonClient> client;
+    std::string token;  // Minted with the admin token; empty until then.
     bool registered = false;
     double backoff_s = 0.5;
     TimeUs phase_us = 0;  // Regular heartbeats go at phase + k * interval.
     TimeUs due_us = 0;
+    HttpExchange exchange;
+    Call call = Call::kNone;  // In flight on `exchange`.
+    TimeUs sent_us = 0;
+    HeartbeatRequest heartbeat;  // The one in flight, for Answered.
+    std::string idle_body;       // A node without tasks sends the same heartbeat every time.
   };
 
-  void Step(Node& node, TimeUs due_us) {
+  std::string Path(const Node& node, Call call) const {
+    switch (call) {
+      case Call::kToken:
+        return "/v1/tokens";
+      case Call::kRegister:
+        return "/v1/agents/register";
+      case Call::kHeartbeat:
+      case Call::kNone:
+        break;
+    }
+    return fmt::format("/v1/agents/{}/heartbeat", EncodePathSegment(node.model.name()));
+  }
+
+  static std::string Encode(const nlohmann::json& body) {
+    return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+
+  void Send(size_t i, TimeUs due_us, TimeUs now_us) {
+    Node& node = nodes_[i];
+    node.sent_us = now_us;
+    std::string body;
+    const std::string* token = &node.token;
+    if (node.token.empty()) {
+      node.call = Call::kToken;
+      body = Encode({{"role", "agent"}, {"node", node.model.name()}});
+      token = &options_.admin_token;
+    } else if (!node.registered) {
+      node.call = Call::kRegister;
+      body = Encode(RegisterJson(node.model.Registration(options_.address)));
+    } else {
+      node.call = Call::kHeartbeat;
+      tally_.lag_us.push_back(std::max<TimeUs>(0, now_us - due_us));
+      node.heartbeat = node.model.Heartbeat(now_us);
+      if (!node.heartbeat.tasks.empty()) {
+        body = Encode(HeartbeatJson(node.heartbeat));
+      } else {
+        if (node.idle_body.empty()) node.idle_body = Encode(HeartbeatJson(node.heartbeat));
+        body = node.idle_body;
+      }
+    }
+    if (node.call != Call::kHeartbeat) ++setups_in_flight_;
+    const HttpExchange::Step step =
+        node.exchange.Start(epoll_fd_, target_.address, target_.address_length,
+                            JsonPostRequest(target_.host, Path(node, node.call), *token, body), i);
+    // Finished at once (a refused connect): handled by the loop, not here, so that a chain of
+    // such calls never recurses through Finish.
+    if (step != HttpExchange::Step::kPending) finished_at_once_.emplace_back(i, step);
+  }
+
+  void SweepTimeouts(TimeUs now_us) {
+    const TimeUs limit_us = SecondsToUs(kReadTimeoutS);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i].call == Call::kNone || now_us - nodes_[i].sent_us < limit_us) continue;
+      nodes_[i].exchange.Close();
+      timed_out_ = true;
+      Finish(i, HttpExchange::Step::kFailed);
+      timed_out_ = false;
+    }
+  }
+
+  void Finish(size_t i, HttpExchange::Step step) {
+    Node& node = nodes_[i];
+    const Call call = std::exchange(node.call, Call::kNone);
     const TimeUs now_us = NowUs();
-    if (!node.client) return MintToken(node, now_us);
-    if (!node.registered) return Register(node, now_us);
-    tally_.lag_us.push_back(std::max<TimeUs>(0, now_us - due_us));
-    Heartbeat(node, now_us);
+    const std::string url = target_.origin + Path(node, call);
+    const std::string failure =
+        timed_out_ ? fmt::format("no reply within {} s", kReadTimeoutS) : node.exchange.error();
+    const bool replied = step == HttpExchange::Step::kDone;
+    switch (call) {
+      case Call::kToken:
+        Minted(node, replied, now_us);
+        break;
+      case Call::kRegister: {
+        DaemonResult<std::string> body =
+            replied ? ClassifyReply(url, node.exchange.status(), node.exchange.body())
+                    : tl::unexpected(Unreachable(url, failure));
+        Registered(node, std::move(body), now_us);
+        break;
+      }
+      case Call::kHeartbeat: {
+        DaemonResult<std::string> body =
+            replied ? ClassifyReply(url, node.exchange.status(), node.exchange.body())
+                    : tl::unexpected(Unreachable(url, failure));
+        Heartbeated(node, std::move(body), now_us);
+        break;
+      }
+      case Call::kNone:
+        return;
+    }
+    if (call != Call::kHeartbeat) {
+      --setups_in_flight_;
+      while (!waiting_setups_.empty() && setups_in_flight_ < setup_limit_) {
+        const size_t next = waiting_setups_.front();
+        waiting_setups_.pop_front();
+        Send(next, nodes_[next].due_us, now_us);
+      }
+    }
+    if (!shared_.stopping) due_.emplace(node.due_us, i);
   }
 
   void Retry(Node& node, TimeUs now_us) {
@@ -176,41 +342,39 @@ class Worker {
     node.due_us = std::min(node.phase_us, node.model.NextExitUs());
   }
 
-  void MintToken(Node& node, TimeUs now_us) {
-    const std::string body = nlohmann::json{{"role", "agent"}, {"node", node.model.name()}}.dump();
-    const httplib::Result reply = admin_.Post("/v1/tokens", body, "application/json");
-    if (reply && (reply->status == 401 || reply->status == 403)) {
+  void Minted(Node& node, bool replied, TimeUs now_us) {
+    const int status = replied ? node.exchange.status() : 0;
+    if (status == 401 || status == 403) {
       shared_.Fail(Error{ErrorCode::kInvalidArgument,
                          fmt::format("POST /v1/tokens: HTTP {}: the emulator needs an admin token "
                                      "(--token or --token-file) to make its nodes' agent tokens",
-                                     reply->status)});
+                                     status)});
       return;
     }
-    std::string token;
-    if (reply && reply->status == 201) {
-      const auto document = nlohmann::json::parse(reply->body, nullptr, false);
+    if (status == 201) {
+      const auto document = nlohmann::json::parse(node.exchange.body(), nullptr, false);
       if (document.is_object() && document.contains("token") && document["token"].is_string()) {
-        token = document["token"].get<std::string>();
+        node.token = document["token"].get<std::string>();
       }
     }
-    if (token.empty()) {
+    if (node.token.empty()) {
       ++tally_.tokens_failed;
       return Retry(node, now_us);
     }
-    node.client.emplace(
-        DaemonClientOptions{.server = options_.server, .token = token, .node = node.model.name()});
     node.backoff_s = 0.5;
     node.due_us = now_us;
   }
 
-  void Register(Node& node, TimeUs now_us) {
-    auto reply = node.client->Register(node.model.Registration(options_.address));
-    if (!reply) {
-      ++tally_.registrations_failed;
-      if (last_error_ != reply.error().message) {
-        Log("{}: register failed: {}", node.model.name(), reply.error().message);
-        last_error_ = reply.error().message;
+  void Registered(Node& node, DaemonResult<std::string> body, TimeUs now_us) {
+    if (body) {
+      if (auto reply = ParseRegisterReply(*body); !reply) {
+        body = tl::unexpected(
+            DaemonError{DaemonError::Kind::kBadReply, "register reply: " + reply.error().message});
       }
+    }
+    if (!body) {
+      ++tally_.registrations_failed;
+      LogOnce(node, "register", body.error().message);
       return Retry(node, now_us);
     }
     ++tally_.registrations_ok;
@@ -219,42 +383,65 @@ class Worker {
     ScheduleHeartbeat(node, now_us);
   }
 
-  void Heartbeat(Node& node, TimeUs now_us) {
-    const HeartbeatRequest request = node.model.Heartbeat(now_us);
-    auto reply = node.client->Heartbeat(request);
-    const TimeUs done_us = NowUs();
+  void Heartbeated(Node& node, DaemonResult<std::string> body, TimeUs now_us) {
     ++tally_.heartbeats_sent;
-    if (!reply) {
-      ++tally_.heartbeats_failed;
-      if (last_error_ != reply.error().message) {
-        Log("{}: heartbeat failed: {}", node.model.name(), reply.error().message);
-        last_error_ = reply.error().message;
+    DaemonResult<std::vector<DesiredTask>> desired =
+        body ? DaemonResult<std::vector<DesiredTask>>{} : tl::unexpected(body.error());
+    if (body) {
+      auto reply = ParseHeartbeatReply(*body);
+      if (reply) {
+        desired = std::move(*reply);
+      } else {
+        desired = tl::unexpected(
+            DaemonError{DaemonError::Kind::kBadReply, "heartbeat reply: " + reply.error().message});
       }
-      if (reply.error().kind == DaemonError::Kind::kUnknownNode) {
+    }
+    if (!desired) {
+      ++tally_.heartbeats_failed;
+      LogOnce(node, "heartbeat", desired.error().message);
+      if (desired.error().kind == DaemonError::Kind::kUnknownNode) {
         node.registered = false;
-        node.due_us = done_us;
+        node.due_us = now_us;
         return;
       }
       // Exits stay unacknowledged; the next regular heartbeat carries them again.
       const TimeUs interval_us = std::max<TimeUs>(1, SecondsToUs(options_.heartbeat_s));
-      if (node.phase_us <= done_us) {
-        node.phase_us += ((done_us - node.phase_us) / interval_us + 1) * interval_us;
+      if (node.phase_us <= now_us) {
+        node.phase_us += ((now_us - node.phase_us) / interval_us + 1) * interval_us;
       }
       node.due_us = node.phase_us;
       return;
     }
-    tally_.latency_us.push_back(done_us - now_us);
-    node.model.Answered(request, *reply, done_us, tally_.tasks);
-    ScheduleHeartbeat(node, done_us);
+    tally_.latency_us.push_back(now_us - node.sent_us);
+    node.model.Answered(node.heartbeat, *desired, now_us, tally_.tasks);
+    ScheduleHeartbeat(node, now_us);
   }
+
+  // Each worker logs a failure once until its message changes.
+  void LogOnce(const Node& node, std::string_view call, const std::string& message) {
+    if (last_error_ == message) return;
+    Log("{}: {} failed: {}", node.model.name(), call, message);
+    last_error_ = message;
+  }
+
+  static constexpr int kReadTimeoutS = 10;
 
   const EmulatorOptions& options_;
   Shared& shared_;
-  httplib::Client admin_;
+  const Target& target_;
+  const int setup_limit_;
   std::minstd_rand jitter_;
   std::vector<Node> nodes_;
+  std::priority_queue<std::pair<TimeUs, size_t>, std::vector<std::pair<TimeUs, size_t>>,
+                      std::greater<>>
+      due_;
+  std::deque<size_t> waiting_setups_;
+  std::vector<std::pair<size_t, HttpExchange::Step>> finished_at_once_;
+  int setups_in_flight_ = 0;
+  int epoll_fd_ = -1;
+  bool timed_out_ = false;
   Tally tally_;
-  std::string last_error_;  // Each worker logs a failure once until it changes.
+  std::string last_error_;
 };
 
 }  // namespace
@@ -281,32 +468,29 @@ Result<EmulatorSummary> RunEmulator(const EmulatorOptions& options, StopSignal& 
   if (options.nodes < 1) {
     return MakeError(ErrorCode::kInvalidArgument, "--emulate: expected at least 1 node");
   }
-  const int threads =
-      options.threads > 0 ? std::min(options.threads, options.nodes) : std::min(options.nodes, 256);
+  const int threads = std::clamp(options.threads, 1, options.nodes);
   if (auto ok = RaiseDescriptorLimit(options.nodes, threads); !ok) {
     return tl::unexpected(ok.error());
   }
+  auto target = Resolve(options.server);
+  if (!target) return tl::unexpected(target.error());
   Shared shared;
   const TimeUs start_us = NowUs();
   std::vector<std::unique_ptr<Worker>> workers;
   for (int w = 0; w < threads; ++w) {
-    workers.push_back(std::make_unique<Worker>(options, shared, w, threads, start_us));
+    workers.push_back(std::make_unique<Worker>(options, shared, *target, w, threads, start_us));
   }
   std::vector<std::thread> running;
   for (auto& worker : workers) running.emplace_back([&worker] { worker->Run(); });
   Log("emulating {} nodes of {} devices with {} threads; heartbeat every {} s", options.nodes,
       options.devices_per_node, threads, options.heartbeat_s);
   const TimeUs end_us = options.seconds > 0 ? start_us + SecondsToUs(options.seconds) : kNever;
-  while (stop.requests() == 0) {
-    {
-      std::lock_guard lock(shared.mu);
-      if (shared.stopping) break;
-    }
+  while (stop.requests() == 0 && !shared.stopping) {
     const TimeUs now_us = NowUs();
     if (now_us >= end_us) break;
     stop.WaitFor(std::min<TimeUs>(end_us - now_us, 100'000));
   }
-  shared.Stop();
+  shared.stopping = true;
   for (std::thread& thread : running) thread.join();
   if (shared.fatal) return tl::unexpected(*shared.fatal);
 

@@ -5,9 +5,12 @@
 //
 // Promises:
 //  1. Each node gets its own agent token, minted with the admin token given (POST /v1/tokens
-//     {"role": "agent", "node": NAME}), and its own keep-alive connection (a DaemonClient):
-//     N sockets, plus one per worker thread for minting. RLIMIT_NOFILE's soft limit is raised
-//     to its hard limit first; a limit too small for N is an error saying so.
+//     {"role": "agent", "node": NAME}), and its own keep-alive connection, as a real agent has:
+//     N sockets, driven without blocking (http_exchange.h) so that one thread keeps thousands of
+//     nodes on schedule and the emulator takes little CPU from the daemon it measures. Replies
+//     are judged as DaemonClient judges them (ClassifyReply). RLIMIT_NOFILE's soft limit is
+//     raised to its hard limit first; a limit too small for N is an error saying so. At most
+//     256 token and registration calls are in flight at once.
 //  2. Node k of N heartbeats at phase k/N of the interval (plus a jitter of under one slot), so
 //     the daemon sees an even stream of N/interval heartbeats per second, not bursts; a task
 //     exit sends that node's heartbeat at once. A registration or token that fails is retried
@@ -17,8 +20,8 @@
 //     heartbeat latency (request to reply) p50/p99/max, and how late heartbeats left against
 //     their schedule (p99), so a slow emulator is told apart from a slow daemon.
 //  4. A refused admin token (401/403 on minting) ends the run with an error; nothing else does.
-// Threading: RunEmulator starts `threads` workers, each owning the nodes k with
-// k % threads == worker; it returns once they have all stopped.
+// Threading: RunEmulator starts `threads` event loops (default 1), each owning the nodes k with
+// k % threads == loop; it returns once they have all stopped.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +42,7 @@ struct EmulatorOptions {
   int nodes = 1;
   int devices_per_node = 8;
   double heartbeat_s = 10.0;
-  int threads = 0;                    // 0: one per node, at most 256.
+  int threads = 1;                    // Event loops; each owns every threads-th node.
   double seconds = 0;                 // 0: until SIGINT/SIGTERM.
   double default_task_s = 60;         // A task whose command is not `sleep N`.
   std::string address = "127.0.0.1";  // Registered for every node.

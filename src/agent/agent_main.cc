@@ -47,7 +47,7 @@ struct Flags {
   bool print_inventory = false;
   int emulate = 0;
   double emulate_seconds = 0;
-  int emulate_threads = 0;
+  int emulate_threads = 1;
   double emulate_task_s = 60;
 };
 
@@ -263,7 +263,7 @@ int main(int argc, char** argv) {
                  "with --emulate: stop after this long (default: at SIGINT/SIGTERM)")
       ->check(CLI::Range(0.0, 1e7));
   app.add_option("--emulate-threads", flags.emulate_threads,
-                 "with --emulate: worker threads (default: one per node, at most 256)")
+                 "with --emulate: event loops; node k belongs to loop k mod T (default 1)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--emulate-task-s", flags.emulate_task_s,
                  "with --emulate: how long a task runs unless its command is `sleep N`")

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include <fmt/format.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
@@ -49,25 +50,31 @@ DaemonClient::~DaemonClient() = default;
 DaemonClient::DaemonClient(DaemonClient&&) noexcept = default;
 DaemonClient& DaemonClient::operator=(DaemonClient&&) noexcept = default;
 
-DaemonResult<std::string> DaemonClient::Post(const std::string& path, const std::string& body) {
-  const std::string url = options_.server.Origin() + path;
-  const httplib::Result response = client_->Post(path.c_str(), body, "application/json");
-  if (!response) {
-    return tl::unexpected(
-        DaemonError{DaemonError::Kind::kUnreachable,
-                    fmt::format("POST {}: {} error (is headroomd running and reachable there?)",
-                                url, httplib::to_string(response.error()))});
-  }
-  const int status = response->status;
-  if (status == 200) return response->body;
-  const std::string message =
-      fmt::format("POST {}: HTTP {}: {}", url, status, ServerMessage(response->body));
+DaemonResult<std::string> ClassifyReply(std::string_view url, int status, const std::string& body) {
+  if (status == 200) return body;
+  const std::string message = fmt::format("POST {}: HTTP {}: {}", url, status, ServerMessage(body));
   if (status == 401 || status == 403) {
     return tl::unexpected(DaemonError{DaemonError::Kind::kRefused, message});
   }
   if (status == 404) return tl::unexpected(DaemonError{DaemonError::Kind::kUnknownNode, message});
   if (status >= 500) return tl::unexpected(DaemonError{DaemonError::Kind::kUnreachable, message});
   return tl::unexpected(DaemonError{DaemonError::Kind::kBadReply, message});
+}
+
+DaemonError Unreachable(std::string_view url, std::string_view what) {
+  return DaemonError{
+      DaemonError::Kind::kUnreachable,
+      fmt::format("POST {}: {} (is headroomd running and reachable there?)", url, what)};
+}
+
+DaemonResult<std::string> DaemonClient::Post(const std::string& path, const std::string& body) {
+  const std::string url = options_.server.Origin() + path;
+  const httplib::Result response = client_->Post(path.c_str(), body, "application/json");
+  if (!response) {
+    return tl::unexpected(
+        Unreachable(url, fmt::format("{} error", httplib::to_string(response.error()))));
+  }
+  return ClassifyReply(url, response->status, response->body);
 }
 
 DaemonResult<RegisterReply> DaemonClient::Register(const RegisterRequest& request) {

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <tl/expected.hpp>
@@ -42,6 +43,11 @@ struct DaemonClientOptions {
   double connect_timeout_s = 3.0;
   double read_timeout_s = 10.0;
 };
+
+// What a reply to POST `url` means: the body of a 200, or the DaemonError its status stands for.
+DaemonResult<std::string> ClassifyReply(std::string_view url, int status, const std::string& body);
+// A POST to `url` that got no reply, because of `what`.
+DaemonError Unreachable(std::string_view url, std::string_view what);
 
 class DaemonClient {
  public:
