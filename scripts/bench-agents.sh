@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # Submissions beside N emulated agents (issue 10's goal: 12,500 agents, 100,000 GPUs, heartbeat
-# every 10 s, submissions at >= 0.8x of the rate without them). Two fresh daemons on the agents
-# backend, one after the other:
+# every 10 s, submissions at >= 0.8x of the rate without them). Each round runs two fresh
+# daemons on the agents backend, one after the other:
 #   1. without agents: headroom_http_bench --clients 64 --seconds S (the baseline);
 #   2. with `headroom-agent --emulate N`: once every node has registered, the same bench.
-# Prints both bench lines, the ratio, the emulator's summary (registrations, heartbeats failed,
-# heartbeat p99) and the nodes by state once the bench is done.
+# Rounds interleave the two, so that drift in the machine's speed (a VM's neighbours) falls on
+# both; each round prints both bench lines, its ratio, the emulator's summary (registrations,
+# heartbeats failed, heartbeat p99) and the nodes by state after the bench; the last line is the
+# median ratio over the rounds.
 #
-# Usage: scripts/bench-agents.sh [--build DIR] [--nodes N] [--seconds S]
+# Usage: scripts/bench-agents.sh [--build DIR] [--nodes N] [--seconds S] [--rounds R]
 # Needs the build's headroomd, headroom-agent and headroom_http_bench (-DHEADROOM_BENCH=ON), curl
 # and jq.
 set -euo pipefail
 build=build
 nodes=12500
 seconds=10
+rounds=3
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --nodes) nodes=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
     *) echo "bench-agents.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -51,32 +55,45 @@ bench() {
     --clients 64 --seconds "$seconds"
 }
 
-start_daemon alone
-alone=$(bench)
-echo "without agents: $alone"
-kill -TERM "$daemon_pid"; wait "$daemon_pid" || true
+stop() {  # $1: pid
+  kill -TERM "$1" 2>/dev/null || true
+  wait "$1" || true
+}
 
-start_daemon beside
-# Long enough to register everyone and run the bench; the emulator prints its summary at the end.
-"$build/bin/headroom-agent" --server "http://127.0.0.1:$port" --token-file "$data/admin.token" \
-  --node emu --emulate "$nodes" --emulate-seconds $((seconds + 90)) >"$work/emulator.out" \
-  2>"$work/emulator.log" &
-emulator_pid=$!
-pids+=("$emulator_pid")
-registered=0
-for _ in $(seq 1 600); do
-  registered=$(curl -sf -H "Authorization: Bearer $(cat "$data/admin.token")" \
-    "http://127.0.0.1:$port/v1/nodes" | jq '[.nodes[] | select(.state == "up")] | length')
-  [ "$registered" -ge "$nodes" ] && break
-  sleep 0.5
+ratios=()
+for round in $(seq 1 "$rounds"); do
+  echo "round $round of $rounds"
+  start_daemon "alone-$round"
+  alone=$(bench)
+  echo "without agents: $alone"
+  stop "$daemon_pid"
+
+  start_daemon "beside-$round"
+  # Stopped by SIGTERM after the bench, the emulator prints its summary.
+  "$build/bin/headroom-agent" --server "http://127.0.0.1:$port" --token-file "$data/admin.token" \
+    --node emu --emulate "$nodes" >"$work/emulator-$round.out" 2>"$work/emulator-$round.log" &
+  emulator_pid=$!
+  pids+=("$emulator_pid")
+  registered=0
+  for _ in $(seq 1 600); do
+    registered=$(curl -sf -H "Authorization: Bearer $(cat "$data/admin.token")" \
+      "http://127.0.0.1:$port/v1/nodes" | jq '[.nodes[] | select(.state == "up")] | length')
+    [ "$registered" -ge "$nodes" ] && break
+    sleep 0.5
+  done
+  echo "registered and up: $registered of $nodes"
+  beside=$(bench)
+  echo "beside $nodes agents: $beside"
+  echo "nodes by state after the bench: $(curl -sf -H "Authorization: Bearer $(cat "$data/admin.token")" \
+    "http://127.0.0.1:$port/v1/nodes" | jq -c '[.nodes[].state] | group_by(.) | map({(.[0]): length}) | add')"
+  stop "$emulator_pid"
+  # registrations_ok above N would mean a node was marked down and registered again.
+  echo "emulator: $(tail -n 1 "$work/emulator-$round.out")"
+  stop "$daemon_pid"
+  ratio=$(jq -n --argjson a "$alone" --argjson b "$beside" \
+    '$b.submissions_per_s / $a.submissions_per_s * 1000 | round / 1000')
+  echo "ratio: $ratio"
+  ratios+=("$ratio")
 done
-echo "registered and up: $registered of $nodes"
-beside=$(bench)
-echo "beside $nodes agents: $beside"
-echo "nodes by state after the bench: $(curl -sf -H "Authorization: Bearer $(cat "$data/admin.token")" \
-  "http://127.0.0.1:$port/v1/nodes" | jq -c '[.nodes[].state] | group_by(.) | map({(.[0]): length}) | add')"
-echo "ratio: $(jq -n --argjson a "$alone" --argjson b "$beside" \
-  '$b.submissions_per_s / $a.submissions_per_s * 1000 | round / 1000')"
-wait "$emulator_pid" || true
-# registrations_ok above N would mean a node was marked down and registered again.
-echo "emulator: $(tail -n 1 "$work/emulator.out")"
+echo "median ratio over $rounds rounds: $(printf '%s\n' "${ratios[@]}" | sort -n | \
+  awk '{ r[NR] = $1 } END { print (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }')"

@@ -224,7 +224,10 @@ class Worker {
     Call call = Call::kNone;  // In flight on `exchange`.
     TimeUs sent_us = 0;
     HeartbeatRequest heartbeat;  // The one in flight, for Answered.
-    std::string idle_body;       // A node without tasks sends the same heartbeat every time.
+    std::string body;            // The encoded heartbeat, while the model's version holds.
+    uint64_t body_version = 0;
+    std::string last_reply;  // The last heartbeat reply, and the tasks it parsed to.
+    std::vector<DesiredTask> last_desired;
   };
 
   std::string Path(const Node& node, Call call) const {
@@ -260,12 +263,11 @@ class Worker {
       node.call = Call::kHeartbeat;
       tally_.lag_us.push_back(std::max<TimeUs>(0, now_us - due_us));
       node.heartbeat = node.model.Heartbeat(now_us);
-      if (!node.heartbeat.tasks.empty()) {
-        body = Encode(HeartbeatJson(node.heartbeat));
-      } else {
-        if (node.idle_body.empty()) node.idle_body = Encode(HeartbeatJson(node.heartbeat));
-        body = node.idle_body;
+      if (node.body.empty() || node.body_version != node.model.version()) {
+        node.body = Encode(HeartbeatJson(node.heartbeat));
+        node.body_version = node.model.version();
       }
+      body = node.body;
     }
     if (node.call != Call::kHeartbeat) ++setups_in_flight_;
     const HttpExchange::Step step =
@@ -385,21 +387,21 @@ class Worker {
 
   void Heartbeated(Node& node, DaemonResult<std::string> body, TimeUs now_us) {
     ++tally_.heartbeats_sent;
-    DaemonResult<std::vector<DesiredTask>> desired =
-        body ? DaemonResult<std::vector<DesiredTask>>{} : tl::unexpected(body.error());
-    if (body) {
+    // A node's reply repeats itself while its tasks run: parsed once, kept with its text.
+    if (body && *body != node.last_reply) {
       auto reply = ParseHeartbeatReply(*body);
       if (reply) {
-        desired = std::move(*reply);
+        node.last_reply = std::move(*body);
+        node.last_desired = std::move(*reply);
       } else {
-        desired = tl::unexpected(
+        body = tl::unexpected(
             DaemonError{DaemonError::Kind::kBadReply, "heartbeat reply: " + reply.error().message});
       }
     }
-    if (!desired) {
+    if (!body) {
       ++tally_.heartbeats_failed;
-      LogOnce(node, "heartbeat", desired.error().message);
-      if (desired.error().kind == DaemonError::Kind::kUnknownNode) {
+      LogOnce(node, "heartbeat", body.error().message);
+      if (body.error().kind == DaemonError::Kind::kUnknownNode) {
         node.registered = false;
         node.due_us = now_us;
         return;
@@ -413,7 +415,7 @@ class Worker {
       return;
     }
     tally_.latency_us.push_back(now_us - node.sent_us);
-    node.model.Answered(node.heartbeat, *desired, now_us, tally_.tasks);
+    node.model.Answered(node.heartbeat, node.last_desired, now_us, tally_.tasks);
     ScheduleHeartbeat(node, now_us);
   }
 

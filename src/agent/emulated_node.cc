@@ -53,6 +53,7 @@ HeartbeatRequest EmulatedNode::Heartbeat(TimeUs now_us) {
     if (!task.exit_code && now_us >= task.end_us) {
       task.exit_code = 0;
       ++exits_pending_;
+      ++version_;
     }
     TaskReport report{.key = key, .pid = static_cast<pid_t>(1000 + key.job % 1'000'000)};
     if (task.exit_code) {
@@ -97,18 +98,21 @@ void EmulatedNode::Answered(const HeartbeatRequest& sent, const std::vector<Desi
                         .devices = spec.devices,
                         .tenant = spec.tenant});
     ++counts.started;
+    ++version_;
   }
   for (auto it = tasks_.begin(); it != tasks_.end();) {
     Task& task = it->second;
     if (!wanted.contains(it->first)) {
       if (task.exit_code && task.acknowledged) {
         it = tasks_.erase(it);
+        ++version_;
         continue;
       }
       if (!task.exit_code) {
         task.exit_code = 128 + 15;  // Stopped: SIGTERM, as a task that does not trap it.
         task.acknowledged = false;
         ++counts.stopped;
+        ++version_;
       }
     }
     ++it;

@@ -11,6 +11,8 @@
 //     acknowledged that exit; a desired task is never started twice.
 //  3. NextExitUs is the earliest time a running task ends (kNever: none), so the driver can send
 //     a heartbeat at once when a task exits, as the real agent does.
+//  4. version() changes whenever the body Heartbeat returns would change (a task handed out,
+//     exited, stopped or forgotten), so the driver may keep an encoded body until it does.
 // Threading: plain data; owned by one emulator worker thread.
 #pragma once
 
@@ -43,6 +45,7 @@ class EmulatedNode {
   void Answered(const HeartbeatRequest& sent, const std::vector<DesiredTask>& desired,
                 TimeUs now_us, EmulatedTaskCounts& counts);
   TimeUs NextExitUs() const;
+  uint64_t version() const { return version_; }
 
  private:
   struct Task {
@@ -58,6 +61,7 @@ class EmulatedNode {
   TimeUs default_task_us_;
   std::map<TaskKey, Task> tasks_;
   int64_t exits_pending_ = 0;  // Exits found by Heartbeat not yet counted.
+  uint64_t version_ = 0;
 };
 
 // The duration of a task running `command` (promise 1).

@@ -239,7 +239,7 @@ void LiveLoop::ApplyCompletions(const std::vector<Completion>& completions, Time
       job.exit_code = completion.exit_code;
       job.end_us = completion.end_us > 0 ? std::min(completion.end_us, now) : now;
       job.message = completion.message;
-      writes.push_back(job);
+      writes.push_back(ProgressOf(job));
       if (job.service_id != 0 && state_.services.contains(job.service_id)) {
         // A service keeps its replicas: an ended replica is replaced by a new job.
         JobRecord replica = NewReplica(state_.services.at(job.service_id), next_id++, now);
@@ -313,7 +313,7 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
       job.placement.clear();
       ++job.requeues;
       job.message = "requeued: " + why;
-      writes.push_back(job);
+      writes.push_back(ProgressOf(job));
       requeued.push_back(std::move(job));
     }
   }
@@ -374,7 +374,7 @@ void LiveLoop::ApplyStarts(const engine::Decisions& decisions, TimeUs now) {
       job.placement = ToPlacement(start.tasks);
       ++job.starts;
       job.message.clear();
-      writes.push_back(job);
+      writes.push_back(ProgressOf(job));
       started.emplace_back(std::move(job), &start);
     }
   }

@@ -33,7 +33,7 @@ ApiResult<JobRecord> LiveLoop::Cancel(uint64_t id) {
     job.state = JobState::kCancelled;
     job.end_us = now;
     job.message = "cancelled by request";
-    if (auto ok = journal_.Commit({job}); !ok) {
+    if (auto ok = journal_.Commit({ProgressOf(job)}); !ok) {
       result = StoreFailure(ok.error());
       return;
     }

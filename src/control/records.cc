@@ -38,4 +38,16 @@ JobRecord NewReplica(const ServiceRecord& service, uint64_t id, TimeUs submit_us
   return replica;
 }
 
+JobProgress ProgressOf(const JobRecord& job) {
+  return JobProgress{.id = job.id,
+                     .state = job.state,
+                     .start_us = job.start_us,
+                     .end_us = job.end_us,
+                     .placement = job.placement,
+                     .exit_code = job.exit_code,
+                     .requeues = job.requeues,
+                     .starts = job.starts,
+                     .message = job.message};
+}
+
 }  // namespace headroom::control

@@ -158,8 +158,8 @@ tl::expected<void, Error> SqliteStore::FindMissingTables() {
 }
 
 SqliteStore::~SqliteStore() {
-  for (sqlite3_stmt* statement :
-       {put_job_, put_service_, put_node_, put_token_, put_meta_, delete_job_, delete_service_}) {
+  for (sqlite3_stmt* statement : {put_job_, update_job_, put_service_, put_node_, put_token_,
+                                  put_meta_, delete_job_, delete_service_}) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db_);
@@ -183,6 +183,9 @@ tl::expected<void, Error> SqliteStore::Prepare() {
   const std::pair<sqlite3_stmt**, const char*> statements[] = {
       {&put_job_,
        "INSERT OR REPLACE INTO jobs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"},
+      {&update_job_,
+       "UPDATE jobs SET state = ?2, start_us = ?3, end_us = ?4, placement = ?5, exit_code = ?6, "
+       "requeues = ?7, starts = ?8, message = ?9 WHERE id = ?1"},
       {&put_service_, "INSERT OR REPLACE INTO services VALUES (?1, ?2, ?3)"},
       {&put_node_, "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
       {&put_token_, "INSERT OR REPLACE INTO tokens VALUES (?1, ?2, ?3, ?4)"},
@@ -218,6 +221,21 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
     sqlite3_bind_int64(statement, 10, job->requeues);
     sqlite3_bind_int64(statement, 11, job->starts);
     BindText(statement, 12, job->message);
+  } else if (const auto* progress = std::get_if<JobProgress>(&write)) {
+    statement = update_job_;
+    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(progress->id));
+    sqlite3_bind_int(statement, 2, static_cast<int>(progress->state));
+    sqlite3_bind_int64(statement, 3, progress->start_us);
+    sqlite3_bind_int64(statement, 4, progress->end_us);
+    BindText(statement, 5, PlacementToJson(progress->placement));
+    if (progress->exit_code) {
+      sqlite3_bind_int(statement, 6, *progress->exit_code);
+    } else {
+      sqlite3_bind_null(statement, 6);
+    }
+    sqlite3_bind_int64(statement, 7, progress->requeues);
+    sqlite3_bind_int64(statement, 8, progress->starts);
+    BindText(statement, 9, progress->message);
   } else if (const auto* service = std::get_if<ServiceRecord>(&write)) {
     statement = put_service_;
     sqlite3_bind_int64(statement, 1, static_cast<int64_t>(service->id));
@@ -254,6 +272,10 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
   sqlite3_reset(statement);
   sqlite3_clear_bindings(statement);
   if (rc != SQLITE_DONE) return tl::unexpected(Failure("write"));
+  if (statement == update_job_ && sqlite3_changes(db_) != 1) {
+    return MakeError(ErrorCode::kNotFound, "job {} has no row to update",
+                     std::get<JobProgress>(write).id);
+  }
   return {};
 }
 

@@ -112,6 +112,7 @@ class SqliteStore {
   bool read_only_ = false;
   std::vector<std::string> missing_tables_;
   sqlite3_stmt* put_job_ = nullptr;
+  sqlite3_stmt* update_job_ = nullptr;
   sqlite3_stmt* put_service_ = nullptr;
   sqlite3_stmt* put_node_ = nullptr;
   sqlite3_stmt* put_token_ = nullptr;

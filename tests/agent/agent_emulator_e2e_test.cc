@@ -5,6 +5,8 @@
 
 #include <cctype>
 
+#include <random>
+
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -63,6 +65,50 @@ TEST(EmulatedNode, ReportsRunningThenExitedUntilAcknowledged) {
   sent = node.Heartbeat(kUsPerSecond);
   node.Answered(sent, {}, kUsPerSecond, counts);
   EXPECT_TRUE(node.Heartbeat(kUsPerSecond).tasks.empty());
+}
+
+// Promise 4: while version() holds, the heartbeat body is the same, so the emulator may keep
+// its encoding. Random hand-outs, withdrawals and passing time, over many seeds.
+TEST(EmulatedNode, VersionChangesWheneverTheHeartbeatBodyWould) {
+  for (unsigned seed = 1; seed <= 50; ++seed) {
+    std::minstd_rand random(seed);
+    EmulatedNode node("emu-00001", 8, 5 * kUsPerSecond);
+    EmulatedTaskCounts counts;
+    std::vector<DesiredTask> desired;
+    TimeUs now_us = 0;
+    uint64_t last_version = node.version();
+    std::string last_body = HeartbeatJson(node.Heartbeat(now_us)).dump();
+    for (int step = 0; step < 60; ++step) {
+      now_us += static_cast<TimeUs>(random() % 3) * kUsPerSecond;
+      const HeartbeatRequest sent = node.Heartbeat(now_us);
+      const std::string body = HeartbeatJson(sent).dump();
+      if (node.version() == last_version) {
+        ASSERT_EQ(body, last_body) << "seed " << seed << " step " << step;
+      }
+      last_version = node.version();
+      last_body = body;
+      switch (random() % 3) {
+        case 0:  // Hand out a task.
+          desired.push_back(DesiredTask{.key = {.job = step, .rank = 0, .attempt = 1},
+                                        .devices = {static_cast<int>(random() % 8)},
+                                        .command = {"sleep", std::to_string(random() % 4)},
+                                        .tenant = "team-a"});
+          break;
+        case 1:  // Withdraw one.
+          if (!desired.empty()) desired.erase(desired.begin() + random() % desired.size());
+          break;
+        default:
+          break;
+      }
+      node.Answered(sent, desired, now_us, counts);
+      const std::string after = HeartbeatJson(node.Heartbeat(now_us)).dump();
+      if (node.version() == last_version) {
+        ASSERT_EQ(after, last_body) << "seed " << seed << " step " << step << " after the reply";
+      }
+      last_version = node.version();
+      last_body = after;
+    }
+  }
 }
 
 TEST(AgentEmulatorEndToEnd, FiftyNodesRegisterHeartbeatAndCompleteAJob) {

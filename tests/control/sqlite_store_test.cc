@@ -86,6 +86,47 @@ TEST(ControlStore, RoundTripsEveryRowKindThroughAReopen) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(ControlStore, ProgressUpdatesAJobRowAndKeepsItsSpec) {
+  const std::string dir = testing::TempDir("store-progress-test");
+  const std::string path = dir + "/headroom.db";
+  {
+    auto store = SqliteStore::Open(path);
+    ASSERT_TRUE(store.has_value()) << store.error().message;
+    ASSERT_TRUE((*store)->Apply(std::vector<StoreWrite>{SampleJob(1)}).has_value());
+    JobRecord ended = SampleJob(1);
+    ended.state = JobState::kFailed;
+    ended.end_us = 9000;
+    ended.exit_code = 137;
+    ended.requeues = 2;
+    ended.starts = 3;
+    ended.message = "rank 1 killed";
+    ASSERT_TRUE((*store)->Apply(std::vector<StoreWrite>{ProgressOf(ended)}).has_value());
+    // No row to update: an error, and the transaction it was in writes nothing.
+    const auto missing =
+        (*store)->Apply(std::vector<StoreWrite>{MetaRecord{"k", "v"}, ProgressOf(SampleJob(7))});
+    ASSERT_FALSE(missing.has_value());
+    EXPECT_EQ(missing.error().message, "job 7 has no row to update");
+  }
+  auto store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.has_value());
+  auto snapshot = (*store)->Load();
+  ASSERT_TRUE(snapshot.has_value()) << snapshot.error().message;
+  ASSERT_EQ(snapshot->jobs.size(), 1u);
+  const JobRecord& job = snapshot->jobs[0];
+  EXPECT_TRUE(job.spec == SampleJob(1).spec);
+  EXPECT_EQ(job.submit_us, 1000);
+  EXPECT_EQ(job.start_us, 2000);
+  EXPECT_EQ(job.state, JobState::kFailed);
+  EXPECT_EQ(job.end_us, 9000);
+  EXPECT_EQ(job.exit_code, 137);
+  EXPECT_EQ(job.requeues, 2u);
+  EXPECT_EQ(job.starts, 3u);
+  EXPECT_EQ(job.message, "rank 1 killed");
+  EXPECT_EQ(job.placement, SampleJob(1).placement);
+  EXPECT_TRUE(snapshot->meta.empty());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ControlStore, JournalGroupsConcurrentCommits) {
   const std::string dir = testing::TempDir("journal-test");
   auto store = SqliteStore::Open(dir + "/headroom.db");
