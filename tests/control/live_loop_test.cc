@@ -1,0 +1,252 @@
+// LiveLoop on its own, without the HTTP layer: a real SQLite journal, a fake clock and a scripted
+// backend that records what the loop asks of it and reports what the test tells it to. Exact
+// expectations on the tiny building (two racks of two 4-GPU nodes): a start is journaled before
+// the backend hears of it, a completion frees the devices for the next job, a lost node sends
+// its job back to the queue and it starts again as a new attempt, a cancel stops the job in the
+// backend, and every change is on disk for a second connection with the spec kept intact.
+#include "control/live_loop.h"
+
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "control/fake_clock.h"
+#include "control/sqlite_store.h"
+#include "daemon_fixture.h"
+#include "engine/presets.h"
+#include "model/cluster_yaml.h"
+
+namespace headroom::control {
+namespace {
+
+// Records starts and stops; Poll hands over the reports the test queued.
+class ScriptedBackend : public Backend {
+ public:
+  explicit ScriptedBackend(std::shared_ptr<const model::Cluster> cluster)
+      : cluster_(std::move(cluster)) {}
+
+  std::shared_ptr<const model::Cluster> CurrentCluster() override { return cluster_; }
+  void OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>&,
+               const model::Cluster&) override {
+    if (on_start) on_start(job);
+    std::lock_guard lock(mu_);
+    starts_.push_back(job);
+  }
+  void OnStop(uint64_t job) override {
+    std::lock_guard lock(mu_);
+    stops_.push_back(job);
+  }
+  BackendReport Poll(TimeUs) override {
+    std::lock_guard lock(mu_);
+    return std::exchange(queued_, BackendReport{});
+  }
+  TimeUs NextPollUs(TimeUs now_us) const override {
+    std::lock_guard lock(mu_);
+    const bool has_news = !queued_.completions.empty() || !queued_.lost_nodes.empty();
+    return has_news ? now_us : kNever;
+  }
+
+  void Report(BackendReport report) {
+    std::lock_guard lock(mu_);
+    queued_ = std::move(report);
+  }
+  std::vector<JobRecord> starts() const {
+    std::lock_guard lock(mu_);
+    return starts_;
+  }
+  std::vector<uint64_t> stops() const {
+    std::lock_guard lock(mu_);
+    return stops_;
+  }
+
+  // Runs on the loop's thread inside OnStart; set before the loop starts anything.
+  std::function<void(const JobRecord&)> on_start;
+
+ private:
+  std::shared_ptr<const model::Cluster> cluster_;
+  mutable std::mutex mu_;
+  std::vector<JobRecord> starts_;
+  std::vector<uint64_t> stops_;
+  BackendReport queued_;
+};
+
+class LiveLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::TempDir("live-loop");
+    path_ = dir_ + "/headroom.db";
+    auto store = SqliteStore::Open(path_);
+    ASSERT_TRUE(store.has_value()) << store.error().message;
+    store_ = std::move(*store);
+    journal_ = std::make_unique<Journal>(*store_);
+    auto cluster = model::LoadClusterYaml(testing::TinyClusterFile());
+    ASSERT_TRUE(cluster.has_value()) << cluster.error().message;
+    // As the daemon recovers a fixed building: every node known, up and ready.
+    for (const model::Node& node : cluster->nodes()) {
+      state_.nodes.emplace(node.name, NodeStatus{.record = NodeRecord{.name = node.name}});
+    }
+    backend_ =
+        std::make_unique<ScriptedBackend>(std::make_shared<model::Cluster>(std::move(*cluster)));
+    auto policy = engine::PresetPolicy("headroom");
+    ASSERT_TRUE(policy.has_value());
+    loop_ = std::make_unique<LiveLoop>(state_, *journal_, events_, *backend_, clock_, cycle_,
+                                       LoopOptions{.policy = *policy});
+    loop_->Start();
+  }
+
+  void TearDown() override {
+    loop_->Stop();
+    journal_->Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // What the API's submit does: journal the pending job, put it in the state, tell the loop.
+  uint64_t Submit(int tasks, int devices_per_task) {
+    auto spec = ParseJobSpec(
+        fmt::format("metadata: {{name: j}}\nspec:\n  tenant: team-a\n  tasks: {}\n  timeLimit: 1h\n"
+                    "  command: [train]\n  devices: {{requests: [{{count: {}}}]}}\n",
+                    tasks, devices_per_task));
+    EXPECT_TRUE(spec.has_value()) << spec.error().message;
+    JobRecord job{.spec = *spec, .submit_us = clock_.NowUs()};
+    {
+      std::lock_guard lock(state_.mu);
+      job.id = state_.next_job_id++;
+    }
+    EXPECT_TRUE(journal_->Commit({job}).has_value());
+    {
+      std::lock_guard lock(state_.mu);
+      state_.jobs.Put(job);
+    }
+    loop_->Submitted(job.id);
+    return job.id;
+  }
+
+  JobRecord InState(uint64_t id) {
+    std::lock_guard lock(state_.mu);
+    return state_.jobs.at(id);
+  }
+
+  bool WaitForState(uint64_t id, JobState state, uint32_t starts) {
+    return testing::WaitFor([&] {
+      const JobRecord job = InState(id);
+      return job.state == state && job.starts == starts;
+    });
+  }
+
+  // The job's row as a second connection reads it.
+  JobRecord OnDisk(uint64_t id) {
+    auto reader = SqliteStore::Open(path_, StoreOpenOptions{.read_only = true});
+    EXPECT_TRUE(reader.has_value()) << reader.error().message;
+    auto snapshot = (*reader)->Load();
+    EXPECT_TRUE(snapshot.has_value()) << snapshot.error().message;
+    for (const JobRecord& job : snapshot->jobs) {
+      if (job.id == id) return job;
+    }
+    ADD_FAILURE() << "job " << id << " has no row";
+    return {};
+  }
+
+  std::string dir_;
+  std::string path_;
+  std::unique_ptr<SqliteStore> store_;
+  std::unique_ptr<Journal> journal_;
+  DaemonState state_;
+  EventLog events_{1, 1000};
+  FakeClock clock_{10 * kUsPerSecond};
+  Histogram cycle_{{0.001, 0.01, 0.1, 1}};
+  std::unique_ptr<ScriptedBackend> backend_;
+  std::unique_ptr<LiveLoop> loop_;
+};
+
+size_t DevicesOf(const JobRecord& job) {
+  size_t devices = 0;
+  for (const TaskPlacement& task : job.placement) devices += task.device_indices.size();
+  return devices;
+}
+
+TEST_F(LiveLoopTest, AStartIsOnDiskBeforeTheBackendHearsOfIt) {
+  // Read from the store at the moment the backend hears of the start.
+  JobRecord row;
+  backend_->on_start = [&](const JobRecord& job) { row = OnDisk(job.id); };
+  const uint64_t id = Submit(1, 4);
+  ASSERT_TRUE(testing::WaitFor([&] { return backend_->starts().size() == 1; }));
+  // The row already said running, on one whole node.
+  EXPECT_EQ(row.state, JobState::kRunning);
+  EXPECT_EQ(row.starts, 1u);
+  EXPECT_EQ(row.start_us, clock_.NowUs());
+  ASSERT_EQ(row.placement.size(), 1u);
+  EXPECT_EQ(row.placement[0].device_indices.size(), 4u);
+  EXPECT_EQ(row.placement, backend_->starts()[0].placement);
+  EXPECT_EQ(row.spec.command, std::vector<std::string>{"train"});
+  EXPECT_TRUE(WaitForState(id, JobState::kRunning, 1));
+  std::lock_guard lock(state_.mu);
+  EXPECT_EQ(state_.placements_total, 1u);
+}
+
+TEST_F(LiveLoopTest, ACompletionFreesTheDevicesForTheNextJob) {
+  const uint64_t whole = Submit(4, 4);  // All 16 devices.
+  ASSERT_TRUE(WaitForState(whole, JobState::kRunning, 1));
+  EXPECT_EQ(DevicesOf(InState(whole)), 16u);
+  const uint64_t next = Submit(1, 1);
+  ASSERT_TRUE(testing::WaitFor([&] { return loop_->Explain({next}).at(next).code == "capacity"; }));
+  EXPECT_EQ(InState(next).state, JobState::kPending);
+
+  clock_.AdvanceUs(60 * kUsPerSecond);
+  // A call runs on the loop after it read its clock for that iteration: from here on, every
+  // iteration's time is past the advance, and so is the completion's.
+  loop_->Explain({});
+  backend_->Report(BackendReport{
+      .completions = {Completion{.job = whole, .exit_code = 0, .end_us = clock_.NowUs()}}});
+  loop_->Wake();
+  ASSERT_TRUE(WaitForState(whole, JobState::kCompleted, 1));
+  ASSERT_TRUE(WaitForState(next, JobState::kRunning, 1));
+  const JobRecord ended = OnDisk(whole);
+  EXPECT_EQ(ended.state, JobState::kCompleted);
+  EXPECT_EQ(ended.exit_code, 0);
+  EXPECT_EQ(ended.end_us, clock_.NowUs());
+  EXPECT_EQ(ended.spec.tasks, 4u);
+  EXPECT_EQ(OnDisk(next).state, JobState::kRunning);
+}
+
+TEST_F(LiveLoopTest, ALostNodeRequeuesItsJobWhichStartsAgainAsTheNextAttempt) {
+  const uint64_t id = Submit(1, 4);
+  ASSERT_TRUE(WaitForState(id, JobState::kRunning, 1));
+  const std::string lost = InState(id).placement.at(0).node;
+
+  backend_->Report(BackendReport{.lost_nodes = {lost}});
+  loop_->Wake();
+  // Requeued (one more requeue), then placed again: a second start, a new attempt.
+  ASSERT_TRUE(WaitForState(id, JobState::kRunning, 2));
+  const JobRecord job = InState(id);
+  EXPECT_EQ(job.requeues, 1u);
+  EXPECT_EQ(DevicesOf(job), 4u);
+  ASSERT_EQ(backend_->starts().size(), 2u);
+  EXPECT_EQ(backend_->starts()[1].starts, 2u);
+  const JobRecord row = OnDisk(id);
+  EXPECT_EQ(row.requeues, 1u);
+  EXPECT_EQ(row.starts, 2u);
+  EXPECT_EQ(row.placement, job.placement);
+}
+
+TEST_F(LiveLoopTest, ACancelStopsTheRunningJobInTheBackendAndIsJournaled) {
+  const uint64_t id = Submit(2, 4);
+  ASSERT_TRUE(WaitForState(id, JobState::kRunning, 1));
+  auto cancelled = loop_->Cancel(id);
+  ASSERT_TRUE(cancelled.has_value());
+  EXPECT_EQ(cancelled->state, JobState::kCancelled);
+  EXPECT_EQ(backend_->stops(), std::vector<uint64_t>{id});
+  EXPECT_EQ(InState(id).state, JobState::kCancelled);
+  const JobRecord row = OnDisk(id);
+  EXPECT_EQ(row.state, JobState::kCancelled);
+  EXPECT_EQ(row.message, "cancelled by request");
+  EXPECT_EQ(row.spec.tasks, 2u);
+  // Cancelling again answers with the same record; an unknown job is a 404.
+  EXPECT_EQ(loop_->Cancel(id)->state, JobState::kCancelled);
+  EXPECT_EQ(loop_->Cancel(99).error().status, 404);
+}
+
+}  // namespace
+}  // namespace headroom::control
