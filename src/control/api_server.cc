@@ -43,6 +43,7 @@ void Respond(HttpResponse& response, const std::function<ApiResult<Reply>()>& ha
 }
 
 ApiResult<Principal> Authenticate(const ApiContext& context, const HttpRequest& request) {
+  if (request.principal) return *request.principal;  // The server authenticated it already.
   if (!request.has_header("Authorization")) {
     return Fail(401,
                 "missing 'Authorization: Bearer <token>'; an admin token is in "
@@ -106,7 +107,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServe
       .max_long_polls_per_token = options.max_long_polls_per_token,
       .authorize =
           [&ctx](const std::string& authorization) {
-            return ctx.tokens.Authenticate(authorization).has_value();
+            return ctx.tokens.Authenticate(authorization);
           },
       .write_error =
           [](HttpResponse& response, int status, const std::string& message) {

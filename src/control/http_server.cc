@@ -341,7 +341,7 @@ int HttpServer::Begin(MHD_Connection* connection, const char* url, const char* m
   } else if (exchange.route == nullptr) {
     Decide(exchange, 404, "no such route; see docs/api.md for the v1 paths");
   } else if (exchange.route->access == RouteAccess::kToken &&
-             !options_.authorize(request.get_header_value("authorization"))) {
+             !(request.principal = options_.authorize(request.get_header_value("authorization")))) {
     Decide(exchange, 401,
            request.has_header("authorization")
                ? "unknown token; ask an admin for a token (POST /v1/tokens)"

@@ -9,7 +9,8 @@
 //  2. No body is ever held beyond max_body_bytes, however it is sent (declared length or
 //     chunked); beyond it the answer is 413. A Content-Encoding other than identity gets 415.
 //  3. Unknown routes get 404 and routes not marked public get 401 unless `authorize` accepts
-//     the Authorization header, both decided before a byte of the body is held.
+//     the Authorization header, both decided before a byte of the body is held. The principal
+//     it returned rides on the request, so a handler need not authenticate again.
 //     A rejected request's body is read and dropped (so that a client still sending gets the
 //     answer, not a reset) up to max_discard_bytes; past that the connection closes.
 //  4. Inline routes (cheap, no locks held long) answer on the event thread unless their handler
@@ -39,6 +40,7 @@
 
 #include "base/result.h"
 #include "control/clock.h"
+#include "control/token_auth.h"
 #include "control/worker_pool.h"
 
 struct MHD_Daemon;
@@ -58,6 +60,8 @@ struct HttpRequest {
   // An inline route's handler runs on the event thread first; there it must not wait on a lock
   // that may be held long, and may ask to be run again on the pool instead (HttpResponse).
   bool on_event_thread = false;
+  // Who `authorize` found the Authorization header to name; absent on public routes.
+  std::optional<Principal> principal;
 
   bool has_header(const std::string& name) const;
   std::string get_header_value(const std::string& name) const;  // "" when absent.
@@ -133,8 +137,9 @@ struct HttpServerOptions {
   int listen_backlog = 4096;
   size_t max_long_polls = 8192;
   size_t max_long_polls_per_token = 16;
-  // Accepts the Authorization header of a non-public route before its body is read.
-  std::function<bool(const std::string& authorization)> authorize;
+  // Accepts the Authorization header of a non-public route before its body is read: who it
+  // names, or nullopt.
+  std::function<std::optional<Principal>(const std::string& authorization)> authorize;
   // Writes an error response (the API's {"error": ...} shape).
   std::function<void(HttpResponse&, int status, const std::string& message)> write_error;
   // Long-polls: the newest sequence number, and a wait until one newer than `seen` exists

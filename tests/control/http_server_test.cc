@@ -33,6 +33,9 @@ class HttpServerTest : public ::testing::Test {
       ++echoed_;
       r.set_content(std::to_string(request.body.size()), "text/plain");
     });
+    router.Get("/who", [](const HttpRequest& request, HttpResponse& r) {
+      r.set_content(request.principal ? request.principal->tenant : "nobody", "text/plain");
+    });
     router.Get("/block", [this](const HttpRequest&, HttpResponse& r) {
       std::unique_lock lock(mu_);
       ++blocked_;
@@ -60,7 +63,11 @@ class HttpServerTest : public ::testing::Test {
       r.set_content("final", "text/plain");
     });
     options.port = 0;
-    options.authorize = [](const std::string& header) { return header.rfind("Bearer t", 0) == 0; };
+    // Tokens "t..." name a user whose tenant is the token.
+    options.authorize = [](const std::string& header) -> std::optional<Principal> {
+      if (header.rfind("Bearer t", 0) != 0) return std::nullopt;
+      return Principal{.role = Role::kUser, .tenant = header.substr(7)};
+    };
     options.write_error = [](HttpResponse& r, int status, const std::string& message) {
       r.status = status;
       r.set_content(message, "text/plain");
@@ -139,6 +146,12 @@ TEST_F(HttpServerTest, AnswersAndRoutesWithTheTokenChecked) {
             200);
   EXPECT_EQ(Status("GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"), 404);
   EXPECT_EQ(Status("GET /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t1\r\n\r\n"), 404);
+  // The principal the server authenticated reaches the handler.
+  RawConnection connection(port());
+  connection.Send("GET /who HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t42\r\n\r\n");
+  const std::string reply = connection.ReadResponse(std::chrono::seconds(5));
+  EXPECT_EQ(RawConnection::Status(reply), 200);
+  EXPECT_TRUE(reply.ends_with("\r\n\r\nt42")) << reply;
 }
 
 TEST(RouterTest, MatchesLiteralSegmentsAndOneSegmentPerPlaceholder) {
