@@ -1,6 +1,6 @@
 // Fuzzes headroomd's HTTP API (docs/api.md) through its real route handlers: the request body of
-// every POST endpoint and the query string (or the whole path) of the GET endpoints, with every
-// kind of caller, against one daemon per fuzzing process — the same parts Daemon::Start
+// every POST and PUT endpoint and the query string (or the whole path) of the GET endpoints, with
+// every kind of caller, against one daemon per fuzzing process — the same parts Daemon::Start
 // assembles (a SqliteStore in a temporary directory under /dev/shm, its Journal, a LiveLoop on
 // an AgentsBackend, TokenAuth, EventLog), built lazily on the first input and rebuilt when the
 // inputs have grown its state past a bound. No sockets: Router::Find picks the route and its
@@ -8,8 +8,9 @@
 // libmicrohttpd does; bodies over the server's 1 MiB limit never reach a handler).
 //
 // Input layout: byte 0 picks what is sent, the rest is the body (or query string, or path):
-//   bits 0-3  the endpoint (kEndpoints below; 13: GET PATH?QUERY, 14: POST PATH\nBODY, 15: POST
-//             /v1/jobs with CONTENT-TYPE\nBODY)
+//   bits 0-3  the endpoint (kEndpoints below; 13: GET PATH?QUERY, 14: POST PATH\nBODY or
+//             PUT PATH\nBODY when the line starts "PUT ", 15: POST /v1/jobs with
+//             CONTENT-TYPE\nBODY)
 //   bits 4-6  the caller (kCallers: admin, users of two tenants, agents of n1 and n2, none, ...)
 //   bit 7     the path's object: off, the newest job or service and node n1; on, the oldest and
 //             node n2 (registered only if an input registers it)
@@ -148,6 +149,11 @@ const std::vector<Shape>& Shapes() {
       {"GET", "/v1/series", 200, {{"points", Kind::kArray}}},
       {"GET", "/v1/events", 200, {{"events", Kind::kArray}, {"next", Kind::kUnsigned}}},
       {"GET", "/metrics", 200, {}},
+      {"PUT", "/v1/policy", 200, {{"name", Kind::kString}, {"description", Kind::kString}}},
+      {"GET",
+       "/v1/policy",
+       200,
+       {{"name", Kind::kString}, {"description", Kind::kString}, {"text", Kind::kString}}},
   };
   return shapes;
 }
@@ -443,7 +449,6 @@ std::unique_ptr<World> MakeWorld() {
                                                       hc::AgentsOptions{});
   auto policy = headroom::engine::PresetPolicy("headroom");
   HR_CHECK(policy.has_value());
-  policy->migration.enabled = false;
   world->loop = std::make_unique<hc::LiveLoop>(
       world->state, *world->journal, *world->events, *world->agents, *world->clock,
       world->cycle_seconds,
@@ -456,6 +461,7 @@ std::unique_ptr<World> MakeWorld() {
   hc::RegisterNodeRoutes(world->router, *world->context);
   hc::RegisterAgentRoutes(world->router, *world->context);
   hc::RegisterMetricsRoutes(world->router, *world->context);
+  hc::RegisterPolicyRoutes(world->router, *world->context);
   for (const Shape& shape : Shapes()) {
     std::vector<std::string> matches;
     const hc::Router::Route* route = world->router.Find(shape.method, shape.example, matches);
@@ -549,7 +555,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 14: {
       const size_t newline = rest.find('\n');
-      SetTarget(request, rest.substr(0, newline));
+      std::string_view target = rest.substr(0, newline);
+      if (target.starts_with("PUT ")) {
+        request.method = "PUT";
+        target.remove_prefix(4);
+      }
+      SetTarget(request, target);
       request.body = newline == std::string_view::npos ? "" : std::string(rest.substr(newline + 1));
       break;
     }

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       AddServicesCommand(app, connection),
       AddScaleCommand(app, connection),
       AddStoreCommand(app),
-      AddPolicyCommand(app),
+      AddPolicyCommand(app, connection),
   };
   try {
     app.parse(argc, argv);

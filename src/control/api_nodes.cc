@@ -55,6 +55,7 @@ ApiResult<Reply> Drain(ApiContext& context, const HttpRequest& request, bool dra
 ApiResult<Reply> ClusterSummary(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
+  const engine::PolicyConfig policy = context.loop.policy();
   std::lock_guard lock(context.state.mu);
   const Topology* topology = context.state.topology.get();
   uint64_t devices = 0;
@@ -88,17 +89,15 @@ ApiResult<Reply> ClusterSummary(ApiContext& context, const HttpRequest& request)
       }
     }
   }
-  return Reply{
-      200,
-      {{"devices", devices},
-       {"allocated_milli", allocated},
-       {"pending", pending},
-       {"running", running},
-       {"by_tenant", std::move(by_tenant)},
-       {"by_class", std::move(by_class)},
-       {"policy",
-        {{"name", context.loop.policy().name}, {"description", context.loop.policy().description}}},
-       {"time", UsToSeconds(context.clock.NowUs())}}};
+  return Reply{200,
+               {{"devices", devices},
+                {"allocated_milli", allocated},
+                {"pending", pending},
+                {"running", running},
+                {"by_tenant", std::move(by_tenant)},
+                {"by_class", std::move(by_class)},
+                {"policy", {{"name", policy.name}, {"description", policy.description}}},
+                {"time", UsToSeconds(context.clock.NowUs())}}};
 }
 
 ApiResult<Reply> Floor(ApiContext& context, const HttpRequest& request) {

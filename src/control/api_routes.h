@@ -55,5 +55,6 @@ void RegisterJobRoutes(Router& server, ApiContext& context);
 void RegisterNodeRoutes(Router& server, ApiContext& context);
 void RegisterAgentRoutes(Router& server, ApiContext& context);
 void RegisterMetricsRoutes(Router& server, ApiContext& context);
+void RegisterPolicyRoutes(Router& server, ApiContext& context);
 
 }  // namespace headroom::control

@@ -147,6 +147,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServe
   RegisterNodeRoutes(router, ctx);
   RegisterAgentRoutes(router, ctx);
   RegisterMetricsRoutes(router, ctx);
+  RegisterPolicyRoutes(router, ctx);
   auto server = HttpServer::Start(std::move(router), std::move(http));
   if (!server && !options.tls_cert.empty()) {
     return tl::unexpected(

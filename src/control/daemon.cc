@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "control/simulated_backend.h"
+#include "engine/policy_yaml.h"
 #include "model/cluster_yaml.h"
 #include "sim/policy_files.h"
 
@@ -35,10 +36,8 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   }
   auto policy = sim::LoadPolicy(options.policy);
   if (!policy) return tl::unexpected(WithContext(policy.error(), "--policy"));
-  // The live loop executes starts only; a MigrateJob it ignored would leave the moved job on
-  // its old devices while the engine gives them away. Defragmentation by migration stays a
-  // simulator feature until the backends can checkpoint and move work.
-  policy->migration.enabled = false;
+  auto policy_text = sim::LoadPolicyText(options.policy);
+  if (!policy_text) return tl::unexpected(WithContext(policy_text.error(), "--policy"));
   std::shared_ptr<const model::Cluster> cluster;
   if (options.backend == BackendKind::kSimulated) {
     if (options.cluster_file.empty()) {
@@ -69,6 +68,9 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   auto snapshot = daemon->LoadStore(options);
   if (!snapshot) return tl::unexpected(snapshot.error());
   daemon->journal_ = std::make_unique<Journal>(*daemon->store_);
+  if (auto ok = daemon->ChoosePolicy(options, snapshot->meta, *policy, *policy_text); !ok) {
+    return tl::unexpected(ok.error());
+  }
   if (auto ok = daemon->Recover(options, std::move(*snapshot), cluster); !ok) {
     return tl::unexpected(ok.error());
   }
@@ -89,6 +91,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
       std::make_unique<LiveLoop>(daemon->state_, *daemon->journal_, *daemon->events_,
                                  *daemon->backend_, *daemon->clock_, daemon->cycle_seconds_,
                                  LoopOptions{.policy = *policy,
+                                             .policy_text = *policy_text,
                                              .series_interval_us = options.series_interval_us,
                                              .keep_finished_us = options.keep_finished_us,
                                              .max_finished = options.max_finished});
@@ -113,8 +116,30 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   spdlog::info("headroomd serving on {}://{}:{} (data dir {}, {} backend, policy {})",
                options.tls_cert.empty() ? "http" : "https", options.host, daemon->port(),
                options.data_dir,
-               options.backend == BackendKind::kSimulated ? "simulated" : "agents", options.policy);
+               options.backend == BackendKind::kSimulated ? "simulated" : "agents", policy->name);
   return daemon;
+}
+
+tl::expected<void, Error> Daemon::ChoosePolicy(const DaemonOptions& options,
+                                               const std::vector<MetaRecord>& meta,
+                                               engine::PolicyConfig& policy, std::string& text) {
+  const auto stored = std::find_if(meta.begin(), meta.end(),
+                                   [](const MetaRecord& m) { return m.key == kPolicyKey; });
+  if (options.policy_given || stored == meta.end()) {
+    if (stored != meta.end() && stored->value == text) return {};
+    return journal_->Commit({MetaRecord{kPolicyKey, text}});
+  }
+  auto kept = engine::ParsePolicyYaml(stored->value, "the policy kept in the data dir");
+  if (!kept) {
+    // Set through the API, so it parsed then; a newer headroomd may have dropped a piece it
+    // names. Starting matters more than the choice: run the default and say so.
+    spdlog::error("{}; running the {} policy instead (set one with --policy or PUT /v1/policy)",
+                  kept.error().message, policy.name);
+    return {};
+  }
+  policy = std::move(*kept);
+  text = stored->value;
+  return {};
 }
 
 Result<StoreSnapshot> Daemon::LoadStore(const DaemonOptions& options) {

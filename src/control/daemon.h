@@ -42,7 +42,11 @@ struct DaemonOptions {
   double time_scale = 1.0;   // Simulated backend.
   // Tests: the daemon's clock instead of a SystemClock (time_scale then unused).
   std::shared_ptr<Clock> clock;
+  // The policy in force is the last one set: by --policy at a start (policy_given), or by
+  // PUT /v1/policy, kept in the store; a start without --policy keeps the stored one, and
+  // `policy` when the store has none.
   std::string policy = "headroom";
+  bool policy_given = false;
   std::string tls_cert;
   std::string tls_key;
   AgentsOptions agents;
@@ -72,6 +76,10 @@ class Daemon {
 
  private:
   Daemon() = default;
+  // The policy to run (promise on DaemonOptions::policy), written to the store when it is new.
+  tl::expected<void, Error> ChoosePolicy(const DaemonOptions& options,
+                                         const std::vector<MetaRecord>& meta,
+                                         engine::PolicyConfig& policy, std::string& text);
   tl::expected<void, Error> Recover(const DaemonOptions& options, StoreSnapshot snapshot,
                                     std::shared_ptr<const model::Cluster> cluster);
   tl::expected<void, Error> EnsureAdminToken();

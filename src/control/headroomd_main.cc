@@ -46,7 +46,9 @@ int main(int argc, char** argv) {
   app.add_option("--time-scale", options.time_scale,
                  "Simulated seconds per real second (simulated backend)");
   app.add_option("--policy", options.policy,
-                 "Policy preset (fifo, slurm-like, spread, headroom) or policy file (FILE.yaml)");
+                 "Policy preset (fifo, slurm-like, spread, headroom) or policy file (FILE.yaml); "
+                 "kept in the data dir until changed (PUT /v1/policy). Default: the kept one, "
+                 "else headroom");
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate: serve HTTPS");
   app.add_option("--tls-key", options.tls_key, "PEM private key for --tls-cert");
   app.add_option("--port-file", port_file, "Write the bound port to this file");
@@ -85,6 +87,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Usage(e.what());
   }
+  options.policy_given = app.count("--policy") > 0;
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos || colon == 0) {
     return Usage("--listen: expected HOST:PORT, got '" + listen + "'");

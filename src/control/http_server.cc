@@ -154,6 +154,11 @@ void Router::Post(const std::string& pattern, HttpHandler handler, RouteAccess a
   routes_.push_back(Route{"POST", Segments(pattern), std::move(handler), access, runner});
 }
 
+void Router::Put(const std::string& pattern, HttpHandler handler, RouteAccess access,
+                 RouteRunner runner) {
+  routes_.push_back(Route{"PUT", Segments(pattern), std::move(handler), access, runner});
+}
+
 const Router::Route* Router::Find(const std::string& method, const std::string& path,
                                   std::vector<std::string>& matches) const {
   matches.clear();

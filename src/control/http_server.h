@@ -105,6 +105,8 @@ class Router {
            RouteAccess access = RouteAccess::kToken, RouteRunner runner = RouteRunner::kPool);
   void Post(const std::string& pattern, HttpHandler handler,
             RouteAccess access = RouteAccess::kToken, RouteRunner runner = RouteRunner::kPool);
+  void Put(const std::string& pattern, HttpHandler handler,
+           RouteAccess access = RouteAccess::kToken, RouteRunner runner = RouteRunner::kPool);
 
   struct Route {
     std::string method;

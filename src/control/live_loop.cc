@@ -19,7 +19,17 @@ LiveLoop::LiveLoop(DaemonState& state, Journal& journal, EventLog& events, Backe
       backend_(backend),
       clock_(clock),
       cycle_seconds_(cycle_seconds),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  options_.policy = Executable(std::move(options_.policy));
+}
+
+engine::PolicyConfig LiveLoop::Executable(engine::PolicyConfig policy) {
+  // The live loop executes starts only; a MigrateJob it ignored would leave the moved job on
+  // its old devices while the engine gives them away. Defragmentation by migration stays a
+  // simulator feature until the backends can checkpoint and move work.
+  policy.migration.enabled = false;
+  return policy;
+}
 
 LiveLoop::~LiveLoop() { Stop(); }
 

@@ -42,6 +42,7 @@ namespace headroom::control {
 
 struct LoopOptions {
   engine::PolicyConfig policy;
+  std::string policy_text;  // The YAML the policy was read from, for GET /v1/policy.
   TimeUs series_interval_us = 5 * kUsPerSecond;  // Of the loop's clock.
   size_t series_capacity = 2000;
   // Real time between the starts of two iterations at most once per this interval: under a
@@ -58,6 +59,9 @@ struct LoopOptions {
 // The store's meta key under which retention keeps the next job id (ids are never reused, even
 // when the newest jobs have been forgotten).
 inline constexpr const char* kNextJobIdKey = "next_job_id";
+// The store's meta key under which the policy in force is kept as YAML: the last one set, by
+// headroomd --policy at a start or by PUT /v1/policy.
+inline constexpr const char* kPolicyKey = "policy";
 
 struct PendingInfo {
   std::string code;                  // The first PendingCode's name.
@@ -84,8 +88,12 @@ class LiveLoop {
   LiveLoop& operator=(const LiveLoop&) = delete;
 
   void Start();
-  // The policy the engine runs; fixed for the loop's life.
-  const engine::PolicyConfig& policy() const { return options_.policy; }
+  // The policy the engine runs, and the YAML it was read from.
+  engine::PolicyConfig policy() const;
+  std::string policy_text() const;
+  // Journals `text` as the policy in force, then rebuilds the engine on `policy` (parsed from
+  // `text`): pending jobs are ordered and placed by it from the next step; running jobs stay.
+  ApiResult<void> SetPolicy(std::string text, engine::PolicyConfig policy);
   // Finishes the calls already queued, then joins the thread.
   void Stop();
 
@@ -118,6 +126,8 @@ class LiveLoop {
     std::function<void()> call;  // Runs on the loop thread.
   };
 
+  // `policy` as the loop can carry it out (migration off: no backend executes it yet).
+  static engine::PolicyConfig Executable(engine::PolicyConfig policy);
   void Run();
   void RunCall(std::function<void()> call);
   void Iterate(TimeUs now);
@@ -195,6 +205,9 @@ class LiveLoop {
   };
   std::mutex published_mu_;
   PublishedReasons published_;  // Guarded by published_mu_.
+  // Guards options_.policy and policy_text against readers on other threads; the loop thread
+  // alone writes them (SetPolicy) and reads them without it.
+  mutable std::mutex policy_mu_;
 };
 
 }  // namespace headroom::control

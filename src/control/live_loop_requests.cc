@@ -96,4 +96,36 @@ ApiResult<NodeRecord> LiveLoop::SetDrain(const std::string& name, bool drained,
   return result;
 }
 
+engine::PolicyConfig LiveLoop::policy() const {
+  std::lock_guard lock(policy_mu_);
+  return options_.policy;
+}
+
+std::string LiveLoop::policy_text() const {
+  std::lock_guard lock(policy_mu_);
+  return options_.policy_text;
+}
+
+ApiResult<void> LiveLoop::SetPolicy(std::string text, engine::PolicyConfig policy) {
+  ApiResult<void> result = Fail(500, "the loop did not run the policy change");
+  // On the loop thread, so that two changes are journaled and applied in the same order.
+  RunCall([&] {
+    if (auto ok = journal_.Commit({MetaRecord{kPolicyKey, text}}); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    const std::string name = policy.name;
+    {
+      std::lock_guard lock(policy_mu_);
+      options_.policy = Executable(std::move(policy));
+      options_.policy_text = std::move(text);
+    }
+    rebuild_ = true;
+    Log("policy", std::nullopt, std::nullopt, fmt::format("policy set to {}", name), Now());
+    result = {};
+  });
+  Wake();
+  return result;
+}
+
 }  // namespace headroom::control

@@ -19,6 +19,13 @@ Result<engine::PolicyConfig> LoadPolicy(std::string_view spec) {
   return engine::ParsePolicyYaml(*text, path);
 }
 
+Result<std::string> LoadPolicyText(std::string_view spec) {
+  if (IsPolicyFile(spec)) return ReadTextFile(std::string(spec));
+  auto text = engine::PresetPolicyText(spec);
+  if (!text) return tl::unexpected(text.error());
+  return std::string(*text);
+}
+
 Result<std::vector<engine::PolicyConfig>> LoadPolicies(std::string_view list) {
   std::vector<engine::PolicyConfig> policies;
   if (list == "all") {

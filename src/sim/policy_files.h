@@ -4,6 +4,7 @@
 // one. Errors name the file and line (policy_yaml.h).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +17,8 @@ namespace headroom::sim {
 bool IsPolicyFile(std::string_view spec);
 
 Result<engine::PolicyConfig> LoadPolicy(std::string_view spec);
+// The YAML text `spec` names: a preset's file as shipped, or the file's contents.
+Result<std::string> LoadPolicyText(std::string_view spec);
 
 // "fifo,my-policy.yaml" or "all" (every preset, in PresetNames order) → the configs, in the
 // order named.

@@ -182,5 +182,31 @@ TEST_F(ClientAgainstDaemon, InvalidSpecIsRefusedWithTheFieldNamed) {
   EXPECT_NE(run.err.find("count"), std::string::npos) << run.err;
 }
 
+TEST_F(ClientAgainstDaemon, PolicySetPutsAFileInForceAndABrokenOneExitsTwoNamingTheLine) {
+  const CommandOutcome before = Run({"policy", "current"});
+  ASSERT_EQ(before.status, 0) << before.err;
+  EXPECT_EQ(before.out.rfind("headroom: ", 0), 0u) << before.out;
+
+  TestDir dir;
+  const std::string broken = (dir.path() / "broken.yaml").string();
+  std::ofstream(broken) << "name: broken\nplacement:\n  gang: sometimes\n";
+  const CommandOutcome refused = Run({"policy", "set", broken});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find(broken + ":3: field 'placement.gang'"), std::string::npos)
+      << refused.err;
+
+  const std::string file = (dir.path() / "mine.yaml").string();
+  const std::string text = "name: mine\ndescription: an operator's own\nqueue: {order: priority}\n";
+  std::ofstream(file) << text;
+  const CommandOutcome set = Run({"policy", "set", file});
+  ASSERT_EQ(set.status, 0) << set.err;
+  EXPECT_EQ(set.out, "policy 'mine' in force\n");
+  EXPECT_EQ(Run({"policy", "current"}).out, "mine: an operator's own\n");
+  EXPECT_EQ(Run({"policy", "current", "--text"}).out, text);
+  // A preset by name.
+  ASSERT_EQ(Run({"policy", "set", "fifo"}).status, 0);
+  EXPECT_EQ(Run({"policy", "current"}).out.rfind("fifo: ", 0), 0u);
+}
+
 }  // namespace
 }  // namespace headroom::testing

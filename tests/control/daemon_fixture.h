@@ -48,8 +48,9 @@ inline HttpReply Call(int port, const std::string& method, const std::string& pa
   client.set_read_timeout(std::chrono::seconds(40));
   httplib::Headers headers;
   if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
-  httplib::Result result = method == "GET"
-                               ? client.Get(path.c_str(), headers)
+  httplib::Result result = method == "GET" ? client.Get(path.c_str(), headers)
+                           : method == "PUT"
+                               ? client.Put(path.c_str(), headers, body, content_type.c_str())
                                : client.Post(path.c_str(), headers, body, content_type.c_str());
   HttpReply reply;
   if (!result) return reply;
@@ -114,6 +115,8 @@ class TestDaemon {
   const std::string& admin() const { return admin_; }
   std::string admin_token_path() const { return options_.data_dir + "/admin.token"; }
   const DaemonOptions& options() const { return options_; }
+  // For the next Start, after a Stop (the data dir stays).
+  DaemonOptions& mutable_options() { return options_; }
 
   HttpReply Get(const std::string& path, const std::string& token) const {
     return Call(port(), "GET", path, token);
@@ -121,6 +124,10 @@ class TestDaemon {
   HttpReply Post(const std::string& path, const std::string& token, const std::string& body,
                  const std::string& content_type = "application/json") const {
     return Call(port(), "POST", path, token, body, content_type);
+  }
+  HttpReply Put(const std::string& path, const std::string& token, const std::string& body,
+                const std::string& content_type = "application/yaml") const {
+    return Call(port(), "PUT", path, token, body, content_type);
   }
   // The loop's finished iterations (headroom_cycle_seconds_count in /metrics); 0 if unread.
   uint64_t LoopIterations() const {

@@ -128,6 +128,13 @@ Result<nlohmann::json> ApiClient::Post(std::string_view path, std::string_view b
                    insecure_);
 }
 
+Result<nlohmann::json> ApiClient::Put(std::string_view path, std::string_view body,
+                                      std::string_view content_type) const {
+  const std::string full = url_.base_path + std::string(path);
+  return Interpret(client_->Put(full, body.data(), body.size(), std::string(content_type)), url_,
+                   insecure_);
+}
+
 int ExitStatusFor(const Error& error) { return error.code == ErrorCode::kIo ? 1 : 2; }
 
 std::string QueryEscape(std::string_view value) {

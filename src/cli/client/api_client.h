@@ -45,6 +45,8 @@ class ApiClient {
   Result<nlohmann::json> Get(std::string_view path) const;
   Result<nlohmann::json> Post(std::string_view path, std::string_view body,
                               std::string_view content_type = "application/json") const;
+  Result<nlohmann::json> Put(std::string_view path, std::string_view body,
+                             std::string_view content_type) const;
 
   const ServerUrl& url() const { return url_; }
 

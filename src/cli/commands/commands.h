@@ -20,8 +20,6 @@ std::function<int()> AddSimCommand(CLI::App& app);
 std::function<int()> AddGenClusterCommand(CLI::App& app);
 // Registers `store check --data-dir DIR`: a headroomd data dir checked offline.
 std::function<int()> AddStoreCommand(CLI::App& app);
-// Registers `policy list|show NAME|check SPEC...`: the policies and their pieces, offline.
-std::function<int()> AddPolicyCommand(CLI::App& app);
 
 // Registers `--server`, `--token`, `--insecure` and `--cacert` on the top-level app.
 void AddConnectionOptions(CLI::App& app, ConnectionOptions& options);
@@ -30,6 +28,8 @@ void AddConnectionOptions(CLI::App& app, ConnectionOptions& options);
 using Connection = std::shared_ptr<const ConnectionOptions>;
 std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection);
 std::function<int()> AddQueueCommand(CLI::App& app, Connection connection);
+// `policy list|show NAME|check SPEC...` offline; `policy current|set SPEC` against headroomd.
+std::function<int()> AddPolicyCommand(CLI::App& app, Connection connection);
 std::function<int()> AddExplainCommand(CLI::App& app, Connection connection);
 std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);

@@ -1,16 +1,21 @@
-// `headroom policy`: the scheduling policies offline (docs/cli.md, docs/engine.md "Policy
-// files"). `list` names the presets and every registered piece of each policy role, with what
+// `headroom policy`: the scheduling policies (docs/cli.md, docs/engine.md "Policy files").
+// Offline: `list` names the presets and every registered piece of each policy role, with what
 // it does; `show NAME` prints a preset's policy file, the starting point for an operator's own;
 // `check SPEC...` reads presets or policy files as headroomd --policy would, one line each.
-// Exit status: 0 when every policy checked is valid, 2 otherwise (one line naming the file,
-// line and field).
+// Against headroomd: `current` names the policy in force (`--text`: its YAML); `set SPEC` puts a
+// preset or policy file in force (PUT /v1/policy), read and checked here first.
+// Exit status: 0 on success; 2 for a bad policy (one line naming the file, line and field) or a
+// refusal; 1 when headroomd cannot be reached.
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/client/api_client.h"
+#include "cli/client/output.h"
 #include "cli/commands/commands.h"
 #include "engine/filter.h"
+#include "engine/policy_yaml.h"
 #include "engine/presets.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
@@ -23,6 +28,8 @@ namespace {
 struct PolicyOptions {
   std::string preset;
   std::vector<std::string> specs;
+  std::string spec;   // set
+  bool text = false;  // current --text
 };
 
 template <typename RegistryT>
@@ -72,9 +79,39 @@ int Check(const std::vector<std::string>& specs) {
   return status;
 }
 
+int Current(const ConnectionOptions& connection, bool text) {
+  auto client = ApiClient::Create(connection);
+  if (!client) return Fail(client.error());
+  auto answer = client->Get("/v1/policy");
+  if (!answer) return Fail(WithContext(answer.error(), "policy"));
+  if (text) {
+    const std::string yaml = answer->value("text", "");
+    std::fwrite(yaml.data(), 1, yaml.size(), stdout);
+    return 0;
+  }
+  std::printf("%s: %s\n", answer->value("name", "").c_str(),
+              answer->value("description", "").c_str());
+  return 0;
+}
+
+int Set(const ConnectionOptions& connection, const std::string& spec) {
+  // Checked here first, so that a mistake is named by the file's own line.
+  auto text = sim::LoadPolicyText(spec);
+  if (!text) return Fail(WithContext(text.error(), "policy set"));
+  if (auto policy = engine::ParsePolicyYaml(*text, spec); !policy) {
+    return Fail(WithContext(policy.error(), "policy set"));
+  }
+  auto client = ApiClient::Create(connection);
+  if (!client) return Fail(client.error());
+  auto answer = client->Put("/v1/policy", *text, "application/yaml");
+  if (!answer) return Fail(WithContext(answer.error(), "policy set"));
+  std::printf("policy '%s' in force\n", answer->value("name", "").c_str());
+  return 0;
+}
+
 }  // namespace
 
-std::function<int()> AddPolicyCommand(CLI::App& app) {
+std::function<int()> AddPolicyCommand(CLI::App& app, Connection connection) {
   auto options = std::make_shared<PolicyOptions>();
   CLI::App* policy = app.add_subcommand("policy", "The scheduling policies and their pieces");
   policy->require_subcommand(1);
@@ -85,9 +122,16 @@ std::function<int()> AddPolicyCommand(CLI::App& app) {
   CLI::App* check = policy->add_subcommand(
       "check", "Read presets or policy files as headroomd --policy would (exit 2 when one is bad)");
   check->add_option("policies", options->specs, "Preset names or FILE.yaml")->required();
-  return [options, list, show] {
+  CLI::App* current = policy->add_subcommand("current", "The policy headroomd runs now");
+  current->add_flag("--text", options->text, "Print its policy file");
+  CLI::App* set = policy->add_subcommand(
+      "set", "Put a preset or policy file in force in headroomd (kept across restarts)");
+  set->add_option("policy", options->spec, "A preset name or FILE.yaml")->required();
+  return [options, list, show, current, set, connection] {
     if (list->parsed()) return List();
     if (show->parsed()) return Show(options->preset);
+    if (current->parsed()) return Current(*connection, options->text);
+    if (set->parsed()) return Set(*connection, options->spec);
     return Check(options->specs);
   };
 }
