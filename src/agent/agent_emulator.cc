@@ -297,24 +297,20 @@ class Worker {
     const std::string failure =
         timed_out_ ? fmt::format("no reply within {} s", kReadTimeoutS) : node.exchange.error();
     const bool replied = step == HttpExchange::Step::kDone;
+    const auto body = [&]() -> DaemonResult<std::string> {
+      if (!replied) return tl::unexpected(Unreachable(url, failure));
+      return ClassifyReply(url, node.exchange.status(), node.exchange.body());
+    };
     switch (call) {
       case Call::kToken:
         Minted(node, replied, now_us);
         break;
-      case Call::kRegister: {
-        DaemonResult<std::string> body =
-            replied ? ClassifyReply(url, node.exchange.status(), node.exchange.body())
-                    : tl::unexpected(Unreachable(url, failure));
-        Registered(node, std::move(body), now_us);
+      case Call::kRegister:
+        Registered(node, body(), now_us);
         break;
-      }
-      case Call::kHeartbeat: {
-        DaemonResult<std::string> body =
-            replied ? ClassifyReply(url, node.exchange.status(), node.exchange.body())
-                    : tl::unexpected(Unreachable(url, failure));
-        Heartbeated(node, std::move(body), now_us);
+      case Call::kHeartbeat:
+        Heartbeated(node, body(), now_us);
         break;
-      }
       case Call::kNone:
         return;
     }

@@ -33,6 +33,14 @@ void BindText(sqlite3_stmt* statement, int index, const std::string& text) {
   sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
 }
 
+void BindOptional(sqlite3_stmt* statement, int index, const std::optional<int32_t>& value) {
+  if (value) {
+    sqlite3_bind_int(statement, index, *value);
+  } else {
+    sqlite3_bind_null(statement, index);
+  }
+}
+
 }  // namespace
 
 std::string PlacementToJson(const std::vector<TaskPlacement>& placement) {
@@ -213,11 +221,7 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
     sqlite3_bind_int64(statement, 6, job->start_us);
     sqlite3_bind_int64(statement, 7, job->end_us);
     BindText(statement, 8, PlacementToJson(job->placement));
-    if (job->exit_code) {
-      sqlite3_bind_int(statement, 9, *job->exit_code);
-    } else {
-      sqlite3_bind_null(statement, 9);
-    }
+    BindOptional(statement, 9, job->exit_code);
     sqlite3_bind_int64(statement, 10, job->requeues);
     sqlite3_bind_int64(statement, 11, job->starts);
     BindText(statement, 12, job->message);
@@ -228,11 +232,7 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
     sqlite3_bind_int64(statement, 3, progress->start_us);
     sqlite3_bind_int64(statement, 4, progress->end_us);
     BindText(statement, 5, PlacementToJson(progress->placement));
-    if (progress->exit_code) {
-      sqlite3_bind_int(statement, 6, *progress->exit_code);
-    } else {
-      sqlite3_bind_null(statement, 6);
-    }
+    BindOptional(statement, 6, progress->exit_code);
     sqlite3_bind_int64(statement, 7, progress->requeues);
     sqlite3_bind_int64(statement, 8, progress->starts);
     BindText(statement, 9, progress->message);
