@@ -125,10 +125,12 @@ tl::expected<void, Error> Daemon::ChoosePolicy(const DaemonOptions& options,
                                                engine::PolicyConfig& policy, std::string& text) {
   const auto stored = std::find_if(meta.begin(), meta.end(),
                                    [](const MetaRecord& m) { return m.key == kPolicyKey; });
-  if (options.policy_given || stored == meta.end()) {
+  if (options.policy_given) {
     if (stored != meta.end() && stored->value == text) return {};
     return journal_->Commit({MetaRecord{kPolicyKey, text}});
   }
+  // None chosen yet: the default runs and is not kept, so that it follows upgrades.
+  if (stored == meta.end()) return {};
   auto kept = engine::ParsePolicyYaml(stored->value, "the policy kept in the data dir");
   if (!kept) {
     // Set through the API, so it parsed then; a newer headroomd may have dropped a piece it

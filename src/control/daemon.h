@@ -43,8 +43,8 @@ struct DaemonOptions {
   // Tests: the daemon's clock instead of a SystemClock (time_scale then unused).
   std::shared_ptr<Clock> clock;
   // The policy in force is the last one set: by --policy at a start (policy_given), or by
-  // PUT /v1/policy, kept in the store; a start without --policy keeps the stored one, and
-  // `policy` when the store has none.
+  // PUT /v1/policy, kept in the store; a start without --policy keeps the stored one, and runs
+  // `policy` (not kept) when none was ever set.
   std::string policy = "headroom";
   bool policy_given = false;
   std::string tls_cert;
