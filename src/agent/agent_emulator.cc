@@ -282,10 +282,7 @@ class Worker {
     const TimeUs limit_us = SecondsToUs(kReadTimeoutS);
     for (size_t i = 0; i < nodes_.size(); ++i) {
       if (nodes_[i].call == Call::kNone || now_us - nodes_[i].sent_us < limit_us) continue;
-      nodes_[i].exchange.Close();
-      timed_out_ = true;
-      Finish(i, HttpExchange::Step::kFailed);
-      timed_out_ = false;
+      Finish(i, nodes_[i].exchange.Abandon(fmt::format("no reply within {} s", kReadTimeoutS)));
     }
   }
 
@@ -293,12 +290,10 @@ class Worker {
     Node& node = nodes_[i];
     const Call call = std::exchange(node.call, Call::kNone);
     const TimeUs now_us = NowUs();
-    const std::string url = target_.origin + Path(node, call);
-    const std::string failure =
-        timed_out_ ? fmt::format("no reply within {} s", kReadTimeoutS) : node.exchange.error();
     const bool replied = step == HttpExchange::Step::kDone;
     const auto body = [&]() -> DaemonResult<std::string> {
-      if (!replied) return tl::unexpected(Unreachable(url, failure));
+      const std::string url = target_.origin + Path(node, call);
+      if (!replied) return tl::unexpected(Unreachable(url, node.exchange.error()));
       return ClassifyReply(url, node.exchange.status(), node.exchange.body());
     };
     switch (call) {
@@ -331,12 +326,17 @@ class Worker {
     node.backoff_s = std::min(node.backoff_s * 2.0, 30.0);
   }
 
-  // The next regular heartbeat after `now_us`, or a task's exit if that comes first.
-  void ScheduleHeartbeat(Node& node, TimeUs now_us) {
+  // Moves the node's regular heartbeat to the first one after `now_us`.
+  void AdvancePhase(Node& node, TimeUs now_us) const {
     const TimeUs interval_us = std::max<TimeUs>(1, SecondsToUs(options_.heartbeat_s));
     if (node.phase_us <= now_us) {
       node.phase_us += ((now_us - node.phase_us) / interval_us + 1) * interval_us;
     }
+  }
+
+  // The next regular heartbeat after `now_us`, or a task's exit if that comes first.
+  void ScheduleHeartbeat(Node& node, TimeUs now_us) {
+    AdvancePhase(node, now_us);
     node.due_us = std::min(node.phase_us, node.model.NextExitUs());
   }
 
@@ -403,10 +403,7 @@ class Worker {
         return;
       }
       // Exits stay unacknowledged; the next regular heartbeat carries them again.
-      const TimeUs interval_us = std::max<TimeUs>(1, SecondsToUs(options_.heartbeat_s));
-      if (node.phase_us <= now_us) {
-        node.phase_us += ((now_us - node.phase_us) / interval_us + 1) * interval_us;
-      }
+      AdvancePhase(node, now_us);
       node.due_us = node.phase_us;
       return;
     }
@@ -437,7 +434,6 @@ class Worker {
   std::vector<std::pair<size_t, HttpExchange::Step>> finished_at_once_;
   int setups_in_flight_ = 0;
   int epoll_fd_ = -1;
-  bool timed_out_ = false;
   Tally tally_;
   std::string last_error_;
 };

@@ -77,6 +77,8 @@ class HttpExchange {
   Step OnEvent(uint32_t events);
   // Drops the connection and whatever is in flight.
   void Close();
+  // Gives up on the exchange in flight (the driver's timeout): closed, failed with `why`.
+  Step Abandon(std::string why) { return Fail(std::move(why)); }
 
   bool in_flight() const { return in_flight_; }
   int status() const { return reply_.status(); }

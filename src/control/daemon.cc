@@ -34,10 +34,8 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "--max-pending-per-tenant and --max-pending: expected at least 1");
   }
-  auto policy = sim::LoadPolicy(options.policy);
+  auto policy = sim::LoadPolicyWithText(options.policy);
   if (!policy) return tl::unexpected(WithContext(policy.error(), "--policy"));
-  auto policy_text = sim::LoadPolicyText(options.policy);
-  if (!policy_text) return tl::unexpected(WithContext(policy_text.error(), "--policy"));
   std::shared_ptr<const model::Cluster> cluster;
   if (options.backend == BackendKind::kSimulated) {
     if (options.cluster_file.empty()) {
@@ -68,7 +66,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   auto snapshot = daemon->LoadStore(options);
   if (!snapshot) return tl::unexpected(snapshot.error());
   daemon->journal_ = std::make_unique<Journal>(*daemon->store_);
-  if (auto ok = daemon->ChoosePolicy(options, snapshot->meta, *policy, *policy_text); !ok) {
+  if (auto ok = daemon->ChoosePolicy(options, snapshot->meta, *policy); !ok) {
     return tl::unexpected(ok.error());
   }
   if (auto ok = daemon->Recover(options, std::move(*snapshot), cluster); !ok) {
@@ -90,8 +88,8 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   daemon->loop_ =
       std::make_unique<LiveLoop>(daemon->state_, *daemon->journal_, *daemon->events_,
                                  *daemon->backend_, *daemon->clock_, daemon->cycle_seconds_,
-                                 LoopOptions{.policy = *policy,
-                                             .policy_text = *policy_text,
+                                 LoopOptions{.policy = policy->policy,
+                                             .policy_text = policy->text,
                                              .series_interval_us = options.series_interval_us,
                                              .keep_finished_us = options.keep_finished_us,
                                              .max_finished = options.max_finished});
@@ -113,21 +111,21 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return tl::unexpected(server.error());
   }
   daemon->server_ = std::move(*server);
-  spdlog::info("headroomd serving on {}://{}:{} (data dir {}, {} backend, policy {})",
-               options.tls_cert.empty() ? "http" : "https", options.host, daemon->port(),
-               options.data_dir,
-               options.backend == BackendKind::kSimulated ? "simulated" : "agents", policy->name);
+  spdlog::info(
+      "headroomd serving on {}://{}:{} (data dir {}, {} backend, policy {})",
+      options.tls_cert.empty() ? "http" : "https", options.host, daemon->port(), options.data_dir,
+      options.backend == BackendKind::kSimulated ? "simulated" : "agents", policy->policy.name);
   return daemon;
 }
 
 tl::expected<void, Error> Daemon::ChoosePolicy(const DaemonOptions& options,
                                                const std::vector<MetaRecord>& meta,
-                                               engine::PolicyConfig& policy, std::string& text) {
+                                               sim::PolicyWithText& chosen) {
   const auto stored = std::find_if(meta.begin(), meta.end(),
                                    [](const MetaRecord& m) { return m.key == kPolicyKey; });
   if (options.policy_given) {
-    if (stored != meta.end() && stored->value == text) return {};
-    return journal_->Commit({MetaRecord{kPolicyKey, text}});
+    if (stored != meta.end() && stored->value == chosen.text) return {};
+    return journal_->Commit({MetaRecord{kPolicyKey, chosen.text}});
   }
   // None chosen yet: the default runs and is not kept, so that it follows upgrades.
   if (stored == meta.end()) return {};
@@ -136,11 +134,10 @@ tl::expected<void, Error> Daemon::ChoosePolicy(const DaemonOptions& options,
     // Set through the API, so it parsed then; a newer headroomd may have dropped a piece it
     // names. Starting matters more than the choice: run the default and say so.
     spdlog::error("{}; running the {} policy instead (set one with --policy or PUT /v1/policy)",
-                  kept.error().message, policy.name);
+                  kept.error().message, chosen.policy.name);
     return {};
   }
-  policy = std::move(*kept);
-  text = stored->value;
+  chosen = {std::move(*kept), stored->value};
   return {};
 }
 

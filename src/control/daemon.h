@@ -26,6 +26,10 @@
 #include "control/sqlite_store.h"
 #include "control/token_auth.h"
 
+namespace headroom::sim {
+struct PolicyWithText;
+}
+
 namespace headroom::control {
 
 enum class BackendKind { kSimulated, kAgents };
@@ -79,7 +83,7 @@ class Daemon {
   // The policy to run (promise on DaemonOptions::policy), written to the store when it is new.
   tl::expected<void, Error> ChoosePolicy(const DaemonOptions& options,
                                          const std::vector<MetaRecord>& meta,
-                                         engine::PolicyConfig& policy, std::string& text);
+                                         sim::PolicyWithText& chosen);
   tl::expected<void, Error> Recover(const DaemonOptions& options, StoreSnapshot snapshot,
                                     std::shared_ptr<const model::Cluster> cluster);
   tl::expected<void, Error> EnsureAdminToken();

@@ -12,18 +12,25 @@ bool IsPolicyFile(std::string_view spec) {
 }
 
 Result<engine::PolicyConfig> LoadPolicy(std::string_view spec) {
-  if (!IsPolicyFile(spec)) return engine::PresetPolicy(spec);
+  auto loaded = LoadPolicyWithText(spec);
+  if (!loaded) return tl::unexpected(loaded.error());
+  return std::move(loaded->policy);
+}
+
+Result<PolicyWithText> LoadPolicyWithText(std::string_view spec) {
+  if (!IsPolicyFile(spec)) {
+    auto text = engine::PresetPolicyText(spec);
+    if (!text) return tl::unexpected(text.error());
+    auto policy = engine::PresetPolicy(spec);
+    if (!policy) return tl::unexpected(policy.error());
+    return PolicyWithText{std::move(*policy), std::string(*text)};
+  }
   const std::string path(spec);
   auto text = ReadTextFile(path);
   if (!text) return tl::unexpected(text.error());
-  return engine::ParsePolicyYaml(*text, path);
-}
-
-Result<std::string> LoadPolicyText(std::string_view spec) {
-  if (IsPolicyFile(spec)) return ReadTextFile(std::string(spec));
-  auto text = engine::PresetPolicyText(spec);
-  if (!text) return tl::unexpected(text.error());
-  return std::string(*text);
+  auto policy = engine::ParsePolicyYaml(*text, path);
+  if (!policy) return tl::unexpected(policy.error());
+  return PolicyWithText{std::move(*policy), std::move(*text)};
 }
 
 Result<std::vector<engine::PolicyConfig>> LoadPolicies(std::string_view list) {

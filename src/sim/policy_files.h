@@ -17,8 +17,14 @@ namespace headroom::sim {
 bool IsPolicyFile(std::string_view spec);
 
 Result<engine::PolicyConfig> LoadPolicy(std::string_view spec);
-// The YAML text `spec` names: a preset's file as shipped, or the file's contents.
-Result<std::string> LoadPolicyText(std::string_view spec);
+
+// A policy with the YAML it was read from (a preset's file as shipped, or the file's contents,
+// read once), for whoever keeps or sends the text: headroomd's store, `headroom policy set`.
+struct PolicyWithText {
+  engine::PolicyConfig policy;
+  std::string text;
+};
+Result<PolicyWithText> LoadPolicyWithText(std::string_view spec);
 
 // "fifo,my-policy.yaml" or "all" (every preset, in PresetNames order) → the configs, in the
 // order named.

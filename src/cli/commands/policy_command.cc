@@ -15,7 +15,6 @@
 #include "cli/client/output.h"
 #include "cli/commands/commands.h"
 #include "engine/filter.h"
-#include "engine/policy_yaml.h"
 #include "engine/presets.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
@@ -96,14 +95,11 @@ int Current(const ConnectionOptions& connection, bool text) {
 
 int Set(const ConnectionOptions& connection, const std::string& spec) {
   // Checked here first, so that a mistake is named by the file's own line.
-  auto text = sim::LoadPolicyText(spec);
-  if (!text) return Fail(WithContext(text.error(), "policy set"));
-  if (auto policy = engine::ParsePolicyYaml(*text, spec); !policy) {
-    return Fail(WithContext(policy.error(), "policy set"));
-  }
+  auto loaded = sim::LoadPolicyWithText(spec);
+  if (!loaded) return Fail(WithContext(loaded.error(), "policy set"));
   auto client = ApiClient::Create(connection);
   if (!client) return Fail(client.error());
-  auto answer = client->Put("/v1/policy", *text, "application/yaml");
+  auto answer = client->Put("/v1/policy", loaded->text, "application/yaml");
   if (!answer) return Fail(WithContext(answer.error(), "policy set"));
   std::printf("policy '%s' in force\n", answer->value("name", "").c_str());
   return 0;
