@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "base/check.h"
 #include "control/clock.h"
 #include "model/cluster_builder.h"
 
@@ -153,6 +154,14 @@ void AgentsBackend::OnStart(const JobRecord& job, const std::vector<engine::Task
                         .world_size = static_cast<uint32_t>(tasks.size()),
                         .deadline_us = deadline_us};
   deadlines_.emplace(deadline_us, job.id);
+}
+
+void AgentsBackend::OnMigrate(const JobRecord& job, const engine::MigrateJob& move, TimeUs,
+                              const model::Cluster& cluster) {
+  // What the agents run follows the job's record (DesiredTasks); here the gang starts over as
+  // the new attempt, with the deadline of the job's first start.
+  HR_CHECK(job.start_us > 0);
+  OnStart(job, move.tasks, cluster);
 }
 
 void AgentsBackend::OnStop(uint64_t job) { EraseGang(job); }

@@ -4,7 +4,10 @@
 // out in each heartbeat reply, each task with its attempt (the job's start count), so a task
 // left over from an earlier attempt is told apart from the current one on both sides. Agents
 // report exits; a gang completes when every rank of the current attempt exited 0 and fails as
-// soon as one exits non-zero; exits of other attempts are ignored. A gang still running at its
+// soon as one exits non-zero; exits of other attempts are ignored. A moved job is a new
+// attempt on its new devices: the old attempt's tasks leave their nodes' desired sets, so
+// their agents send them the checkpoint signal (SIGTERM, SIGKILL after stop_grace_s), and the
+// new attempt's tasks start once the devices they take are free. A gang still running at its
 // start + timeLimit fails with exit code 124 (as timeout(1)), and its tasks are stopped.
 // A node silent for `grace` becomes unknown
 // (no new work); silent for twice that it is down and its jobs are requeued; its heartbeats get
@@ -93,6 +96,8 @@ class AgentsBackend : public Backend {
   std::shared_ptr<const model::Cluster> CurrentCluster() override;
   void OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
                const model::Cluster& cluster) override;
+  void OnMigrate(const JobRecord& job, const engine::MigrateJob& move, TimeUs now_us,
+                 const model::Cluster& cluster) override;
   void OnStop(uint64_t job) override;
   BackendReport Poll(TimeUs now_us) override;
   TimeUs NextPollUs(TimeUs now_us) const override;

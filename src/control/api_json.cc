@@ -40,6 +40,7 @@ Json JobJson(const JobRecord& job, const PendingInfo* pending) {
               {"placement", std::move(placement)},
               {"exit_code", job.exit_code ? Json(*job.exit_code) : Json(nullptr)},
               {"requeues", job.requeues},
+              {"attempt", job.starts},
               {"service", job.service_id != 0 ? Json(job.service_id) : Json(nullptr)},
               {"message", job.message}};
   out["topology"] = nullptr;

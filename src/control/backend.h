@@ -1,8 +1,10 @@
 // Backend: where the live loop's decisions are carried out and where their outcomes come
 // from — the simulated digital twin (simulated_backend.h) or node agents (agents_backend.h).
-// The loop tells a backend what started and what must stop; Poll reports what ended, which
-// nodes were lost (their work is requeued) and whether the cluster itself changed (the loop
-// rebuilds the engine).
+// The loop hands a backend every engine decision (one method per kind; the loop visits each
+// step's decisions exhaustively, engine/decision.h) and what must stop; Poll reports what
+// ended, which nodes were lost (their work is requeued) and whether the cluster itself changed
+// (the loop rebuilds the engine). tests/control/backend_contract_test.cc holds every backend
+// to the same scenarios.
 // Threading: every method is called on the live loop's thread only.
 #pragma once
 
@@ -40,6 +42,11 @@ class Backend {
   // `job` started (or was restored after a restart) at `job.start_us` with these tasks.
   virtual void OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
                        const model::Cluster& cluster) = 0;
+  // `job` moves at `now_us`: its earlier attempt gets the checkpoint signal and stops, and it
+  // restarts as attempt `job.starts` on `move.tasks`, continuing its remaining work after
+  // `move.pause_us` (checkpoint + restart). Its time limit still counts from `job.start_us`.
+  virtual void OnMigrate(const JobRecord& job, const engine::MigrateJob& move, TimeUs now_us,
+                         const model::Cluster& cluster) = 0;
   // `job` must stop (cancelled or requeued); nothing is reported for it afterwards.
   virtual void OnStop(uint64_t job) = 0;
   virtual BackendReport Poll(TimeUs now_us) = 0;

@@ -91,6 +91,7 @@ struct DaemonState {
   uint64_t submissions_total = 0;
   uint64_t placements_total = 0;
   uint64_t requeues_total = 0;
+  uint64_t migrations_total = 0;
   uint64_t preemptions_total = 0;
   // Task reports an agent made about a task placed on another node, dropped unapplied.
   uint64_t foreign_reports_total = 0;

@@ -19,17 +19,7 @@ LiveLoop::LiveLoop(DaemonState& state, Journal& journal, EventLog& events, Backe
       backend_(backend),
       clock_(clock),
       cycle_seconds_(cycle_seconds),
-      options_(std::move(options)) {
-  options_.policy = Executable(std::move(options_.policy));
-}
-
-engine::PolicyConfig LiveLoop::Executable(engine::PolicyConfig policy) {
-  // The live loop executes starts only; a MigrateJob it ignored would leave the moved job on
-  // its old devices while the engine gives them away. Defragmentation by migration stays a
-  // simulator feature until the backends can checkpoint and move work.
-  policy.migration.enabled = false;
-  return policy;
-}
+      options_(std::move(options)) {}
 
 LiveLoop::~LiveLoop() { Stop(); }
 
@@ -193,7 +183,7 @@ void LiveLoop::Iterate(TimeUs now) {
   SyncDrains();
   const engine::Decisions decisions = engine_->Step(events_, now);
   events_.clear();
-  if (!decisions.starts.empty()) ApplyStarts(decisions, now);
+  if (!decisions.empty()) ApplyDecisions(decisions, now);
   Sample(now);
   ForgetFinished(now);
 }
@@ -370,44 +360,75 @@ void LiveLoop::SyncDrains() {
   events_.insert(events_.begin(), changes.begin(), changes.end());
 }
 
-void LiveLoop::ApplyStarts(const engine::Decisions& decisions, TimeUs now) {
+void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
   std::vector<StoreWrite> writes;
-  std::vector<std::pair<JobRecord, const engine::StartJob*>> started;
+  std::vector<JobRecord> changed;  // One per decision, in execution order.
   {
     std::lock_guard lock(state_.mu);
-    for (const engine::StartJob& start : decisions.starts) {
-      const uint64_t id = daemon_of_engine_[start.job.value()];
-      JobRecord job = state_.jobs.at(id);
-      HR_CHECK(job.state == JobState::kPending);
-      job.state = JobState::kRunning;
-      job.start_us = now;
-      job.placement = ToPlacement(start.tasks);
-      ++job.starts;
-      job.message.clear();
-      writes.push_back(ProgressOf(job));
-      started.emplace_back(std::move(job), &start);
-    }
+    const auto record_of = [&](JobId engine_id) {
+      return state_.jobs.at(daemon_of_engine_[engine_id.value()]);
+    };
+    decisions.Visit(engine::Handlers{
+        [&](const engine::MigrateJob& move) {
+          JobRecord job = record_of(move.job);
+          HR_CHECK(job.state == JobState::kRunning);
+          job.placement = ToPlacement(move.tasks);
+          ++job.starts;  // The restart on the new devices is the job's next attempt.
+          job.message = fmt::format(
+              "moved (attempt {}) to free room for a blocked job; paused "
+              "{:.0f} s to checkpoint and restart",
+              job.starts, UsToSeconds(move.pause_us));
+          changed.push_back(std::move(job));
+        },
+        [&](const engine::StartJob& start) {
+          JobRecord job = record_of(start.job);
+          HR_CHECK(job.state == JobState::kPending);
+          job.state = JobState::kRunning;
+          job.start_us = now;
+          job.placement = ToPlacement(start.tasks);
+          ++job.starts;
+          job.message.clear();
+          changed.push_back(std::move(job));
+        }});
   }
+  for (const JobRecord& job : changed) writes.push_back(ProgressOf(job));
   if (auto ok = journal_.Commit(std::move(writes)); !ok) {
-    // Not journaled, so not applied: the jobs stay pending in the state and the engine is
-    // rebuilt from it.
-    spdlog::error("journal: starts not committed: {}", ok.error().message);
+    // Not journaled, so not applied: the state still has the jobs where they were, and the
+    // engine is rebuilt from it.
+    spdlog::error("journal: decisions not committed: {}", ok.error().message);
     rebuild_ = true;
     retry_at_us_ = now + kUsPerSecond;
     return;
   }
   {
     std::lock_guard lock(state_.mu);
-    for (const auto& [job, start] : started) state_.jobs.Put(job);
-    state_.placements_total += started.size();
+    for (const JobRecord& job : changed) state_.jobs.Put(job);
+    state_.placements_total += decisions.starts.size();
+    state_.migrations_total += decisions.migrations.size();
   }
-  for (const auto& [job, start] : started) {
-    backend_.OnStart(job, start->tasks, *cluster_);
+  const auto nodes_of = [](const JobRecord& job) {
     std::vector<std::string> nodes;
     for (const TaskPlacement& task : job.placement) nodes.push_back(task.node);
-    Log("started", job.id, job.placement.empty() ? std::nullopt : std::optional(nodes.front()),
-        fmt::format("job {} started on {}", job.id, fmt::join(nodes, ", ")), now);
-  }
+    return nodes;
+  };
+  auto job = changed.begin();
+  decisions.Visit(engine::Handlers{
+      [&](const engine::MigrateJob& move) {
+        backend_.OnMigrate(*job, move, now, *cluster_);
+        const std::vector<std::string> nodes = nodes_of(*job);
+        Log("moved", job->id, nodes.front(),
+            fmt::format("job {} moved to {} (attempt {})", job->id, fmt::join(nodes, ", "),
+                        job->starts),
+            now);
+        ++job;
+      },
+      [&](const engine::StartJob& start) {
+        backend_.OnStart(*job, start.tasks, *cluster_);
+        const std::vector<std::string> nodes = nodes_of(*job);
+        Log("started", job->id, nodes.empty() ? std::nullopt : std::optional(nodes.front()),
+            fmt::format("job {} started on {}", job->id, fmt::join(nodes, ", ")), now);
+        ++job;
+      }});
 }
 
 void LiveLoop::Sample(TimeUs now) {

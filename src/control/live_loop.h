@@ -126,8 +126,6 @@ class LiveLoop {
     std::function<void()> call;  // Runs on the loop thread.
   };
 
-  // `policy` as the loop can carry it out (migration off: no backend executes it yet).
-  static engine::PolicyConfig Executable(engine::PolicyConfig policy);
   void Run();
   void RunCall(std::function<void()> call);
   void Iterate(TimeUs now);
@@ -142,7 +140,8 @@ class LiveLoop {
   void RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs now);
   void Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeUs now);
   void SyncDrains();
-  void ApplyStarts(const engine::Decisions& decisions, TimeUs now);
+  // Journals a step's decisions in one commit, then hands each to the backend.
+  void ApplyDecisions(const engine::Decisions& decisions, TimeUs now);
   void Sample(TimeUs now);
   void ForgetFinished(TimeUs now);
   // `cancelled` (each was running or pending, now journaled as cancelled): into the state, out

@@ -117,7 +117,7 @@ ApiResult<void> LiveLoop::SetPolicy(std::string text, engine::PolicyConfig polic
     const std::string name = policy.name;
     {
       std::lock_guard lock(policy_mu_);
-      options_.policy = Executable(std::move(policy));
+      options_.policy = std::move(policy);
       options_.policy_text = std::move(text);
     }
     rebuild_ = true;

@@ -12,21 +12,42 @@ void SimulatedBackend::OnStart(const JobRecord& job,
                                const std::vector<engine::TaskAllocation>& tasks,
                                const model::Cluster& cluster) {
   OnStop(job.id);
-  Ending ending;
-  if (job.spec.runtime_us == 0) {
-    // No runtime given: it uses its whole time limit and completes there.
-    ending.end_us = job.start_us + job.spec.time_limit_us;
-    endings_[job.id] = ending;
-    by_end_.insert({ending.end_us, job.id});
-    return;
+  Ending ending{.deadline_us = job.start_us + job.spec.time_limit_us,
+                .work_start_us = job.start_us,
+                .stretch = speed_.Stretch(cluster, tasks),
+                .remaining_us = static_cast<double>(job.spec.runtime_us)};
+  Schedule(job.id, ending);
+}
+
+void SimulatedBackend::OnMigrate(const JobRecord& job, const engine::MigrateJob& move,
+                                 TimeUs now_us, const model::Cluster& cluster) {
+  auto it = endings_.find(job.id);
+  if (it == endings_.end()) return;  // Ended meanwhile; the loop learns it from Poll.
+  Ending ending = it->second;
+  OnStop(job.id);
+  if (ending.remaining_us > 0) {
+    const double done_us =
+        static_cast<double>(std::max<TimeUs>(now_us - ending.work_start_us, 0)) / ending.stretch;
+    ending.remaining_us = std::max(ending.remaining_us - done_us, 1.0);
   }
-  const double stretch = speed_.Stretch(cluster, tasks);
-  const auto runtime_us =
-      static_cast<TimeUs>(std::ceil(static_cast<double>(job.spec.runtime_us) * stretch));
-  ending.timed_out = runtime_us > job.spec.time_limit_us;
-  ending.end_us = job.start_us + std::min(runtime_us, job.spec.time_limit_us);
-  endings_[job.id] = ending;
-  by_end_.insert({ending.end_us, job.id});
+  ending.work_start_us = now_us + move.pause_us;
+  ending.stretch = speed_.Stretch(cluster, move.tasks);
+  Schedule(job.id, ending);
+}
+
+void SimulatedBackend::Schedule(uint64_t job, Ending ending) {
+  if (ending.remaining_us == 0) {
+    // No runtime given: it uses its whole time limit and completes there.
+    ending.end_us = ending.deadline_us;
+    ending.timed_out = false;
+  } else {
+    const auto end_us =
+        ending.work_start_us + static_cast<TimeUs>(std::ceil(ending.remaining_us * ending.stretch));
+    ending.timed_out = end_us > ending.deadline_us;
+    ending.end_us = std::min(end_us, ending.deadline_us);
+  }
+  by_end_.insert({ending.end_us, job});
+  endings_[job] = ending;
 }
 
 void SimulatedBackend::OnStop(uint64_t job) {

@@ -1,10 +1,13 @@
 // SimulatedBackend: the digital twin. Nodes are those of a cluster file, always reachable;
 // a started job runs for its spec's `runtime` stretched by the simulator's speed model for its
 // placement (sim/speed_model.h) and is cut at its time limit (exit code 124, "time limit");
-// a job without a runtime runs until its time limit and completes there.
+// a job without a runtime runs until its time limit and completes there. A moved job keeps the
+// work it has done at its old speed, pauses for its checkpoint and restart, and runs the rest
+// at its new placement's speed; the pause counts against its time limit (as the simulator's
+// migrations, sim/simulator.cc).
 // Time is the loop's clock, which may be scaled (--time-scale), so a simulated hour can pass in
 // a real minute. After a restart, restored jobs keep their original start, so they end when
-// they would have.
+// they would have (a moved job as if it had run on its current devices throughout).
 // Threading: the live loop's thread only.
 #pragma once
 
@@ -25,6 +28,8 @@ class SimulatedBackend : public Backend {
   std::shared_ptr<const model::Cluster> CurrentCluster() override { return cluster_; }
   void OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
                const model::Cluster& cluster) override;
+  void OnMigrate(const JobRecord& job, const engine::MigrateJob& move, TimeUs now_us,
+                 const model::Cluster& cluster) override;
   void OnStop(uint64_t job) override;
   BackendReport Poll(TimeUs now_us) override;
   TimeUs NextPollUs(TimeUs now_us) const override;
@@ -33,7 +38,13 @@ class SimulatedBackend : public Backend {
   struct Ending {
     TimeUs end_us = 0;
     bool timed_out = false;
+    TimeUs deadline_us = 0;    // start + time limit.
+    TimeUs work_start_us = 0;  // When the current placement began working (after a pause).
+    double stretch = 1;        // Of the current placement.
+    double remaining_us = 0;   // Work left at work_start_us, at full speed; 0: no runtime.
   };
+
+  void Schedule(uint64_t job, Ending ending);
 
   std::shared_ptr<const model::Cluster> cluster_;
   sim::SpeedModel speed_;

@@ -4,9 +4,15 @@
 // in the engine's accounting), then restarts on `tasks` and continues with its remaining work;
 // it holds the new devices from this step on, including the pause. The job stays running in
 // the engine throughout, and its eventual JobFinished is reported as for any running job.
+//
+// Every kind is an alternative of `Decision`; executors (the simulator, the live loop and its
+// backends) go through Decisions::Visit, which requires a handler for every kind, so a kind
+// added here does not compile until every executor handles it.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "base/ids.h"
@@ -34,10 +40,39 @@ struct MigrateJob {
   int64_t cost_device_us = 0;         // pause_us × the job's devices.
 };
 
+// Every kind of decision, in the order a step's decisions are executed.
+using Decision = std::variant<MigrateJob, StartJob>;
+
+// A visitor with one call operator per decision kind: Visit(Handlers{[](const StartJob&) ...}).
+template <typename... Handler>
+struct Handlers : Handler... {
+  using Handler::operator()...;
+};
+
+// Whether `Handler` takes every alternative of `Variant`.
+template <typename Handler, typename Variant>
+struct HandlesEvery;
+template <typename Handler, typename... Kind>
+struct HandlesEvery<Handler, std::variant<Kind...>>
+    : std::bool_constant<(std::is_invocable_v<Handler&, const Kind&> && ...)> {};
+
 struct Decisions {
   std::vector<StartJob> starts;
   // Executed before the starts of the same step (a start may use devices a move freed).
   std::vector<MigrateJob> migrations;
+
+  bool empty() const { return starts.empty() && migrations.empty(); }
+
+  // Calls `handler` with every decision in execution order: migrations, then starts.
+  template <typename Handler>
+  void Visit(Handler&& handler) const {
+    static_assert(std::variant_size_v<Decision> == 2,
+                  "a new decision kind: hold it in Decisions and visit it here");
+    static_assert(HandlesEvery<Handler, Decision>::value,
+                  "an executor must handle every decision kind");
+    for (const MigrateJob& move : migrations) handler(move);
+    for (const StartJob& start : starts) handler(start);
+  }
 };
 
 }  // namespace headroom::engine

@@ -158,48 +158,49 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     const size_t running_before = engine.running_count();
     const engine::Decisions decisions = engine.Step(events, now);
     ++metrics.engine_steps;
-    // A moved job keeps the work it has done (at its old placement's speed), pauses for its
-    // checkpoint and restart on the new devices, and finishes the rest at the new speed.
-    for (const engine::MigrateJob& move : decisions.migrations) {
-      const uint32_t job = move.job.value();
-      HR_CHECK(start_us[job] >= 0);
-      const double done_us =
-          static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / stretch_of[job];
-      remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
-      stretch_of[job] = speed.Stretch(cluster, move.tasks);
-      work_start_us[job] = now + move.pause_us;
-      const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * stretch_of[job]));
-      completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++, job,
-                                  ++generation[job]});
-      ++metrics.migrations;
-      migration_cost_device_us += move.cost_device_us;
-    }
-    for (const engine::StartJob& start : decisions.starts) {
-      const uint32_t job = start.job.value();
-      start_us[job] = now;
-      waits.push_back(UsToSeconds(now - jobs[job].submit_time_us));
-      const double stretch = speed.Stretch(cluster, start.tasks);
-      stretch_of[job] = stretch;
-      work_start_us[job] = now;
-      remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
-      const TimeUs runtime =
-          static_cast<TimeUs>(std::llround(static_cast<double>(jobs[job].runtime_us) * stretch));
-      completions.push(
-          Completion{now + std::max<TimeUs>(runtime, 0), sequence++, job, generation[job]});
-      if (SpansNodes(start.tasks)) {
-        ++metrics.multi_node_jobs;
-        const uint32_t common = DeepestCommonLevel(cluster, start.tasks);
-        for (uint32_t level = 0; level <= common; ++level) ++multi_node_within[level];
-      }
-    }
+    decisions.Visit(engine::Handlers{
+        // A moved job keeps the work it has done (at its old placement's speed), pauses for its
+        // checkpoint and restart on the new devices, and finishes the rest at the new speed.
+        [&](const engine::MigrateJob& move) {
+          const uint32_t job = move.job.value();
+          HR_CHECK(start_us[job] >= 0);
+          const double done_us =
+              static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / stretch_of[job];
+          remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
+          stretch_of[job] = speed.Stretch(cluster, move.tasks);
+          work_start_us[job] = now + move.pause_us;
+          const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * stretch_of[job]));
+          completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
+                                      job, ++generation[job]});
+          ++metrics.migrations;
+          migration_cost_device_us += move.cost_device_us;
+        },
+        [&](const engine::StartJob& start) {
+          const uint32_t job = start.job.value();
+          start_us[job] = now;
+          waits.push_back(UsToSeconds(now - jobs[job].submit_time_us));
+          const double stretch = speed.Stretch(cluster, start.tasks);
+          stretch_of[job] = stretch;
+          work_start_us[job] = now;
+          remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
+          const TimeUs runtime = static_cast<TimeUs>(
+              std::llround(static_cast<double>(jobs[job].runtime_us) * stretch));
+          completions.push(
+              Completion{now + std::max<TimeUs>(runtime, 0), sequence++, job, generation[job]});
+          if (SpansNodes(start.tasks)) {
+            ++metrics.multi_node_jobs;
+            const uint32_t common = DeepestCommonLevel(cluster, start.tasks);
+            for (uint32_t level = 0; level <= common; ++level) ++multi_node_within[level];
+          }
+        }});
     if (options.paranoid) {
       const std::string problem = engine.CheckInvariants();
       HR_CHECK(problem.empty());
     }
     if (observer != nullptr) observer->AfterStep(SimView{engine, now, decisions});
     // A wake-up that started nothing with nothing else left would repeat forever.
-    if (events.empty() && decisions.starts.empty() && decisions.migrations.empty() &&
-        completions.empty() && next_arrival == jobs.size() && running_before == 0) {
+    if (events.empty() && decisions.empty() && completions.empty() && next_arrival == jobs.size() &&
+        running_before == 0) {
       break;
     }
   }

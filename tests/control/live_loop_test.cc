@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -35,6 +36,11 @@ class ScriptedBackend : public Backend {
     std::lock_guard lock(mu_);
     starts_.push_back(job);
   }
+  void OnMigrate(const JobRecord& job, const engine::MigrateJob&, TimeUs,
+                 const model::Cluster&) override {
+    std::lock_guard lock(mu_);
+    migrations_.push_back(job);
+  }
   void OnStop(uint64_t job) override {
     std::lock_guard lock(mu_);
     stops_.push_back(job);
@@ -61,6 +67,10 @@ class ScriptedBackend : public Backend {
     std::lock_guard lock(mu_);
     return stops_;
   }
+  std::vector<JobRecord> migrations() const {
+    std::lock_guard lock(mu_);
+    return migrations_;
+  }
 
   // Runs on the loop's thread inside OnStart; set before the loop starts anything.
   std::function<void(const JobRecord&)> on_start;
@@ -70,6 +80,7 @@ class ScriptedBackend : public Backend {
   mutable std::mutex mu_;
   std::vector<JobRecord> starts_;
   std::vector<uint64_t> stops_;
+  std::vector<JobRecord> migrations_;
   BackendReport queued_;
 };
 
@@ -246,6 +257,45 @@ TEST_F(LiveLoopTest, ACancelStopsTheRunningJobInTheBackendAndIsJournaled) {
   // Cancelling again answers with the same record; an unknown job is a 404.
   EXPECT_EQ(loop_->Cancel(id)->state, JobState::kCancelled);
   EXPECT_EQ(loop_->Cancel(99).error().status, 404);
+}
+
+TEST_F(LiveLoopTest, AGangBlockedByFragmentationStartsAfterTheLoopMovesARunningJob) {
+  // Eight two-device jobs fill the four 4-device nodes; two of them, on different nodes, end.
+  std::vector<uint64_t> pairs;
+  for (int i = 0; i < 8; ++i) pairs.push_back(Submit(1, 2));
+  for (uint64_t id : pairs) ASSERT_TRUE(WaitForState(id, JobState::kRunning, 1));
+  std::map<std::string, std::vector<uint64_t>> on_node;
+  for (uint64_t id : pairs) on_node[InState(id).placement.at(0).node].push_back(id);
+  ASSERT_EQ(on_node.size(), 4u);
+  const std::string node_a = on_node.begin()->first;
+  const std::string node_b = std::next(on_node.begin())->first;
+  clock_.AdvanceUs(60 * kUsPerSecond);
+  loop_->Explain({});
+  backend_->Report(BackendReport{.completions = {{.job = on_node[node_a][0], .exit_code = 0},
+                                                 {.job = on_node[node_b][0], .exit_code = 0}}});
+  loop_->Wake();
+  ASSERT_TRUE(WaitForState(on_node[node_b][0], JobState::kCompleted, 1));
+
+  // Two devices free on each of two nodes: a four-device task fits only once one of the
+  // remaining pairs there moves next to the other.
+  const uint64_t gang = Submit(1, 4);
+  ASSERT_TRUE(WaitForState(gang, JobState::kRunning, 1));
+  ASSERT_EQ(backend_->migrations().size(), 1u);
+  const JobRecord moved = backend_->migrations()[0];
+  EXPECT_EQ(moved.starts, 2u);  // The restart on the new devices is its next attempt.
+  const std::string from = moved.id == on_node[node_a][1] ? node_a : node_b;
+  ASSERT_TRUE(moved.id == on_node[node_a][1] || moved.id == on_node[node_b][1]);
+  ASSERT_EQ(moved.placement.size(), 1u);
+  EXPECT_NE(moved.placement[0].node, from);
+  EXPECT_EQ(InState(gang).placement.at(0).node, from);
+  // Journaled before the backend heard of it, and counted.
+  const JobRecord row = OnDisk(moved.id);
+  EXPECT_EQ(row.state, JobState::kRunning);
+  EXPECT_EQ(row.starts, 2u);
+  EXPECT_EQ(row.placement, moved.placement);
+  EXPECT_EQ(row.start_us, InState(moved.id).start_us);
+  std::lock_guard lock(state_.mu);
+  EXPECT_EQ(state_.migrations_total, 1u);
 }
 
 }  // namespace

@@ -1,0 +1,181 @@
+// End to end, migration with real processes: headroomd on the agents backend (the headroom
+// policy: defragmentation by migration on) and two headroom-agent processes of two fake devices
+// each. Four one-device jobs fill both nodes; one job ends on each, leaving a free device on
+// each node; a two-device job then waits only for fragmentation. The engine moves one of the
+// remaining jobs next to the other: its task gets SIGTERM (its checkpoint signal) and exits,
+// the job starts again as attempt 2 on the other node's freed device, and the blocked job
+// starts on the node it left.
+#include <signal.h>
+
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "agent/child_process.h"
+#include "agent_test_files.h"
+#include "testing/binaries.h"
+
+namespace headroom::agent {
+namespace {
+
+using nlohmann::json;
+using testing::FileExists;
+using testing::ReadFile;
+using testing::ScratchDir;
+using testing::WaitUntil;
+
+std::string Bin(const std::string& name) { return headroom::testing::BinaryPath(name); }
+
+TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAsAttemptTwo) {
+  ScratchDir dir;
+  const std::string data = dir.File("data");
+  auto daemon = ChildProcess::Spawn(
+      {.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data, "--backend",
+                "agents", "--port-file", dir.File("port"), "--grace-s", "2",
+                "--heartbeat-interval-s", "0.2", "--stop-grace-s", "5", "--policy", "headroom"},
+       .env = {"PATH=/usr/bin:/bin"},
+       .stdout_path = dir.File("headroomd.log"),
+       .stderr_path = dir.File("headroomd.log")});
+  ASSERT_TRUE(daemon.has_value()) << daemon.error().message;
+  const auto logs = [&] {
+    return "headroomd log:\n" + ReadFile(dir.File("headroomd.log")) + "\nagent a1 log:\n" +
+           ReadFile(dir.File("a1.log")) + "\nagent a2 log:\n" + ReadFile(dir.File("a2.log"));
+  };
+  ASSERT_TRUE(WaitUntil([&] {
+    return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
+  })) << logs();
+  const int port = std::stoi(ReadFile(dir.File("port")));
+  std::string token = ReadFile(data + "/admin.token");
+  while (!token.empty() && (token.back() == '\n' || token.back() == ' ')) token.pop_back();
+  httplib::Client api("127.0.0.1", port);
+  api.set_bearer_token_auth(token.c_str());
+  const auto get = [&](const std::string& path) {
+    auto response = api.Get(path.c_str());
+    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
+  };
+  const auto post = [&](const std::string& path, const json& body) {
+    auto response = api.Post(path.c_str(), body.dump(), "application/json");
+    return response ? std::pair(response->status, json::parse(response->body, nullptr, false))
+                    : std::pair(0, json(nullptr));
+  };
+
+  std::map<std::string, ChildProcess> agents;
+  for (const std::string node : {"a1", "a2"}) {
+    auto [status, agent_token] = post("/v1/tokens", {{"role", "agent"}, {"node", node}});
+    ASSERT_EQ(status, 201) << agent_token.dump() << logs();
+    std::ofstream(dir.File(node + ".yaml"))
+        << "cpu: 4\nmemory: 8Gi\ndevices:\n- {index: 0, uuid: GPU-" << node
+        << "-0, model: H100, memory: 80Gi}\n- {index: 1, uuid: GPU-" << node
+        << "-1, model: H100, memory: 80Gi}\n";
+    auto agent = ChildProcess::Spawn(
+        {.argv = {Bin("headroom-agent"), "--server", "http://127.0.0.1:" + std::to_string(port),
+                  "--token", agent_token["token"].get<std::string>(), "--node", node, "--inventory",
+                  dir.File(node + ".yaml"), "--work-dir", dir.File(node + "-work"), "--address",
+                  "127.0.0.1"},
+         .env = {"PATH=/usr/bin:/bin", "NODE_TAG=" + node},
+         .stdout_path = dir.File(node + ".log"),
+         .stderr_path = dir.File(node + ".log")});
+    ASSERT_TRUE(agent.has_value()) << agent.error().message;
+    agents.emplace(node, std::move(*agent));
+  }
+  ASSERT_TRUE(WaitUntil([&] {
+    const json nodes = get("/v1/nodes");
+    int up = 0;
+    if (nodes.is_object()) {
+      for (const json& node : nodes["nodes"]) up += node["state"] == "up" ? 1 : 0;
+    }
+    return up == 2;
+  })) << logs();
+
+  // Each attempt writes where it runs (run-JOB-ATTEMPT); SIGTERM makes it write its checkpoint
+  // (ckpt-JOB-ATTEMPT) and exit; the file stop-JOB ends the job (as does the scratch directory's
+  // removal, so that a failed test leaves no task behind).
+  const std::string d = dir.File("");
+  const std::string script =
+      "r=" + d +
+      "run-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; echo \"$NODE_TAG $CUDA_VISIBLE_DEVICES\" "
+      "> $r.tmp && mv $r.tmp $r; trap 'echo saved > " +
+      d + "ckpt-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; exit 0' TERM; while [ ! -e " + d +
+      "stop-$HEADROOM_JOB_ID ] && [ -d " + d + " ]; do sleep 0.05; done";
+  const auto submit = [&](int devices) {
+    const json spec = {{"metadata", {{"name", "j"}}},
+                       {"spec",
+                        {{"tenant", "team-a"},
+                         {"timeLimit", "1h"},
+                         {"command", {"/bin/sh", "-c", script}},
+                         {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                         {"devices", {{"requests", {{{"name", "gpus"}, {"count", devices}}}}}}}}};
+    auto [status, job] = post("/v1/jobs", spec);
+    EXPECT_EQ(status, 201) << job.dump();
+    return job.value("id", int64_t{0});
+  };
+  const auto run_of = [&](int64_t job, int attempt) {
+    return dir.File("run-" + std::to_string(job) + "-" + std::to_string(attempt));
+  };
+  const auto state_of = [&](int64_t job) { return get("/v1/jobs/" + std::to_string(job)); };
+
+  std::vector<int64_t> ones;
+  for (int i = 0; i < 4; ++i) ones.push_back(submit(1));
+  ASSERT_TRUE(WaitUntil([&] {
+    for (int64_t job : ones) {
+      if (!FileExists(run_of(job, 1))) return false;
+    }
+    return true;
+  })) << logs();
+  std::map<std::string, std::vector<int64_t>> on_node;
+  for (int64_t job : ones) on_node[state_of(job)["placement"][0]["node"]].push_back(job);
+  ASSERT_EQ(on_node.size(), 2u) << logs();
+  ASSERT_EQ(on_node["a1"].size(), 2u);
+  for (const std::string node : {"a1", "a2"}) {
+    std::ofstream(dir.File("stop-" + std::to_string(on_node[node][0])));
+  }
+  ASSERT_TRUE(WaitUntil([&] {
+    return state_of(on_node["a1"][0])["state"] == "completed" &&
+           state_of(on_node["a2"][0])["state"] == "completed";
+  })) << logs();
+
+  const int64_t pair = submit(2);
+  ASSERT_TRUE(WaitUntil([&] { return state_of(pair)["state"] == "running"; },
+                        std::chrono::milliseconds(20'000)))
+      << state_of(pair).dump() << logs();
+  // Exactly one of the two remaining jobs moved, and the pair took the node it left.
+  const int64_t stayed_a1 = on_node["a1"][1];
+  const int64_t stayed_a2 = on_node["a2"][1];
+  const bool a1_moved = state_of(stayed_a1)["attempt"] == 2;
+  const int64_t moved = a1_moved ? stayed_a1 : stayed_a2;
+  const int64_t kept = a1_moved ? stayed_a2 : stayed_a1;
+  const std::string from = a1_moved ? "a1" : "a2";
+  const std::string to = a1_moved ? "a2" : "a1";
+  const json moved_state = state_of(moved);
+  EXPECT_EQ(moved_state["attempt"], 2) << moved_state.dump();
+  EXPECT_EQ(moved_state["state"], "running");
+  EXPECT_EQ(moved_state["placement"][0]["node"], to);
+  EXPECT_EQ(state_of(kept)["attempt"], 1);
+  EXPECT_EQ(state_of(pair)["placement"][0]["node"], from);
+  // The old attempt checkpointed on its signal; the new one runs on the other node.
+  EXPECT_TRUE(WaitUntil([&] { return FileExists(run_of(moved, 2)); })) << logs();
+  EXPECT_EQ(ReadFile(dir.File("ckpt-" + std::to_string(moved) + "-1")), "saved\n");
+  EXPECT_EQ(ReadFile(run_of(moved, 2)).substr(0, 2), to) << ReadFile(run_of(moved, 2));
+  auto metrics = api.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_migrations_total 1"), std::string::npos);
+
+  // Everything ends with exit code 0, the moved job as its second attempt.
+  for (int64_t job : {moved, kept, pair}) std::ofstream(dir.File("stop-" + std::to_string(job)));
+  EXPECT_TRUE(WaitUntil([&] {
+    return state_of(moved)["state"] == "completed" && state_of(kept)["state"] == "completed" &&
+           state_of(pair)["state"] == "completed";
+  })) << logs();
+  for (auto& [node, agent] : agents) {
+    agent.SignalGroup(SIGTERM);
+    EXPECT_EQ(agent.Wait(), 0) << logs();
+  }
+  daemon->SignalGroup(SIGTERM);
+  EXPECT_EQ(daemon->Wait(), 0) << logs();
+}
+
+}  // namespace
+}  // namespace headroom::agent
