@@ -14,20 +14,18 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/child_process.h"
-#include "agent_test_files.h"
-#include "testing/binaries.h"
+#include "agent_processes.h"
 
 namespace headroom::agent {
 namespace {
 
 using nlohmann::json;
+using testing::Bin;
 using testing::FileExists;
 using testing::ProcessExists;
 using testing::ReadFile;
 using testing::ScratchDir;
 using testing::WaitUntil;
-
-std::string Bin(const std::string& name) { return headroom::testing::BinaryPath(name); }
 
 std::map<std::string, std::string> EnvOf(const std::string& text) {
   std::map<std::string, std::string> env;
@@ -92,17 +90,7 @@ TEST(AgentDaemonEndToEnd, GangStartsOnTwoAgentsAndIsRequeuedWhenOneDies) {
   for (const std::string node : {"a1", "a2"}) {
     auto [status, token] = admin.Post("/v1/tokens", {{"role", "agent"}, {"node", node}});
     ASSERT_EQ(status, 201) << token.dump() << logs();
-    std::ofstream(dir.File(node + ".yaml"))
-        << "cpu: 4\nmemory: 8Gi\ndevices:\n- {index: 0, uuid: GPU-" << node
-        << ", model: H100, memory: 80Gi}\n";
-    auto agent = ChildProcess::Spawn(
-        {.argv = {Bin("headroom-agent"), "--server", "http://127.0.0.1:" + std::to_string(port),
-                  "--token", token["token"].get<std::string>(), "--node", node, "--inventory",
-                  dir.File(node + ".yaml"), "--work-dir", dir.File(node + "-work"), "--address",
-                  "127.0.0.1"},
-         .env = {"PATH=/usr/bin:/bin", "NODE_TAG=" + node},
-         .stdout_path = dir.File(node + ".log"),
-         .stderr_path = dir.File(node + ".log")});
+    auto agent = testing::SpawnAgent(dir, port, token["token"].get<std::string>(), node, 1);
     ASSERT_TRUE(agent.has_value()) << agent.error().message;
     agents.emplace(node, std::move(*agent));
   }

@@ -13,8 +13,7 @@
 
 #include "agent/child_process.h"
 #include "agent/emulated_node.h"
-#include "agent_test_files.h"
-#include "testing/binaries.h"
+#include "agent_processes.h"
 
 namespace headroom::agent {
 namespace {
@@ -22,10 +21,9 @@ namespace {
 using nlohmann::json;
 using testing::FileExists;
 using testing::ReadFile;
+using testing::Bin;
 using testing::ScratchDir;
 using testing::WaitUntil;
-
-std::string Bin(const std::string& name) { return headroom::testing::BinaryPath(name); }
 
 TEST(EmulatedNode, TaskDurationsComeFromSleepCommands) {
   const TimeUs fallback = 7 * kUsPerSecond;

@@ -15,19 +15,17 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/child_process.h"
-#include "agent_test_files.h"
-#include "testing/binaries.h"
+#include "agent_processes.h"
 
 namespace headroom::agent {
 namespace {
 
 using nlohmann::json;
+using testing::Bin;
 using testing::FileExists;
 using testing::ReadFile;
 using testing::ScratchDir;
 using testing::WaitUntil;
-
-std::string Bin(const std::string& name) { return headroom::testing::BinaryPath(name); }
 
 TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAsAttemptTwo) {
   ScratchDir dir;
@@ -66,18 +64,7 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
   for (const std::string node : {"a1", "a2"}) {
     auto [status, agent_token] = post("/v1/tokens", {{"role", "agent"}, {"node", node}});
     ASSERT_EQ(status, 201) << agent_token.dump() << logs();
-    std::ofstream(dir.File(node + ".yaml"))
-        << "cpu: 4\nmemory: 8Gi\ndevices:\n- {index: 0, uuid: GPU-" << node
-        << "-0, model: H100, memory: 80Gi}\n- {index: 1, uuid: GPU-" << node
-        << "-1, model: H100, memory: 80Gi}\n";
-    auto agent = ChildProcess::Spawn(
-        {.argv = {Bin("headroom-agent"), "--server", "http://127.0.0.1:" + std::to_string(port),
-                  "--token", agent_token["token"].get<std::string>(), "--node", node, "--inventory",
-                  dir.File(node + ".yaml"), "--work-dir", dir.File(node + "-work"), "--address",
-                  "127.0.0.1"},
-         .env = {"PATH=/usr/bin:/bin", "NODE_TAG=" + node},
-         .stdout_path = dir.File(node + ".log"),
-         .stderr_path = dir.File(node + ".log")});
+    auto agent = testing::SpawnAgent(dir, port, agent_token["token"].get<std::string>(), node, 2);
     ASSERT_TRUE(agent.has_value()) << agent.error().message;
     agents.emplace(node, std::move(*agent));
   }
@@ -97,9 +84,11 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
   const std::string script =
       "r=" + d +
       "run-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; echo \"$NODE_TAG $CUDA_VISIBLE_DEVICES\" "
-      "> $r.tmp && mv $r.tmp $r; trap 'echo saved > " +
-      d + "ckpt-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; exit 0' TERM; while [ ! -e " + d +
-      "stop-$HEADROOM_JOB_ID ] && [ -d " + d + " ]; do sleep 0.05; done";
+      "> $r.tmp && mv $r.tmp $r; c=" +
+      d +
+      "ckpt-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; trap 'echo saved > $c.tmp && mv $c.tmp $c; exit 0' "
+      "TERM; while [ ! -e " +
+      d + "stop-$HEADROOM_JOB_ID ] && [ -d " + d + " ]; do sleep 0.05; done";
   const auto submit = [&](int devices) {
     const json spec = {{"metadata", {{"name", "j"}}},
                        {"spec",
@@ -157,7 +146,9 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
   EXPECT_EQ(state_of(pair)["placement"][0]["node"], from);
   // The old attempt checkpointed on its signal; the new one runs on the other node.
   EXPECT_TRUE(WaitUntil([&] { return FileExists(run_of(moved, 2)); })) << logs();
-  EXPECT_EQ(ReadFile(dir.File("ckpt-" + std::to_string(moved) + "-1")), "saved\n");
+  const std::string checkpoint = dir.File("ckpt-" + std::to_string(moved) + "-1");
+  EXPECT_TRUE(WaitUntil([&] { return FileExists(checkpoint); })) << logs();
+  EXPECT_EQ(ReadFile(checkpoint), "saved\n");
   EXPECT_EQ(ReadFile(run_of(moved, 2)).substr(0, 2), to) << ReadFile(run_of(moved, 2));
   auto metrics = api.Get("/metrics");
   ASSERT_TRUE(metrics);

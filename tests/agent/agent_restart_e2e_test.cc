@@ -13,8 +13,7 @@
 #include "agent/child_process.h"
 #include "agent/proc_stat.h"
 #include "agent/task_record_file.h"
-#include "agent_test_files.h"
-#include "testing/binaries.h"
+#include "agent_processes.h"
 
 namespace headroom::agent {
 namespace {
@@ -22,10 +21,9 @@ namespace {
 using nlohmann::json;
 using testing::FileExists;
 using testing::ReadFile;
+using testing::Bin;
 using testing::ScratchDir;
 using testing::WaitUntil;
-
-std::string Bin(const std::string& name) { return headroom::testing::BinaryPath(name); }
 
 // At scope exit, SIGKILLs the groups still alive, so a failing test leaves no sleep behind.
 struct GroupsToKill {
