@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
       AddServicesCommand(app, connection),
       AddScaleCommand(app, connection),
       AddStoreCommand(app),
+      AddReplayCommand(app),
       AddPolicyCommand(app, connection),
   };
   try {

@@ -174,31 +174,42 @@ std::optional<std::string> AdminTokenMismatch(const std::string& dir,
       token_path, what, kStoreFileName, kAdminTokenFileName);
 }
 
-Result<StoreCheck> CheckStore(const std::string& dir) {
+Result<OfflineStore> OpenStoreOffline(const std::string& dir, std::string_view holder) {
   std::error_code error;
   if (!std::filesystem::is_directory(dir, error)) {
     return MakeError(ErrorCode::kNotFound, "--data-dir {}: not a directory", dir);
   }
-  StoreCheck check;
-  check.store_path = dir + "/" + kStoreFileName;
-  if (!std::filesystem::exists(check.store_path, error)) {
+  OfflineStore offline;
+  offline.path = dir + "/" + kStoreFileName;
+  if (!std::filesystem::exists(offline.path, error)) {
     return MakeError(ErrorCode::kNotFound, "{}: no such file (is {} a headroomd data dir?)",
-                     check.store_path, dir);
+                     offline.path, dir);
   }
-  // With no headroomd on the dir, the check holds the lock itself, and its connection is the
+  // With no headroomd on the dir, the reader holds the lock itself, and its connection is the
   // store's only one: SQLite then removes the -wal and -shm files it opened at close, rather
-  // than leave them owned by whoever ran the check (root, say), where headroomd could not open
+  // than leave them owned by whoever ran the reader (root, say), where headroomd could not open
   // them. Beside a running headroomd those files exist already.
-  auto lock = DataDirLock::AcquireIfFree(dir, "headroom store check");
+  auto lock = DataDirLock::AcquireIfFree(dir, holder);
   if (!lock) return tl::unexpected(lock.error());
+  offline.lock = std::move(*lock);
   auto store = SqliteStore::Open(
-      check.store_path, StoreOpenOptions{.read_only = true, .sole_user = *lock != nullptr});
+      offline.path, StoreOpenOptions{.read_only = true, .sole_user = offline.lock != nullptr});
   if (!store) return tl::unexpected(store.error());
-  auto loaded = (*store)->LoadAll();
+  offline.store = std::move(*store);
+  return offline;
+}
+
+Result<StoreCheck> CheckStore(const std::string& dir) {
+  auto offline = OpenStoreOffline(dir, "headroom store check");
+  if (!offline) return tl::unexpected(offline.error());
+  StoreCheck check;
+  check.store_path = offline->path;
+  SqliteStore& store = *offline->store;
+  auto loaded = store.LoadAll();
   if (!loaded) return tl::unexpected(loaded.error());
-  auto quarantined = (*store)->QuarantinedRows();
+  auto quarantined = store.QuarantinedRows();
   if (!quarantined) return tl::unexpected(quarantined.error());
-  const std::vector<std::string>& missing = (*store)->missing_tables();
+  const std::vector<std::string>& missing = store.missing_tables();
   if (auto mismatch = AdminTokenMismatch(dir, missing, loaded->snapshot.tokens)) {
     check.problems.push_back(*mismatch);
   } else if (!missing.empty() && missing.size() < kStoreTables.size()) {

@@ -70,6 +70,16 @@ std::optional<std::string> AdminTokenMismatch(const std::string& dir,
                                               std::span<const std::string> missing_tables,
                                               std::span<const TokenRecord> tokens);
 
+// A data dir's store opened read-only by an offline reader (`headroom store check`, `headroom
+// replay`): beside a running headroomd, or holding the dir's lock itself when none runs, so
+// that no daemon starts on it meanwhile.
+struct OfflineStore {
+  std::string path;
+  std::unique_ptr<DataDirLock> lock;  // nullptr beside a running headroomd.
+  std::unique_ptr<SqliteStore> store;
+};
+Result<OfflineStore> OpenStoreOffline(const std::string& dir, std::string_view holder);
+
 // What `headroom store check` finds in a data dir.
 struct StoreCheck {
   std::string store_path;

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/check.h"
+#include "control/engine_log.h"
 #include "engine/pending_reason.h"
 
 namespace headroom::control {
@@ -148,6 +149,7 @@ void LiveLoop::Run() {
     PublishPendingReasons();
     cycle_seconds_.Observe(std::chrono::duration<double>(clock_.SteadyNow() - cycle_start).count());
   }
+  FlushEngineLog(Now(), true);
 }
 
 JobId LiveLoop::NewEngineId(uint64_t job) {
@@ -160,7 +162,8 @@ JobId LiveLoop::NewEngineId(uint64_t job) {
 void LiveLoop::EnqueueSubmit(const JobRecord& job) {
   if (engine_ == nullptr || engine_of_daemon_.contains(job.id)) return;
   const JobId id = NewEngineId(job.id);
-  events_.push_back(engine::JobSubmitted{id, ToModelJob(job.spec, job.spec.tenant, job.submit_us)});
+  AddEvent(engine::JobSubmitted{id, ToModelJob(job.spec, job.spec.tenant, job.submit_us)},
+           SubmitEvent(job));
 }
 
 void LiveLoop::Iterate(TimeUs now) {
@@ -176,14 +179,17 @@ void LiveLoop::Iterate(TimeUs now) {
     Requeue(std::move(report.lost_jobs), "the agent of its node restarted; its tasks ended", now);
   }
   if (engine_ == nullptr) {
-    events_.clear();
+    ClearEvents();
     Sample(now);
     return;
   }
   SyncDrains();
+  nlohmann::json logged_events(std::move(logged_events_));
   const engine::Decisions decisions = engine_->Step(events_, now);
-  events_.clear();
+  ClearEvents();
+  LogStep(now, std::move(logged_events), decisions);
   if (!decisions.empty()) ApplyDecisions(decisions, now);
+  FlushEngineLog(now, false);
   Sample(now);
   ForgetFinished(now);
 }
@@ -266,7 +272,7 @@ void LiveLoop::ApplyCompletions(const std::vector<Completion>& completions, Time
   }
   for (const JobRecord& job : ended) {
     if (auto it = engine_of_daemon_.find(job.id); it != engine_of_daemon_.end() && engine_) {
-      events_.push_back(engine::JobFinished{it->second});
+      AddEvent(engine::JobFinished{it->second}, FinishEvent(job.id));
     }
     Log(job.state == JobState::kCompleted ? "finished" : "failed", job.id, std::nullopt,
         fmt::format("job {} {} (exit code {}): {}", job.id, JobStateName(job.state),
@@ -332,7 +338,7 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
   for (const JobRecord& job : requeued) {
     backend_.OnStop(job.id);
     if (auto it = engine_of_daemon_.find(job.id); it != engine_of_daemon_.end()) {
-      if (engine_) events_.push_back(engine::JobCancelled{it->second});
+      if (engine_) AddEvent(engine::JobCancelled{it->second}, CancelEvent(job.id));
       engine_of_daemon_.erase(it);
     }
     EnqueueSubmit(job);
@@ -342,6 +348,7 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
 
 void LiveLoop::SyncDrains() {
   std::vector<engine::Event> changes;
+  std::vector<nlohmann::json> logged;
   {
     std::lock_guard lock(state_.mu);
     if (synced_gates_version_ == state_.node_gates_version) return;
@@ -353,15 +360,18 @@ void LiveLoop::SyncDrains() {
       if (blocked != (drained_in_engine_[node.id.value()] != 0)) {
         drained_in_engine_[node.id.value()] = blocked ? 1 : 0;
         changes.push_back(engine::NodeDrained{node.id, blocked});
+        logged.push_back(DrainEvent(node.name, blocked));
       }
     }
   }
   // Drains go first so that this step's placements already avoid the node.
   events_.insert(events_.begin(), changes.begin(), changes.end());
+  logged_events_.insert(logged_events_.begin(), logged.begin(), logged.end());
 }
 
 void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
-  std::vector<StoreWrite> writes;
+  // The step's engine log record goes with the decisions it explains.
+  std::vector<StoreWrite> writes = TakeEngineLog(now);
   std::vector<JobRecord> changed;  // One per decision, in execution order.
   {
     std::lock_guard lock(state_.mu);
@@ -372,7 +382,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
         [&](const engine::MigrateJob& move) {
           JobRecord job = record_of(move.job);
           HR_CHECK(job.state == JobState::kRunning);
-          job.placement = ToPlacement(move.tasks);
+          job.placement = PlacementOn(*cluster_, move.tasks);
           ++job.starts;  // The restart on the new devices is the job's next attempt.
           job.message = fmt::format(
               "moved (attempt {}) to free room for a blocked job; paused "
@@ -385,7 +395,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
           HR_CHECK(job.state == JobState::kPending);
           job.state = JobState::kRunning;
           job.start_us = now;
-          job.placement = ToPlacement(start.tasks);
+          job.placement = PlacementOn(*cluster_, start.tasks);
           ++job.starts;
           job.message.clear();
           changed.push_back(std::move(job));

@@ -28,6 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "control/api_error.h"
 #include "control/backend.h"
 #include "control/clock.h"
@@ -35,6 +37,7 @@
 #include "control/event_log.h"
 #include "control/journal.h"
 #include "control/metrics.h"
+#include "control/records.h"
 #include "engine/engine.h"
 #include "engine/policy_config.h"
 
@@ -140,6 +143,17 @@ class LiveLoop {
   void RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs now);
   void Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeUs now);
   void SyncDrains();
+  // Queues `event` for the next step, with its engine log form.
+  void AddEvent(engine::Event event, nlohmann::json logged);
+  void ClearEvents();
+  // Records a step (its events as logged, its decisions) in the engine log.
+  void LogStep(TimeUs now, nlohmann::json events, const engine::Decisions& decisions);
+  // Turns the idle steps gathered so far into one engine log record.
+  void CloseIdleRecord(TimeUs now);
+  // Takes the engine log's pending records (with a record of the idle steps since the last).
+  std::vector<StoreWrite> TakeEngineLog(TimeUs now);
+  // Commits the pending engine log when a second has passed since the last flush, or `force`.
+  void FlushEngineLog(TimeUs now, bool force);
   // Journals a step's decisions in one commit, then hands each to the backend.
   void ApplyDecisions(const engine::Decisions& decisions, TimeUs now);
   void Sample(TimeUs now);
@@ -148,7 +162,6 @@ class LiveLoop {
   // of the backend and the engine.
   void ApplyCancelled(const std::vector<JobRecord>& cancelled, const std::vector<bool>& was_running,
                       TimeUs now);
-  std::vector<TaskPlacement> ToPlacement(const std::vector<engine::TaskAllocation>& tasks) const;
   // The engine's allocations for `placement`, or nullopt when it does not fit `used_milli`.
   std::optional<std::vector<engine::TaskAllocation>> ToAllocations(
       const std::vector<TaskPlacement>& placement, std::vector<uint32_t>& used_milli,
@@ -187,7 +200,13 @@ class LiveLoop {
   std::optional<uint64_t> synced_gates_version_;
   // By NodeId: the node's entry in state_.nodes (nullptr: none); read under state_.mu.
   std::vector<const NodeStatus*> status_of_node_;
-  std::vector<engine::Event> events_;  // For the next step.
+  // For the next step, and each as the engine log records it (engine_log.h).
+  std::vector<engine::Event> events_;
+  std::vector<nlohmann::json> logged_events_;
+  // Engine log records not committed yet, and idle steps not in a record yet.
+  std::vector<StoreWrite> engine_log_;
+  std::vector<TimeUs> idle_steps_us_;
+  std::chrono::steady_clock::time_point engine_log_flushed_;
   bool rebuild_ = true;
   TimeUs retry_at_us_ = 0;  // After a failed commit: rebuild from the store's view then.
   TimeUs last_now_us_ = 0;

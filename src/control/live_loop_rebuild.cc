@@ -8,26 +8,9 @@
 
 #include <spdlog/spdlog.h>
 
-namespace headroom::control {
+#include "control/engine_log.h"
 
-std::vector<TaskPlacement> LiveLoop::ToPlacement(
-    const std::vector<engine::TaskAllocation>& tasks) const {
-  std::vector<TaskPlacement> placement;
-  for (size_t rank = 0; rank < tasks.size(); ++rank) {
-    const engine::TaskAllocation& task = tasks[rank];
-    const model::Node& node = cluster_->node(task.node);
-    TaskPlacement out{.rank = static_cast<uint32_t>(rank),
-                      .node = node.name,
-                      .milli_per_device = task.milli_per_device,
-                      .cpu_milli = task.cpu_milli,
-                      .memory_mib = task.memory_mib};
-    for (DeviceId device : task.devices) {
-      out.device_indices.push_back(device.value() - node.first_device);
-    }
-    placement.push_back(std::move(out));
-  }
-  return placement;
-}
+namespace headroom::control {
 
 std::optional<std::vector<engine::TaskAllocation>> LiveLoop::ToAllocations(
     const std::vector<TaskPlacement>& placement, std::vector<uint32_t>& used_milli,
@@ -67,7 +50,7 @@ std::optional<std::vector<engine::TaskAllocation>> LiveLoop::ToAllocations(
 
 void LiveLoop::Rebuild(TimeUs now) {
   rebuild_ = false;
-  events_.clear();
+  ClearEvents();
   engine_.reset();
   daemon_of_engine_.clear();
   engine_of_daemon_.clear();
@@ -96,6 +79,9 @@ void LiveLoop::Rebuild(TimeUs now) {
     return;
   }
   engine_ = std::make_unique<engine::Engine>(*cluster_, options_.policy);
+  // Records before this one ran on another engine (or on none): idle steps close with it.
+  CloseIdleRecord(now);
+  engine_log_.push_back(EngineLogAppend{now, BuildRecord(*cluster_, options_.policy_text).dump()});
   drained_in_engine_.assign(cluster_->nodes().size(), 0);
   synced_gates_version_.reset();
   std::vector<uint32_t> used_milli(cluster_->devices().size(), 0);
@@ -110,8 +96,9 @@ void LiveLoop::Rebuild(TimeUs now) {
     }
     backend_.OnStart(job, *tasks, *cluster_);
     const JobId id = NewEngineId(job.id);
-    events_.push_back(engine::JobRestored{id, ToModelJob(job.spec, job.spec.tenant, job.submit_us),
-                                          std::move(*tasks), job.start_us});
+    AddEvent(engine::JobRestored{id, ToModelJob(job.spec, job.spec.tenant, job.submit_us),
+                                 std::move(*tasks), job.start_us},
+             RestoreEvent(job));
   }
   for (const JobRecord& job : pending) EnqueueSubmit(job);
   spdlog::info("engine rebuilt: {} nodes, {} devices, {} running restored, {} pending",

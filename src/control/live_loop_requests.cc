@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "control/engine_log.h"
+
 namespace headroom::control {
 
 ApiResult<JobRecord> LiveLoop::Cancel(uint64_t id) {
@@ -54,7 +56,7 @@ void LiveLoop::ApplyCancelled(const std::vector<JobRecord>& cancelled,
     const uint64_t id = cancelled[i].id;
     if (was_running[i]) backend_.OnStop(id);
     if (auto it = engine_of_daemon_.find(id); it != engine_of_daemon_.end() && engine_) {
-      events_.push_back(engine::JobCancelled{it->second});
+      AddEvent(engine::JobCancelled{it->second}, CancelEvent(id));
     }
     Log("cancelled", id, std::nullopt, fmt::format("job {} cancelled", id), now);
   }

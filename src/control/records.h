@@ -126,9 +126,16 @@ struct ServiceRemoval {
   uint64_t id = 0;
 };
 
-// One row to insert or replace, a job's row to update, or a row to delete.
+// A record of the engine log (engine_log.h), appended in the same transaction as the writes it
+// explains; the store numbers records in order (EngineLogRecord::seq).
+struct EngineLogAppend {
+  TimeUs time_us = 0;
+  std::string body;  // One JSON object.
+};
+
+// One row to insert or replace, a job's row to update, a row to delete, or a log record.
 using StoreWrite = std::variant<JobRecord, JobProgress, ServiceRecord, NodeRecord, TokenRecord,
-                                MetaRecord, JobRemoval, ServiceRemoval>;
+                                MetaRecord, JobRemoval, ServiceRemoval, EngineLogAppend>;
 
 // Everything a store holds, as loaded at start.
 struct StoreSnapshot {

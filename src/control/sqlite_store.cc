@@ -24,6 +24,8 @@ CREATE TABLE IF NOT EXISTS nodes (
 CREATE TABLE IF NOT EXISTS tokens (
   hash TEXT PRIMARY KEY, role TEXT NOT NULL, tenant TEXT NOT NULL, node TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS engine_log (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, time_us INTEGER NOT NULL, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS quarantine (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, table_name TEXT NOT NULL, row_key TEXT NOT NULL,
   problem TEXT NOT NULL, row_json TEXT NOT NULL, quarantined_us INTEGER NOT NULL);
@@ -167,7 +169,7 @@ tl::expected<void, Error> SqliteStore::FindMissingTables() {
 
 SqliteStore::~SqliteStore() {
   for (sqlite3_stmt* statement : {put_job_, update_job_, put_service_, put_node_, put_token_,
-                                  put_meta_, delete_job_, delete_service_}) {
+                                  put_meta_, delete_job_, delete_service_, append_log_}) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db_);
@@ -200,6 +202,7 @@ tl::expected<void, Error> SqliteStore::Prepare() {
       {&put_meta_, "INSERT OR REPLACE INTO meta VALUES (?1, ?2)"},
       {&delete_job_, "DELETE FROM jobs WHERE id = ?1"},
       {&delete_service_, "DELETE FROM services WHERE id = ?1"},
+      {&append_log_, "INSERT INTO engine_log (time_us, body) VALUES (?1, ?2)"},
   };
   for (const auto& [statement, sql] : statements) {
     if (sqlite3_prepare_v2(db_, sql, -1, statement, nullptr) != SQLITE_OK) {
@@ -264,9 +267,14 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
   } else if (const auto* removal = std::get_if<JobRemoval>(&write)) {
     statement = delete_job_;
     sqlite3_bind_int64(statement, 1, static_cast<int64_t>(removal->id));
-  } else {
+  } else if (const auto* service_removal = std::get_if<ServiceRemoval>(&write)) {
     statement = delete_service_;
-    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(std::get<ServiceRemoval>(write).id));
+    sqlite3_bind_int64(statement, 1, static_cast<int64_t>(service_removal->id));
+  } else {
+    const auto& record = std::get<EngineLogAppend>(write);
+    statement = append_log_;
+    sqlite3_bind_int64(statement, 1, record.time_us);
+    BindText(statement, 2, record.body);
   }
   const int rc = sqlite3_step(statement);
   sqlite3_reset(statement);
@@ -276,6 +284,31 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
     return MakeError(ErrorCode::kNotFound, "job {} has no row to update",
                      std::get<JobProgress>(write).id);
   }
+  return {};
+}
+
+tl::expected<void, Error> SqliteStore::ForEachEngineLogRecord(
+    int64_t after_seq,
+    const std::function<tl::expected<void, Error>(const EngineLogRecord&)>& visit) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT seq, time_us, body FROM engine_log WHERE seq > ?1 ORDER BY seq",
+                         -1, &statement, nullptr) != SQLITE_OK) {
+    return tl::unexpected(Failure("reading the engine log"));
+  }
+  sqlite3_bind_int64(statement, 1, after_seq);
+  int rc = SQLITE_ROW;
+  tl::expected<void, Error> result;
+  while (result && (rc = sqlite3_step(statement)) == SQLITE_ROW) {
+    const unsigned char* body = sqlite3_column_text(statement, 2);
+    result = visit(EngineLogRecord{
+        .seq = sqlite3_column_int64(statement, 0),
+        .time_us = sqlite3_column_int64(statement, 1),
+        .body = body != nullptr ? reinterpret_cast<const char*>(body) : std::string()});
+  }
+  sqlite3_finalize(statement);
+  if (!result) return result;
+  if (rc != SQLITE_DONE) return tl::unexpected(Failure("reading the engine log"));
   return {};
 }
 

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -69,6 +70,13 @@ struct StoreOpenOptions {
   bool sole_user = false;
 };
 
+// A record of the engine log as stored.
+struct EngineLogRecord {
+  int64_t seq = 0;
+  TimeUs time_us = 0;
+  std::string body;
+};
+
 class SqliteStore {
  public:
   // Opens (creating if needed, unless read-only) the database at `path` and its schema.
@@ -88,6 +96,10 @@ class SqliteStore {
   // Every row, judged: good ones into the snapshot, bad ones listed. Fails only when SQLite
   // does.
   Result<LoadedStore> LoadAll();
+  // Calls `visit` with every engine log record after `after_seq`, in order, until one fails.
+  tl::expected<void, Error> ForEachEngineLogRecord(
+      int64_t after_seq,
+      const std::function<tl::expected<void, Error>(const EngineLogRecord&)>& visit);
   // Moves `rows` (from LoadAll) into the quarantine table and applies `writes`, in one
   // transaction.
   tl::expected<void, Error> Quarantine(std::span<const BadRow> rows,
@@ -119,6 +131,7 @@ class SqliteStore {
   sqlite3_stmt* put_meta_ = nullptr;
   sqlite3_stmt* delete_job_ = nullptr;
   sqlite3_stmt* delete_service_ = nullptr;
+  sqlite3_stmt* append_log_ = nullptr;
 };
 
 // JSON forms used in the store's text columns (and by tests).

@@ -154,6 +154,14 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("headroom_migrations_total 1"), std::string::npos);
 
+  // The floor is full: a fifth job waits, and is cancelled.
+  const int64_t waiting = submit(1);
+  ASSERT_TRUE(WaitUntil([&] { return !state_of(waiting)["pending_reason"].is_null(); })) << logs();
+  ASSERT_EQ(
+      api.Post(("/v1/jobs/" + std::to_string(waiting) + "/cancel").c_str(), "", "application/json")
+          ->status,
+      200);
+
   // Everything ends with exit code 0, the moved job as its second attempt.
   for (int64_t job : {moved, kept, pair}) std::ofstream(dir.File("stop-" + std::to_string(job)));
   EXPECT_TRUE(WaitUntil([&] {
@@ -166,6 +174,25 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
   }
   daemon->SignalGroup(SIGTERM);
   EXPECT_EQ(daemon->Wait(), 0) << logs();
+
+  // The daemon's history replays offline: the five starts and the move, each reproduced.
+  const auto headroom = [&](std::vector<std::string> args, const std::string& out) {
+    args.insert(args.begin(), Bin("headroom"));
+    auto run = ChildProcess::Spawn({.argv = args,
+                                    .env = {"PATH=/usr/bin:/bin"},
+                                    .stdout_path = dir.File(out),
+                                    .stderr_path = dir.File(out)});
+    return run ? run->Wait() : -1;
+  };
+  EXPECT_EQ(headroom({"replay", "--data-dir", data}, "replay.out"), 0)
+      << ReadFile(dir.File("replay.out"));
+  EXPECT_NE(ReadFile(dir.File("replay.out")).find(" 6 decisions; every decision reproduced"),
+            std::string::npos)
+      << ReadFile(dir.File("replay.out"));
+  EXPECT_EQ(headroom({"explain", std::to_string(waiting), "--data-dir", data}, "explain.out"), 0);
+  EXPECT_NE(ReadFile(dir.File("explain.out")).find("at the log's end: cancelled"),
+            std::string::npos)
+      << ReadFile(dir.File("explain.out"));
 }
 
 }  // namespace

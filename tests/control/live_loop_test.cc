@@ -6,6 +6,8 @@
 // backend, and every change is on disk for a second connection with the spec kept intact.
 #include "control/live_loop.h"
 
+#include <sqlite3.h>
+
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -14,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "control/engine_replay.h"
 #include "control/fake_clock.h"
 #include "control/sqlite_store.h"
 #include "daemon_fixture.h"
@@ -103,8 +106,10 @@ class LiveLoopTest : public ::testing::Test {
         std::make_unique<ScriptedBackend>(std::make_shared<model::Cluster>(std::move(*cluster)));
     auto policy = engine::PresetPolicy("headroom");
     ASSERT_TRUE(policy.has_value());
-    loop_ = std::make_unique<LiveLoop>(state_, *journal_, events_, *backend_, clock_, cycle_,
-                                       LoopOptions{.policy = *policy});
+    loop_ = std::make_unique<LiveLoop>(
+        state_, *journal_, events_, *backend_, clock_, cycle_,
+        LoopOptions{.policy = *policy,
+                    .policy_text = std::string(*engine::PresetPolicyText("headroom"))});
     loop_->Start();
   }
 
@@ -145,6 +150,18 @@ class LiveLoopTest : public ::testing::Test {
       const JobRecord job = InState(id);
       return job.state == state && job.starts == starts;
     });
+  }
+
+  // The engine log as `headroom replay` reads it, once the loop stopped (and flushed it).
+  EngineReplay ReplayLog() {
+    loop_->Stop();
+    auto reader = SqliteStore::Open(path_, StoreOpenOptions{.read_only = true});
+    EXPECT_TRUE(reader.has_value()) << reader.error().message;
+    EngineReplay replay;
+    auto ok = (*reader)->ForEachEngineLogRecord(
+        0, [&](const EngineLogRecord& record) { return replay.Apply(record); });
+    EXPECT_TRUE(ok.has_value()) << ok.error().message;
+    return replay;
   }
 
   // The job's row as a second connection reads it.
@@ -294,8 +311,63 @@ TEST_F(LiveLoopTest, AGangBlockedByFragmentationStartsAfterTheLoopMovesARunningJ
   EXPECT_EQ(row.starts, 2u);
   EXPECT_EQ(row.placement, moved.placement);
   EXPECT_EQ(row.start_us, InState(moved.id).start_us);
-  std::lock_guard lock(state_.mu);
-  EXPECT_EQ(state_.migrations_total, 1u);
+  {
+    std::lock_guard lock(state_.mu);
+    EXPECT_EQ(state_.migrations_total, 1u);
+  }
+  // The engine log replays: the ten starts and the move come out the same.
+  const EngineReplay replay = ReplayLog();
+  EXPECT_EQ(replay.builds(), 1u);
+  EXPECT_EQ(replay.decisions(), 10u);
+  EXPECT_EQ(replay.mismatch_count(), 0u);
+}
+
+TEST_F(LiveLoopTest, TheEngineLogReplaysCompletionsCancelsAndLostNodesAndCatchesATamperedLog) {
+  const uint64_t whole = Submit(4, 4);
+  ASSERT_TRUE(WaitForState(whole, JobState::kRunning, 1));
+  const uint64_t waiting = Submit(1, 2);
+  const uint64_t cancelled = Submit(2, 4);
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return loop_->Explain({waiting}).at(waiting).code == "capacity"; }));
+  ASSERT_TRUE(loop_->Cancel(cancelled).has_value());
+  clock_.AdvanceUs(60 * kUsPerSecond);
+  loop_->Explain({});
+  backend_->Report(BackendReport{.completions = {{.job = whole, .exit_code = 0}}});
+  loop_->Wake();
+  ASSERT_TRUE(WaitForState(waiting, JobState::kRunning, 1));
+  clock_.AdvanceUs(60 * kUsPerSecond);
+  loop_->Explain({});
+  backend_->Report(BackendReport{.lost_nodes = {InState(waiting).placement.at(0).node}});
+  loop_->Wake();
+  ASSERT_TRUE(WaitForState(waiting, JobState::kRunning, 2));
+
+  const EngineReplay replay = ReplayLog();
+  EXPECT_EQ(replay.decisions(), 3u);  // whole, waiting, waiting again after its requeue.
+  EXPECT_GE(replay.events(), 7u);     // 3 submits, finish, cancel, cancel + submit (requeue).
+  EXPECT_EQ(replay.mismatch_count(), 0u);
+
+  // A start the log says went elsewhere is a mismatch, named with its record.
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, R"sql(
+        UPDATE engine_log SET body = replace(body, '\"devices\":[', '\"devices\":[9,')
+        WHERE seq = (SELECT min(seq) FROM engine_log WHERE body LIKE '%"start"%'))sql",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+  }
+  auto reader = SqliteStore::Open(path_, StoreOpenOptions{.read_only = true});
+  ASSERT_TRUE(reader.has_value());
+  EngineReplay tampered;
+  ASSERT_TRUE((*reader)
+                  ->ForEachEngineLogRecord(
+                      0, [&](const EngineLogRecord& record) { return tampered.Apply(record); })
+                  .has_value());
+  EXPECT_GE(tampered.mismatch_count(), 1u);
+  ASSERT_FALSE(tampered.mismatches().empty());
+  EXPECT_NE(tampered.mismatches()[0].recorded, tampered.mismatches()[0].replayed);
 }
 
 }  // namespace

@@ -5,10 +5,15 @@
 // `--insecure`, `--cacert`); they exit 1 when headroomd cannot be reached.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "base/result.h"
+#include "base/time.h"
 
 namespace headroom::cli {
 
@@ -20,6 +25,12 @@ std::function<int()> AddSimCommand(CLI::App& app);
 std::function<int()> AddGenClusterCommand(CLI::App& app);
 // Registers `store check --data-dir DIR`: a headroomd data dir checked offline.
 std::function<int()> AddStoreCommand(CLI::App& app);
+std::function<int()> AddReplayCommand(CLI::App& app);
+// Offline explain (replay_command.cc): why `job` waited at `at_us` (kNever: the log's end), by
+// the engine log of headroomd's data dir `data_dir`.
+int ExplainOffline(const std::string& data_dir, uint64_t job, TimeUs at_us);
+// --at: seconds since the epoch, or a UTC time 2026-12-01T08:30:00Z.
+Result<TimeUs> ParseAtTime(const std::string& text);
 
 // Registers `--server`, `--token`, `--insecure` and `--cacert` on the top-level app.
 void AddConnectionOptions(CLI::App& app, ConnectionOptions& options);

@@ -1,0 +1,52 @@
+// The engine log: the live engine's inputs and decisions as the journal keeps them (table
+// engine_log, docs/control.md "Replay"), so that `headroom replay` can run a daemon's history
+// through a fresh engine and check that every decision comes out the same, and `headroom explain
+// --at` can say why a job waited at a past moment.
+//
+// Each record is one JSON object at a time (the step's `now`):
+//   {"build": {"cluster": YAML, "policy": YAML}}  the loop made a new engine (its start, a
+//       cluster or policy change, a failed commit); records after it run on that engine
+//   {"step": {"events": [EVENT...], "decisions": [DECISION...]}}  one Engine::Step
+//   {"idle": [T...]}  steps at these times with no input and no decision (they still move the
+//       engine's clock), gathered into one record
+// EVENT: {"submit": ID, "spec": SPEC, "submit_us": T}
+//      | {"restore": ID, "spec": SPEC, "submit_us": T, "start_us": T, "placement": P}
+//      | {"finish": ID} | {"cancel": ID} | {"drain": NODE, "drained": BOOL}
+// DECISION: {"start": ID, "placement": P} | {"move": ID, "placement": P, "pause_us": T}
+// IDs are the daemon's job ids, nodes go by name and devices by index on their node (SPEC and
+// P are the jobs table's JSON texts), so records outlive engine ids and cluster numbering.
+// A step's record is committed with its decisions' job rows, in one transaction.
+// Threading: pure functions.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "control/records.h"
+#include "engine/decision.h"
+#include "model/cluster.h"
+
+namespace headroom::control {
+
+// A placement in the jobs table's form (node name, device index on it), rank order.
+std::vector<TaskPlacement> PlacementOn(const model::Cluster& cluster,
+                                       const std::vector<engine::TaskAllocation>& tasks);
+// The allocations of `placement` on `cluster`; nullopt when it names a node or device that the
+// cluster lacks. Capacity is not checked.
+std::optional<std::vector<engine::TaskAllocation>> AllocationsOn(
+    const model::Cluster& cluster, const std::vector<TaskPlacement>& placement);
+
+nlohmann::json BuildRecord(const model::Cluster& cluster, std::string_view policy_text);
+nlohmann::json SubmitEvent(const JobRecord& job);
+nlohmann::json RestoreEvent(const JobRecord& job);
+nlohmann::json FinishEvent(uint64_t job);
+nlohmann::json CancelEvent(uint64_t job);
+nlohmann::json DrainEvent(std::string_view node, bool drained);
+// `daemon_of_engine` maps the engine's job ids to the daemon's.
+nlohmann::json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& cluster,
+                             const std::vector<uint64_t>& daemon_of_engine);
+
+}  // namespace headroom::control

@@ -1,0 +1,222 @@
+#include "control/engine_replay.h"
+
+#include <limits>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "control/engine_log.h"
+#include "control/job_spec.h"
+#include "engine/policy_yaml.h"
+#include "model/cluster_yaml.h"
+
+namespace headroom::control {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr size_t kMismatchesKept = 10;
+
+// A member of `object` of the given JSON type, or an error naming it.
+Result<const Json*> Member(const Json& object, const char* key, Json::value_t type) {
+  auto it = object.find(key);
+  const bool number_ok =
+      type == Json::value_t::number_integer && it != object.end() && it->is_number_integer();
+  if (it == object.end() || (it->type() != type && !number_ok)) {
+    return MakeError(ErrorCode::kInvalidArgument, "'{}' missing or of the wrong type", key);
+  }
+  return &*it;
+}
+
+}  // namespace
+
+std::optional<JobId> EngineReplay::EngineIdOf(uint64_t job) const {
+  auto it = engine_of_daemon_.find(job);
+  if (it == engine_of_daemon_.end()) return std::nullopt;
+  return it->second;
+}
+
+JobId EngineReplay::NewEngineId(uint64_t job) {
+  const JobId id(static_cast<uint32_t>(daemon_of_engine_.size()));
+  daemon_of_engine_.push_back(job);
+  engine_of_daemon_[job] = id;
+  return id;
+}
+
+tl::expected<void, Error> EngineReplay::Apply(const EngineLogRecord& record) {
+  const Json body = Json::parse(record.body, nullptr, false);
+  tl::expected<void, Error> result;
+  if (body.is_object() && body.contains("build")) {
+    result = Build(body["build"], record.seq);
+  } else if (engine_ == nullptr) {
+    ++skipped_;
+  } else if (body.is_object() && body.contains("idle") && body["idle"].is_array()) {
+    for (const Json& time : body["idle"]) {
+      if (!time.is_number_integer() || time.get<TimeUs>() < last_step_us_) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "engine log record {}: idle: not a time, or one before the last step",
+                         record.seq);
+      }
+      last_step_us_ = time.get<TimeUs>();
+      first_step_ = false;
+      ++steps_;
+      std::vector<engine::Event> none;
+      Compare(record, Json::array(), engine_->Step(none, time.get<TimeUs>()));
+    }
+  } else if (body.is_object() && body.contains("step")) {
+    result = Step(body["step"], record);
+  } else {
+    result = MakeError(ErrorCode::kInvalidArgument, "not a build, step or idle record");
+  }
+  if (!result) {
+    return MakeError(result.error().code, "engine log record {}: {}", record.seq,
+                     result.error().message);
+  }
+  return {};
+}
+
+tl::expected<void, Error> EngineReplay::Build(const Json& build, int64_t seq) {
+  auto cluster_text = Member(build, "cluster", Json::value_t::string);
+  auto policy_text = Member(build, "policy", Json::value_t::string);
+  if (!cluster_text) return tl::unexpected(cluster_text.error());
+  if (!policy_text) return tl::unexpected(policy_text.error());
+  auto cluster = model::ParseClusterYaml((*cluster_text)->get<std::string>(),
+                                         fmt::format("record {} cluster", seq));
+  if (!cluster) return tl::unexpected(cluster.error());
+  auto policy = engine::ParsePolicyYaml((*policy_text)->get<std::string>(),
+                                        fmt::format("record {} policy", seq));
+  if (!policy) return tl::unexpected(policy.error());
+  cluster_ = std::make_shared<const model::Cluster>(std::move(*cluster));
+  engine_ = std::make_unique<engine::Engine>(*cluster_, *policy);
+  daemon_of_engine_.clear();
+  engine_of_daemon_.clear();
+  last_step_us_ = std::numeric_limits<TimeUs>::min();
+  first_step_ = true;
+  ++builds_;
+  return {};
+}
+
+tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRecord& record) {
+  auto events = Member(step, "events", Json::value_t::array);
+  auto recorded = Member(step, "decisions", Json::value_t::array);
+  if (!events) return tl::unexpected(events.error());
+  if (!recorded) return tl::unexpected(recorded.error());
+  if (record.time_us < last_step_us_) {
+    return MakeError(ErrorCode::kInvalidArgument, "its time is before the last step's");
+  }
+  // The loop restores running jobs in the first step after a build only.
+  const bool restores_allowed = std::exchange(first_step_, false);
+  std::vector<engine::Event> inputs;
+  // Devices the restores of this step take, so that two restores never share one.
+  std::vector<uint32_t> restored_milli(cluster_->devices().size(), 0);
+  // Jobs submitted or restored earlier in this step are not in the engine's books yet; the
+  // loop may end or cancel them in the same step.
+  std::unordered_set<uint32_t> new_in_step;
+  const auto known = [&](const Json& id, engine::JobState state) -> Result<JobId> {
+    if (!id.is_number_unsigned()) {
+      return MakeError(ErrorCode::kInvalidArgument, "a job id must be a number");
+    }
+    auto it = engine_of_daemon_.find(id.get<uint64_t>());
+    if (it == engine_of_daemon_.end() ||
+        (!new_in_step.contains(it->second.value()) && engine_->state(it->second) != state)) {
+      return MakeError(ErrorCode::kInvalidArgument, "job {} is not {} in the engine",
+                       id.get<uint64_t>(),
+                       state == engine::JobState::kRunning ? "running" : "pending or running");
+    }
+    return it->second;
+  };
+  for (const Json& event : **events) {
+    if (!event.is_object()) {
+      return MakeError(ErrorCode::kInvalidArgument, "an event is not an object");
+    }
+    if (event.contains("submit") || event.contains("restore")) {
+      const bool restore = event.contains("restore");
+      if (restore && !restores_allowed) {
+        return MakeError(ErrorCode::kInvalidArgument, "a restore after the build's first step");
+      }
+      const Json& id = event[restore ? "restore" : "submit"];
+      auto spec_text = Member(event, "spec", Json::value_t::string);
+      auto submit_us = Member(event, "submit_us", Json::value_t::number_integer);
+      if (!id.is_number_unsigned() || !spec_text || !submit_us) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "a submit or restore lacks an id, spec or time");
+      }
+      auto spec = ParseJobSpec((*spec_text)->get<std::string>(), "spec");
+      if (!spec) return tl::unexpected(spec.error());
+      model::Job job = ToModelJob(*spec, spec->tenant, (*submit_us)->get<TimeUs>());
+      if (!restore) {
+        const JobId engine_id = NewEngineId(id.get<uint64_t>());
+        new_in_step.insert(engine_id.value());
+        inputs.push_back(engine::JobSubmitted{engine_id, std::move(job)});
+        continue;
+      }
+      auto start_us = Member(event, "start_us", Json::value_t::number_integer);
+      auto placement_text = Member(event, "placement", Json::value_t::string);
+      if (!start_us || !placement_text) {
+        return MakeError(ErrorCode::kInvalidArgument, "a restore lacks its start or placement");
+      }
+      auto placement = PlacementFromJson((*placement_text)->get<std::string>());
+      if (!placement) return tl::unexpected(placement.error());
+      auto tasks = AllocationsOn(*cluster_, *placement);
+      bool fits = tasks && tasks->size() == job.task_count;
+      for (size_t t = 0; fits && t < tasks->size(); ++t) {
+        for (DeviceId device : (*tasks)[t].devices) {
+          restored_milli[device.value()] += (*tasks)[t].milli_per_device;
+          fits = fits && (*tasks)[t].milli_per_device <= 1000 &&
+                 restored_milli[device.value()] <= 1000;
+        }
+      }
+      if (!fits) {
+        return MakeError(ErrorCode::kInvalidArgument, "job {}'s placement does not fit the cluster",
+                         id.get<uint64_t>());
+      }
+      const JobId engine_id = NewEngineId(id.get<uint64_t>());
+      new_in_step.insert(engine_id.value());
+      inputs.push_back(engine::JobRestored{engine_id, std::move(job), std::move(*tasks),
+                                           (*start_us)->get<TimeUs>()});
+    } else if (event.contains("finish")) {
+      auto id = known(event["finish"], engine::JobState::kRunning);
+      if (!id) return tl::unexpected(id.error());
+      inputs.push_back(engine::JobFinished{*id});
+    } else if (event.contains("cancel")) {
+      auto id = known(event["cancel"], engine::JobState::kRunning);
+      if (!id) id = known(event["cancel"], engine::JobState::kPending);
+      if (!id) return tl::unexpected(id.error());
+      inputs.push_back(engine::JobCancelled{*id});
+    } else if (event.contains("drain")) {
+      const model::Node* node = event["drain"].is_string()
+                                    ? cluster_->FindNode(event["drain"].get<std::string>())
+                                    : nullptr;
+      auto drained = Member(event, "drained", Json::value_t::boolean);
+      if (node == nullptr || !drained) {
+        return MakeError(ErrorCode::kInvalidArgument, "a drain names no node of the cluster");
+      }
+      inputs.push_back(engine::NodeDrained{node->id, (*drained)->get<bool>()});
+    } else {
+      return MakeError(ErrorCode::kInvalidArgument, "an event of no known kind: {}",
+                       event.dump().substr(0, 80));
+    }
+  }
+  last_step_us_ = record.time_us;
+  ++steps_;
+  events_ += inputs.size();
+  Compare(record, **recorded, engine_->Step(inputs, record.time_us));
+  return {};
+}
+
+void EngineReplay::Compare(const EngineLogRecord& record, const Json& recorded,
+                           const engine::Decisions& decisions) {
+  const Json replayed = DecisionsJson(decisions, *cluster_, daemon_of_engine_);
+  decisions_ += replayed.size();
+  if (replayed == recorded) return;
+  ++mismatch_count_;
+  if (mismatches_.size() < kMismatchesKept) {
+    mismatches_.push_back(ReplayMismatch{.seq = record.seq,
+                                         .time_us = record.time_us,
+                                         .recorded = recorded.dump(),
+                                         .replayed = replayed.dump()});
+  }
+}
+
+}  // namespace headroom::control

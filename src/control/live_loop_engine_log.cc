@@ -1,0 +1,56 @@
+// LiveLoop's engine log (engine_log.h): each event queued for the engine with the form the log
+// records it in, step and idle records gathered between commits, and their flush — with the
+// decisions of a step, or at least once a second (live_loop.h).
+#include "control/live_loop.h"
+
+#include <spdlog/spdlog.h>
+
+#include "control/engine_log.h"
+
+namespace headroom::control {
+
+void LiveLoop::AddEvent(engine::Event event, nlohmann::json logged) {
+  events_.push_back(std::move(event));
+  logged_events_.push_back(std::move(logged));
+}
+
+void LiveLoop::ClearEvents() {
+  events_.clear();
+  logged_events_.clear();
+}
+
+void LiveLoop::LogStep(TimeUs now, nlohmann::json events, const engine::Decisions& decisions) {
+  if (events.empty() && decisions.empty()) {
+    idle_steps_us_.push_back(now);
+    return;
+  }
+  CloseIdleRecord(now);
+  nlohmann::json step{{"events", std::move(events)},
+                      {"decisions", DecisionsJson(decisions, *cluster_, daemon_of_engine_)}};
+  engine_log_.push_back(EngineLogAppend{now, nlohmann::json{{"step", std::move(step)}}.dump()});
+}
+
+void LiveLoop::CloseIdleRecord(TimeUs now) {
+  if (idle_steps_us_.empty()) return;
+  engine_log_.push_back(EngineLogAppend{now, nlohmann::json{{"idle", idle_steps_us_}}.dump()});
+  idle_steps_us_.clear();
+}
+
+std::vector<StoreWrite> LiveLoop::TakeEngineLog(TimeUs now) {
+  CloseIdleRecord(now);
+  engine_log_flushed_ = clock_.SteadyNow();
+  return std::exchange(engine_log_, {});
+}
+
+void LiveLoop::FlushEngineLog(TimeUs now, bool force) {
+  if (engine_log_.empty() && idle_steps_us_.empty()) return;
+  if (!force && clock_.SteadyNow() - engine_log_flushed_ < std::chrono::seconds(1)) return;
+  if (auto ok = journal_.Commit(TakeEngineLog(now)); !ok) {
+    // The log now has a gap: start the engine over, so that the next record is a build.
+    spdlog::error("journal: engine log not committed: {}", ok.error().message);
+    rebuild_ = true;
+    retry_at_us_ = now + kUsPerSecond;
+  }
+}
+
+}  // namespace headroom::control

@@ -1,0 +1,127 @@
+// EngineReplay on hand-written records: a log that replays, and records it cannot use — each an
+// error naming the record, never a crash (engine_replay.h promise 2).
+#include "control/engine_replay.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "daemon_fixture.h"
+#include "engine/presets.h"
+#include "model/cluster_yaml.h"
+
+namespace headroom::control {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string BuildBody() {
+  std::ifstream file(testing::TinyClusterFile());
+  std::stringstream text;
+  text << file.rdbuf();
+  return Json{
+      {"build",
+       {{"cluster", text.str()}, {"policy", std::string(*engine::PresetPolicyText("fifo"))}}}}
+      .dump();
+}
+
+// A one-task job of `devices` devices, as the loop logs its submission.
+Json Submit(uint64_t id, int devices) {
+  return {
+      {"submit", id},
+      {"spec", fmt::format(R"({{"metadata":{{"name":"j"}},"spec":{{"tenant":"t","timeLimit":"1h",)"
+                           R"("command":["x"],"devices":{{"requests":[{{"count":{}}}]}}}}}})",
+                           devices)},
+      {"submit_us", 0}};
+}
+
+EngineLogRecord Step(int64_t seq, TimeUs time_us, Json events, Json decisions) {
+  return {seq, time_us, Json{{"step", {{"events", events}, {"decisions", decisions}}}}.dump()};
+}
+
+class EngineReplayTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(replay_.Apply({1, 0, BuildBody()}).has_value()); }
+
+  // The decisions the engine makes for the submission of job 7 (four devices) at time 10.
+  Json FirstDecisions() {
+    EngineReplay probe;
+    EXPECT_TRUE(probe.Apply({1, 0, BuildBody()}).has_value());
+    EXPECT_TRUE(probe.Apply(Step(2, 10, Json::array({Submit(7, 4)}), Json::array())).has_value());
+    EXPECT_EQ(probe.mismatch_count(), 1u);
+    return Json::parse(probe.mismatches().at(0).replayed);
+  }
+
+  std::string ErrorOf(const EngineLogRecord& record) {
+    auto ok = replay_.Apply(record);
+    return ok ? "" : ok.error().message;
+  }
+
+  EngineReplay replay_;
+};
+
+TEST_F(EngineReplayTest, TheRecordedDecisionsReplayAndADifferentOneIsAMismatch) {
+  const Json decisions = FirstDecisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_EQ(decisions[0]["start"], 7);
+  ASSERT_TRUE(replay_.Apply(Step(2, 10, Json::array({Submit(7, 4)}), decisions)).has_value());
+  ASSERT_TRUE(replay_.Apply({3, 20, R"({"idle": [12, 15]})"}).has_value());
+  ASSERT_TRUE(
+      replay_.Apply(Step(4, 30, Json::array({{{"finish", 7}}}), Json::array())).has_value());
+  EXPECT_EQ(replay_.steps(), 4u);
+  EXPECT_EQ(replay_.decisions(), 1u);
+  EXPECT_EQ(replay_.mismatch_count(), 0u);
+  // A step that the log says started nothing, where the engine starts job 8: one mismatch.
+  ASSERT_TRUE(replay_.Apply(Step(5, 40, Json::array({Submit(8, 1)}), Json::array())).has_value());
+  EXPECT_EQ(replay_.mismatch_count(), 1u);
+  EXPECT_EQ(replay_.mismatches().at(0).seq, 5);
+  EXPECT_EQ(replay_.mismatches().at(0).recorded, "[]");
+}
+
+TEST_F(EngineReplayTest, RecordsItCannotUseAreErrorsNamingTheRecord) {
+  EXPECT_EQ(ErrorOf({9, 10, "{not json"}), "engine log record 9: not a build, step or idle record");
+  EXPECT_NE(ErrorOf(Step(10, 10, Json::array({{{"finish", 7}}}), Json::array()))
+                .find("engine log record 10: job 7 is not running"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(Step(11, 10, Json::array({{{"drain", "nowhere"}, {"drained", true}}}), Json::array()))
+          .find("names no node"),
+      std::string::npos);
+  EXPECT_NE(
+      ErrorOf(Step(12, 10, Json::array({{{"mystery", 1}}}), Json::array())).find("no known kind"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf({13, 10, R"({"build": {"cluster": "levels: [", "policy": ""}})"})
+                .find("engine log record 13: record 13 cluster"),
+            std::string::npos);
+  ASSERT_TRUE(replay_.Apply({14, 0, BuildBody()}).has_value());
+  // Two restores on the same devices do not fit; a restore is only in a build's first step.
+  Json restore = Submit(3, 4);
+  restore.erase("submit");
+  restore["restore"] = 3;
+  restore["start_us"] = 0;
+  auto cluster = model::LoadClusterYaml(testing::TinyClusterFile());
+  ASSERT_TRUE(cluster.has_value());
+  restore["placement"] = PlacementToJson(
+      {TaskPlacement{.rank = 0, .node = cluster->nodes()[0].name, .device_indices = {0, 1, 2, 3}}});
+  Json again = restore;
+  again["restore"] = 4;
+  EXPECT_NE(
+      ErrorOf(Step(15, 10, Json::array({restore, again}), Json::array())).find("does not fit"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(Step(16, 10, Json::array({restore}), Json::array())).find("first step"),
+            std::string::npos);
+  ASSERT_TRUE(replay_.Apply(Step(17, 10, Json::array(), Json::array())).has_value());
+  EXPECT_NE(ErrorOf(Step(18, 5, Json::array(), Json::array())).find("before the last step"),
+            std::string::npos);
+}
+
+TEST(EngineReplay, RecordsBeforeTheFirstBuildAreSkipped) {
+  EngineReplay replay;
+  ASSERT_TRUE(replay.Apply(Step(1, 10, Json::array(), Json::array())).has_value());
+  EXPECT_EQ(replay.skipped(), 1u);
+  EXPECT_EQ(replay.engine(), nullptr);
+}
+
+}  // namespace
+}  // namespace headroom::control
