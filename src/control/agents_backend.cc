@@ -147,6 +147,8 @@ void AgentsBackend::Abandoned() {
 
 void AgentsBackend::OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
                             const model::Cluster&) {
+  // A restore of the attempt it tracks (an engine rebuild) keeps the exits seen so far.
+  if (auto it = gangs_.find(job.id); it != gangs_.end() && it->second.attempt == job.starts) return;
   const TimeUs deadline_us =
       job.spec.time_limit_us > 0 ? job.start_us + job.spec.time_limit_us : kNever;
   EraseGang(job.id);

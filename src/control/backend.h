@@ -39,7 +39,9 @@ class Backend {
   virtual ~Backend() = default;
   // The cluster the engine should run on now (nullptr: no node known yet).
   virtual std::shared_ptr<const model::Cluster> CurrentCluster() = 0;
-  // `job` started (or was restored after a restart) at `job.start_us` with these tasks.
+  // `job` started (or was restored after a restart) at `job.start_us` with these tasks. A
+  // restore of the attempt the backend already runs (the loop rebuilt its engine) changes
+  // nothing: progress and exits seen so far are kept.
   virtual void OnStart(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
                        const model::Cluster& cluster) = 0;
   // `job` moves at `now_us`: its earlier attempt gets the checkpoint signal and stops, and it

@@ -11,7 +11,8 @@ SimulatedBackend::SimulatedBackend(std::shared_ptr<const model::Cluster> cluster
 void SimulatedBackend::OnStart(const JobRecord& job,
                                const std::vector<engine::TaskAllocation>& tasks,
                                const model::Cluster& cluster) {
-  OnStop(job.id);
+  // A restore of a job it runs (an engine rebuild) keeps its progress and any move's pause.
+  if (endings_.contains(job.id)) return;
   Ending ending{.deadline_us = job.start_us + job.spec.time_limit_us,
                 .work_start_us = job.start_us,
                 .stretch = speed_.Stretch(cluster, tasks),

@@ -48,6 +48,8 @@ template <typename... Handler>
 struct Handlers : Handler... {
   using Handler::operator()...;
 };
+template <typename... Handler>
+Handlers(Handler...) -> Handlers<Handler...>;
 
 // Whether `Handler` takes every alternative of `Variant`.
 template <typename Handler, typename Variant>

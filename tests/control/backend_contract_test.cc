@@ -226,6 +226,26 @@ TEST_P(BackendContract, AMovedJobRunsItsNextAttemptAndTheOldAttemptsEndIsIgnored
   EXPECT_EQ(completions[0].exit_code, 0);
 }
 
+TEST_P(BackendContract, ARestoreAfterAnEngineRebuildKeepsTheJobsProgress) {
+  JobRecord job = Job(6, 100 * kUsPerSecond, 3600 * kUsPerSecond);
+  Start(job, {harness_->OneDevice(0, 0)});
+  const engine::MigrateJob move{
+      .job = JobId(0), .tasks = {harness_->OneDevice(1, 1)}, .pause_us = 10 * kUsPerSecond};
+  job.placement = harness_->PlacementOf(move.tasks);
+  ++job.starts;
+  harness_->Record(job);
+  const TimeUs moved_at = kT0 + 40 * kUsPerSecond;
+  harness_->backend().OnMigrate(job, move, moved_at, harness_->cluster());
+  const TimeUs next_poll = harness_->backend().NextPollUs(moved_at);
+  // The loop rebuilt its engine (a policy change, a registration) and restores the job as is.
+  harness_->backend().OnStart(job, move.tasks, harness_->cluster());
+  EXPECT_EQ(harness_->backend().NextPollUs(moved_at), next_poll);
+  const TimeUs done = harness_->Finish(job, moved_at + kUsPerSecond);
+  const std::vector<Completion> completions = CompletionsAt(done);
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].exit_code, 0);
+}
+
 TEST_P(BackendContract, AStoppedJobIsNeverReported) {
   JobRecord job = Job(9, 100 * kUsPerSecond, 3600 * kUsPerSecond);
   Start(job, {harness_->OneDevice(0, 0)});
@@ -276,6 +296,7 @@ TEST(SimulatedBackendMigration, KeepsDoneWorkAndAddsThePause) {
   EXPECT_EQ(harness.backend().NextPollUs(kT0), kT0 + 110 * kUsPerSecond);
   // A pause that runs past the time limit ends the job there, as a time-out.
   job.spec.time_limit_us = 105 * kUsPerSecond;
+  harness.backend().OnStop(job.id);
   harness.backend().OnStart(job, {harness.OneDevice(0, 0)}, harness.cluster());
   harness.backend().OnMigrate(job, move, kT0 + 40 * kUsPerSecond, harness.cluster());
   const std::vector<Completion> completions =
@@ -309,6 +330,28 @@ TEST(AgentsBackendMigration, TheNewNodeRunsTheNextAttemptAndTheOldOneStopsIt) {
   ASSERT_EQ(desired("n1").size(), 1u);
   EXPECT_EQ(desired("n1")[0].attempt, 2u);
   EXPECT_EQ(desired("n1")[0].devices, std::vector<uint32_t>{0});
+}
+
+// A two-rank gang whose rank 0 exited before an engine rebuild completes when rank 1 exits:
+// the restore keeps the exits seen.
+TEST(AgentsBackendRestore, KeepsTheExitsOfTheAttemptItTracks) {
+  AgentsHarness harness;
+  JobRecord job{.id = 8, .state = JobState::kRunning, .start_us = kT0, .starts = 1};
+  job.spec.command = {"train"};
+  job.spec.time_limit_us = 3600 * kUsPerSecond;
+  const std::vector<engine::TaskAllocation> tasks = {harness.OneDevice(0, 0),
+                                                     harness.OneDevice(0, 1)};
+  job.placement = harness.PlacementOf(tasks);
+  harness.Record(job);
+  harness.backend().OnStart(job, tasks, harness.cluster());
+  auto& agents = static_cast<AgentsBackend&>(harness.backend());
+  agents.Reported({{.job = 8, .rank = 0, .exit_code = 0, .attempt = 1}});
+  EXPECT_TRUE(agents.Poll(kT0).completions.empty());
+  agents.OnStart(job, tasks, harness.cluster());
+  agents.Reported({{.job = 8, .rank = 1, .exit_code = 0, .attempt = 1}});
+  const std::vector<Completion> completions = agents.Poll(kT0).completions;
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].message, "every rank exited 0");
 }
 
 }  // namespace
