@@ -19,9 +19,9 @@ namespace headroom::agent {
 namespace {
 
 using nlohmann::json;
+using testing::Bin;
 using testing::FileExists;
 using testing::ReadFile;
-using testing::Bin;
 using testing::ScratchDir;
 using testing::WaitUntil;
 
