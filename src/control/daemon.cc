@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "control/engine_log.h"
 #include "control/simulated_backend.h"
 #include "engine/policy_yaml.h"
 #include "model/cluster_yaml.h"
@@ -20,6 +21,24 @@ namespace headroom::control {
 namespace {
 
 constexpr const char* kClockOriginKey = "clock_origin_us";
+
+// What the engine before this start had learned, as of the store's newest engine snapshot; none
+// when the log has no readable one (a new data dir, an older headroomd's log).
+engine::CarriedState LastCarriedState(SqliteStore& store) {
+  auto newest = store.NewestEngineLogBuild();
+  if (!newest || !*newest) return {};
+  const nlohmann::json body = nlohmann::json::parse((*newest)->body, nullptr, false);
+  Result<engine::CarriedState> carried =
+      body.is_object() && body.contains("build") && body["build"].is_object()
+          ? CarriedOf(body["build"])
+          : MakeError(ErrorCode::kInvalidArgument, "not a build record");
+  if (!carried) {
+    spdlog::warn("engine log record {}: {}; the engine starts without fair-share history",
+                 (*newest)->seq, carried.error().message);
+    return {};
+  }
+  return *carried;
+}
 
 }  // namespace
 
@@ -65,6 +84,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   daemon->store_ = std::move(*store);
   auto snapshot = daemon->LoadStore(options);
   if (!snapshot) return tl::unexpected(snapshot.error());
+  engine::CarriedState carried = LastCarriedState(*daemon->store_);
   daemon->journal_ = std::make_unique<Journal>(*daemon->store_);
   if (auto ok = daemon->ChoosePolicy(options, snapshot->meta, *policy); !ok) {
     return tl::unexpected(ok.error());
@@ -85,14 +105,17 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     daemon->agents_ = agents.get();
     daemon->backend_ = std::move(agents);
   }
-  daemon->loop_ =
-      std::make_unique<LiveLoop>(daemon->state_, *daemon->journal_, *daemon->events_,
-                                 *daemon->backend_, *daemon->clock_, daemon->cycle_seconds_,
-                                 LoopOptions{.policy = policy->policy,
-                                             .policy_text = policy->text,
-                                             .series_interval_us = options.series_interval_us,
-                                             .keep_finished_us = options.keep_finished_us,
-                                             .max_finished = options.max_finished});
+  daemon->loop_ = std::make_unique<LiveLoop>(
+      daemon->state_, *daemon->journal_, *daemon->events_, *daemon->backend_, *daemon->clock_,
+      daemon->cycle_seconds_,
+      LoopOptions{.policy = policy->policy,
+                  .policy_text = policy->text,
+                  .series_interval_us = options.series_interval_us,
+                  .keep_finished_us = options.keep_finished_us,
+                  .max_finished = options.max_finished,
+                  .engine_snapshot_interval_us = options.engine_snapshot_interval_us,
+                  .engine_log_keep_us = options.engine_log_keep_us,
+                  .carried = std::move(carried)});
   daemon->loop_->Start();
 
   ApiContext context{daemon->state_,   *daemon->journal_,      *daemon->loop_,  daemon->tokens_,

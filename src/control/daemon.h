@@ -57,6 +57,8 @@ struct DaemonOptions {
   TimeUs series_interval_us = 5 * kUsPerSecond;
   TimeUs keep_finished_us = 24 * 3600 * kUsPerSecond;  // LoopOptions.
   size_t max_finished = 100'000;
+  TimeUs engine_snapshot_interval_us = 3600 * kUsPerSecond;  // LoopOptions.
+  TimeUs engine_log_keep_us = 7 * 24 * 3600 * kUsPerSecond;  // LoopOptions.
   // Pending jobs taken per tenant and in total (admission.h).
   AdmissionLimits admission;
   // HTTP: threads that run complete requests (connections hold none), open connections at

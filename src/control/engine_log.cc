@@ -1,5 +1,9 @@
 #include "control/engine_log.h"
 
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "control/job_spec.h"
 #include "control/sqlite_store.h"
 #include "model/cluster_yaml_writer.h"
@@ -46,8 +50,49 @@ std::optional<std::vector<engine::TaskAllocation>> AllocationsOn(
   return tasks;
 }
 
-Json BuildRecord(const model::Cluster& cluster, std::string_view policy_text) {
-  return {{"build", {{"cluster", model::WriteClusterYaml(cluster)}, {"policy", policy_text}}}};
+Json BuildRecord(const model::Cluster& cluster, std::string_view policy_text,
+                 const engine::CarriedState& carried) {
+  return {{"build",
+           {{"cluster", model::WriteClusterYaml(cluster)},
+            {"policy", policy_text},
+            {"carried",
+             {{"as_of_us", carried.as_of_us},
+              {"tenant_usage", carried.tenant_usage},
+              {"migration_spent", carried.migration_spent}}}}}};
+}
+
+Result<engine::CarriedState> CarriedOf(const Json& build) {
+  engine::CarriedState carried;
+  auto it = build.find("carried");
+  if (it == build.end()) return carried;
+  const Json& in = *it;
+  const auto bad = [](std::string_view what) {
+    return MakeError(ErrorCode::kInvalidArgument, "carried: {}", what);
+  };
+  if (!in.is_object()) return bad("expected an object");
+  const Json as_of = in.value("as_of_us", Json());
+  const Json usage = in.value("tenant_usage", Json::object());
+  const Json spent = in.value("migration_spent", Json::array());
+  if (!as_of.is_number_integer() || as_of.get<TimeUs>() < 0) {
+    return bad("'as_of_us': expected a time in µs, not negative");
+  }
+  carried.as_of_us = as_of.get<TimeUs>();
+  if (!usage.is_object()) return bad("'tenant_usage': expected an object of numbers");
+  for (const auto& [tenant, value] : usage.items()) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
+      return bad(fmt::format("'tenant_usage.{}': expected a number, not negative", tenant));
+    }
+    carried.tenant_usage[tenant] = value.get<double>();
+  }
+  if (!spent.is_array()) return bad("'migration_spent': expected a list of [time, cost]");
+  for (const Json& charge : spent) {
+    if (!charge.is_array() || charge.size() != 2 || !charge[0].is_number_integer() ||
+        !charge[1].is_number_integer()) {
+      return bad("'migration_spent': expected a list of [time, cost] integer pairs");
+    }
+    carried.migration_spent.emplace_back(charge[0].get<TimeUs>(), charge[1].get<int64_t>());
+  }
+  return carried;
 }
 
 Json SubmitEvent(const JobRecord& job) {

@@ -4,8 +4,13 @@
 // --at` can say why a job waited at a past moment.
 //
 // Each record is one JSON object at a time (the step's `now`):
-//   {"build": {"cluster": YAML, "policy": YAML}}  the loop made a new engine (its start, a
-//       cluster or policy change, a failed commit); records after it run on that engine
+//   {"build": {"cluster": YAML, "policy": YAML, "carried": CARRIED}}  the loop made a new
+//       engine (its start, a cluster or policy change, a failed commit, a periodic snapshot);
+//       records after it run on that engine. The first step after a build restores the running
+//       jobs and submits the pending ones, so a build and that step are a snapshot: retention
+//       drops the records before one (LoopOptions::engine_log_keep_us).
+// CARRIED: {"as_of_us": T, "tenant_usage": {TENANT: USAGE...}, "migration_spent": [[T, COST]...]}
+//       what the engine before it had learned (engine/carried_state.h); absent in older logs
 //   {"step": {"events": [EVENT...], "decisions": [DECISION...]}}  one Engine::Step
 //   {"idle": [T...]}  steps at these times with no input and no decision (they still move the
 //       engine's clock), gathered into one record
@@ -25,7 +30,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/result.h"
 #include "control/records.h"
+#include "engine/carried_state.h"
 #include "engine/decision.h"
 #include "model/cluster.h"
 
@@ -39,7 +46,11 @@ std::vector<TaskPlacement> PlacementOn(const model::Cluster& cluster,
 std::optional<std::vector<engine::TaskAllocation>> AllocationsOn(
     const model::Cluster& cluster, const std::vector<TaskPlacement>& placement);
 
-nlohmann::json BuildRecord(const model::Cluster& cluster, std::string_view policy_text);
+nlohmann::json BuildRecord(const model::Cluster& cluster, std::string_view policy_text,
+                           const engine::CarriedState& carried);
+// A build record's CARRIED; an error naming the field when it is malformed. An absent member
+// (a log written before carried state was recorded) reads as none.
+Result<engine::CarriedState> CarriedOf(const nlohmann::json& build);
 nlohmann::json SubmitEvent(const JobRecord& job);
 nlohmann::json RestoreEvent(const JobRecord& job);
 nlohmann::json FinishEvent(uint64_t job);

@@ -87,8 +87,10 @@ tl::expected<void, Error> EngineReplay::Build(const Json& build, int64_t seq) {
   auto policy = engine::ParsePolicyYaml((*policy_text)->get<std::string>(),
                                         fmt::format("record {} policy", seq));
   if (!policy) return tl::unexpected(policy.error());
+  auto carried = CarriedOf(build);
+  if (!carried) return tl::unexpected(carried.error());
   cluster_ = std::make_shared<const model::Cluster>(std::move(*cluster));
-  engine_ = std::make_unique<engine::Engine>(*cluster_, *policy);
+  engine_ = std::make_unique<engine::Engine>(*cluster_, *policy, *carried);
   daemon_of_engine_.clear();
   engine_of_daemon_.clear();
   last_step_us_ = std::numeric_limits<TimeUs>::min();

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   double grace_s = 10;
   double heartbeat_s = 2;
   double keep_finished_s = 86400;
+  double engine_snapshot_s = 3600;
+  double engine_log_keep_s = 7 * 86400;
   app.add_option("--listen", listen, "HOST:PORT to serve on (PORT 0: any free port)");
   app.add_option("--data-dir", options.data_dir, "Directory for headroom.db and admin.token")
       ->required();
@@ -60,6 +62,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 86400));
   app.add_option("--keep-finished-s", keep_finished_s,
                  "Forget finished jobs this many seconds after they ended (default 86400)");
+  app.add_option("--engine-snapshot-s", engine_snapshot_s,
+                 "Snapshot the engine log (a rebuild that carries fair-share usage) at least this "
+                 "often (default 3600)");
+  app.add_option("--engine-log-keep-s", engine_log_keep_s,
+                 "Keep the engine log records that replay this many seconds back (default "
+                 "604800)");
   app.add_option("--max-finished", options.max_finished,
                  "Keep at most this many finished jobs, the newest (default 100000)");
   app.add_flag("--repair", options.repair,
@@ -125,6 +133,14 @@ int main(int argc, char** argv) {
     return Usage("--keep-finished-s: expected seconds in [0, 1e9]");
   }
   options.keep_finished_us = headroom::SecondsToUs(keep_finished_s);
+  if (!(engine_snapshot_s >= 1 && engine_snapshot_s <= 1e9) ||
+      !(engine_log_keep_s >= 0 && engine_log_keep_s <= 1e9)) {
+    return Usage(
+        "--engine-snapshot-s: expected seconds in [1, 1e9]; --engine-log-keep-s: in "
+        "[0, 1e9]");
+  }
+  options.engine_snapshot_interval_us = headroom::SecondsToUs(engine_snapshot_s);
+  options.engine_log_keep_us = headroom::SecondsToUs(engine_log_keep_s);
   options.agents.grace_us = headroom::SecondsToUs(grace_s);
   options.agents.heartbeat_interval_us = headroom::SecondsToUs(heartbeat_s);
 

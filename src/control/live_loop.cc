@@ -20,7 +20,9 @@ LiveLoop::LiveLoop(DaemonState& state, Journal& journal, EventLog& events, Backe
       backend_(backend),
       clock_(clock),
       cycle_seconds_(cycle_seconds),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  carried_ = options_.carried;
+}
 
 LiveLoop::~LiveLoop() { Stop(); }
 
@@ -168,7 +170,9 @@ void LiveLoop::EnqueueSubmit(const JobRecord& job) {
 
 void LiveLoop::Iterate(TimeUs now) {
   BackendReport report = backend_.Poll(now);
-  if (report.cluster_changed) rebuild_ = true;
+  // A periodic snapshot of the engine log is a rebuild: its build record carries what the engine
+  // learned, and the first step after it restores every job (engine_log.h).
+  if (report.cluster_changed || (engine_ != nullptr && now >= next_snapshot_us_)) rebuild_ = true;
   if (rebuild_) {
     if (now < retry_at_us_) return;
     Rebuild(now);

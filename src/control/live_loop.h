@@ -57,6 +57,13 @@ struct LoopOptions {
   // at once, so a daemon that runs for months holds bounded state. Their ids are never reused.
   TimeUs keep_finished_us = 24 * 3600 * kUsPerSecond;
   size_t max_finished = 100'000;
+  // The engine log (engine_log.h) gets a snapshot — the engine is built anew from the daemon's
+  // state, carrying what it learned — at least this often, and keeps the records needed to
+  // replay the last engine_log_keep_us from its newest snapshot at or before then.
+  TimeUs engine_snapshot_interval_us = 3600 * kUsPerSecond;
+  TimeUs engine_log_keep_us = 7 * 24 * 3600 * kUsPerSecond;
+  // What the engine before this daemon's start had learned (the store's newest build record).
+  engine::CarriedState carried;
 };
 
 // The store's meta key under which retention keeps the next job id (ids are never reused, even
@@ -212,6 +219,9 @@ class LiveLoop {
   TimeUs last_now_us_ = 0;
   TimeUs next_sample_us_ = 0;
   TimeUs next_forget_us_ = 0;
+  TimeUs next_snapshot_us_ = kNever;
+  // What the last engine learned, for the next one while there is none (an empty cluster).
+  engine::CarriedState carried_;
   std::chrono::steady_clock::time_point last_iteration_;
   std::chrono::steady_clock::time_point last_publish_;
   std::chrono::steady_clock::duration last_publish_cost_{};

@@ -51,6 +51,7 @@ std::optional<std::vector<engine::TaskAllocation>> LiveLoop::ToAllocations(
 void LiveLoop::Rebuild(TimeUs now) {
   rebuild_ = false;
   ClearEvents();
+  if (engine_ != nullptr) carried_ = engine_->Carried(now);
   engine_.reset();
   daemon_of_engine_.clear();
   engine_of_daemon_.clear();
@@ -78,10 +79,13 @@ void LiveLoop::Rebuild(TimeUs now) {
     cluster_ = nullptr;
     return;
   }
-  engine_ = std::make_unique<engine::Engine>(*cluster_, options_.policy);
+  engine_ = std::make_unique<engine::Engine>(*cluster_, options_.policy, carried_);
   // Records before this one ran on another engine (or on none): idle steps close with it.
   CloseIdleRecord(now);
-  engine_log_.push_back(EngineLogAppend{now, BuildRecord(*cluster_, options_.policy_text).dump()});
+  engine_log_.push_back(
+      EngineLogAppend{now, BuildRecord(*cluster_, options_.policy_text, carried_).dump(), true});
+  engine_log_.push_back(EngineLogTrim{now - options_.engine_log_keep_us});
+  next_snapshot_us_ = now + options_.engine_snapshot_interval_us;
   drained_in_engine_.assign(cluster_->nodes().size(), 0);
   synced_gates_version_.reset();
   std::vector<uint32_t> used_milli(cluster_->devices().size(), 0);

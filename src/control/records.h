@@ -130,12 +130,20 @@ struct ServiceRemoval {
 // explains; the store numbers records in order (EngineLogRecord::seq).
 struct EngineLogAppend {
   TimeUs time_us = 0;
-  std::string body;  // One JSON object.
+  std::string body;    // One JSON object.
+  bool build = false;  // A build record: retention may drop the records before it.
+};
+
+// Engine log retention: drops every record before the newest build record at or before
+// `keep_from_us`, so that the log still replays everything from that time on.
+struct EngineLogTrim {
+  TimeUs keep_from_us = 0;
 };
 
 // One row to insert or replace, a job's row to update, a row to delete, or a log record.
-using StoreWrite = std::variant<JobRecord, JobProgress, ServiceRecord, NodeRecord, TokenRecord,
-                                MetaRecord, JobRemoval, ServiceRemoval, EngineLogAppend>;
+using StoreWrite =
+    std::variant<JobRecord, JobProgress, ServiceRecord, NodeRecord, TokenRecord, MetaRecord,
+                 JobRemoval, ServiceRemoval, EngineLogAppend, EngineLogTrim>;
 
 // Everything a store holds, as loaded at start.
 struct StoreSnapshot {

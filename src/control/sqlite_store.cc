@@ -26,6 +26,8 @@ CREATE TABLE IF NOT EXISTS tokens (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS engine_log (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, time_us INTEGER NOT NULL, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS engine_log_builds (
+  seq INTEGER PRIMARY KEY, time_us INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS quarantine (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, table_name TEXT NOT NULL, row_key TEXT NOT NULL,
   problem TEXT NOT NULL, row_json TEXT NOT NULL, quarantined_us INTEGER NOT NULL);
@@ -168,8 +170,9 @@ tl::expected<void, Error> SqliteStore::FindMissingTables() {
 }
 
 SqliteStore::~SqliteStore() {
-  for (sqlite3_stmt* statement : {put_job_, update_job_, put_service_, put_node_, put_token_,
-                                  put_meta_, delete_job_, delete_service_, append_log_}) {
+  for (sqlite3_stmt* statement :
+       {put_job_, update_job_, put_service_, put_node_, put_token_, put_meta_, delete_job_,
+        delete_service_, append_log_, index_build_, trim_log_, trim_builds_}) {
     sqlite3_finalize(statement);
   }
   sqlite3_close(db_);
@@ -203,6 +206,13 @@ tl::expected<void, Error> SqliteStore::Prepare() {
       {&delete_job_, "DELETE FROM jobs WHERE id = ?1"},
       {&delete_service_, "DELETE FROM services WHERE id = ?1"},
       {&append_log_, "INSERT INTO engine_log (time_us, body) VALUES (?1, ?2)"},
+      {&index_build_, "INSERT INTO engine_log_builds (seq, time_us) VALUES (?1, ?2)"},
+      {&trim_log_,
+       "DELETE FROM engine_log WHERE seq < "
+       "(SELECT max(seq) FROM engine_log_builds WHERE time_us <= ?1)"},
+      {&trim_builds_,
+       "DELETE FROM engine_log_builds WHERE seq < "
+       "(SELECT max(seq) FROM engine_log_builds WHERE time_us <= ?1)"},
   };
   for (const auto& [statement, sql] : statements) {
     if (sqlite3_prepare_v2(db_, sql, -1, statement, nullptr) != SQLITE_OK) {
@@ -270,21 +280,63 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
   } else if (const auto* service_removal = std::get_if<ServiceRemoval>(&write)) {
     statement = delete_service_;
     sqlite3_bind_int64(statement, 1, static_cast<int64_t>(service_removal->id));
-  } else {
-    const auto& record = std::get<EngineLogAppend>(write);
+  } else if (const auto* record = std::get_if<EngineLogAppend>(&write)) {
     statement = append_log_;
-    sqlite3_bind_int64(statement, 1, record.time_us);
-    BindText(statement, 2, record.body);
+    sqlite3_bind_int64(statement, 1, record->time_us);
+    BindText(statement, 2, record->body);
+    if (auto ok = Run(statement); !ok) return ok;
+    if (!record->build) return {};
+    statement = index_build_;
+    sqlite3_bind_int64(statement, 1, sqlite3_last_insert_rowid(db_));
+    sqlite3_bind_int64(statement, 2, record->time_us);
+  } else {
+    // The log's rows go first: the builds' index still names the cut.
+    const TimeUs keep_from_us = std::get<EngineLogTrim>(write).keep_from_us;
+    sqlite3_bind_int64(trim_log_, 1, keep_from_us);
+    if (auto ok = Run(trim_log_); !ok) return ok;
+    statement = trim_builds_;
+    sqlite3_bind_int64(statement, 1, keep_from_us);
   }
-  const int rc = sqlite3_step(statement);
-  sqlite3_reset(statement);
-  sqlite3_clear_bindings(statement);
-  if (rc != SQLITE_DONE) return tl::unexpected(Failure("write"));
+  if (auto ok = Run(statement); !ok) return ok;
   if (statement == update_job_ && sqlite3_changes(db_) != 1) {
     return MakeError(ErrorCode::kNotFound, "job {} has no row to update",
                      std::get<JobProgress>(write).id);
   }
   return {};
+}
+
+tl::expected<void, Error> SqliteStore::Run(sqlite3_stmt* statement) {
+  const int rc = sqlite3_step(statement);
+  sqlite3_reset(statement);
+  sqlite3_clear_bindings(statement);
+  if (rc != SQLITE_DONE) return tl::unexpected(Failure("write"));
+  return {};
+}
+
+Result<std::optional<EngineLogRecord>> SqliteStore::NewestEngineLogBuild() {
+  std::optional<EngineLogRecord> newest;
+  sqlite3_stmt* statement = nullptr;
+  // A file from before the builds' index has none to name (read-only opens do not create it).
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT e.seq, e.time_us, e.body FROM engine_log_builds b JOIN "
+                         "engine_log e ON e.seq = b.seq ORDER BY b.seq DESC LIMIT 1",
+                         -1, &statement, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(statement);
+    return newest;
+  }
+  const int rc = sqlite3_step(statement);
+  if (rc == SQLITE_ROW) {
+    const unsigned char* body = sqlite3_column_text(statement, 2);
+    newest = EngineLogRecord{
+        .seq = sqlite3_column_int64(statement, 0),
+        .time_us = sqlite3_column_int64(statement, 1),
+        .body = body != nullptr ? reinterpret_cast<const char*>(body) : std::string()};
+  }
+  sqlite3_finalize(statement);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    return tl::unexpected(Failure("reading the engine log"));
+  }
+  return newest;
 }
 
 tl::expected<void, Error> SqliteStore::ForEachEngineLogRecord(

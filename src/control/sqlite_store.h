@@ -100,6 +100,8 @@ class SqliteStore {
   tl::expected<void, Error> ForEachEngineLogRecord(
       int64_t after_seq,
       const std::function<tl::expected<void, Error>(const EngineLogRecord&)>& visit);
+  // The newest build record of the engine log (engine_log.h), if it has one.
+  Result<std::optional<EngineLogRecord>> NewestEngineLogBuild();
   // Moves `rows` (from LoadAll) into the quarantine table and applies `writes`, in one
   // transaction.
   tl::expected<void, Error> Quarantine(std::span<const BadRow> rows,
@@ -116,6 +118,8 @@ class SqliteStore {
   tl::expected<void, Error> Prepare();
   tl::expected<void, Error> FindMissingTables();
   tl::expected<void, Error> Write(const StoreWrite& write);
+  // Steps a prepared write and resets it for the next.
+  tl::expected<void, Error> Run(sqlite3_stmt* statement);
   tl::expected<void, Error> MoveToQuarantine(const BadRow& row, TimeUs now_us);
   Error Failure(std::string_view what) const;
 
@@ -132,6 +136,9 @@ class SqliteStore {
   sqlite3_stmt* delete_job_ = nullptr;
   sqlite3_stmt* delete_service_ = nullptr;
   sqlite3_stmt* append_log_ = nullptr;
+  sqlite3_stmt* index_build_ = nullptr;
+  sqlite3_stmt* trim_log_ = nullptr;
+  sqlite3_stmt* trim_builds_ = nullptr;
 };
 
 // JSON forms used in the store's text columns (and by tests).

@@ -48,6 +48,14 @@ void Defragmenter::Record(TimeUs now, int64_t cost_device_us) {
   spent_device_us_ += cost_device_us;
 }
 
+std::vector<std::pair<TimeUs, int64_t>> Defragmenter::SpentSince(TimeUs now) const {
+  std::vector<std::pair<TimeUs, int64_t>> spent;
+  for (const auto& charge : spent_) {
+    if (charge.first > now - kBudgetWindowUs) spent.push_back(charge);
+  }
+  return spent;
+}
+
 std::optional<MigrationPlan> Defragmenter::Plan(ClusterState& state, const Placer& placer,
                                                 const PlacementRequest& head,
                                                 int64_t gain_device_us,

@@ -72,6 +72,8 @@ class Defragmenter {
   int64_t BudgetLeftDeviceUs(TimeUs now);
   // Charges an executed plan's cost to the budget at `now`.
   void Record(TimeUs now, int64_t cost_device_us);
+  // The charges still in the rolling hour ending at `now`, oldest first (carried_state.h).
+  std::vector<std::pair<TimeUs, int64_t>> SpentSince(TimeUs now) const;
 
   // See the file comment. `movable` lists every running job that may move (not the head).
   std::optional<MigrationPlan> Plan(ClusterState& state, const Placer& placer,

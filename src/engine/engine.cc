@@ -10,7 +10,8 @@
 
 namespace headroom::engine {
 
-Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy)
+Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
+               const CarriedState& carried)
     : cluster_(cluster),
       policy_(policy),
       placer_(PlacementOptionsOf(policy)),
@@ -23,9 +24,35 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy)
   HR_CHECK(order.has_value());
   order_ = std::move(*order);
   reservation_.Resize(cluster.nodes().size(), cluster.devices().size());
+  if (carried.as_of_us > 0) {
+    // Tenants take ids in name order: the same carried state gives the same ids.
+    for (const auto& [tenant, usage] : carried.tenant_usage) {
+      fair_share_.Seed(TenantOf(tenant), usage, carried.as_of_us);
+    }
+  }
+  for (const auto& [time_us, cost_device_us] : carried.migration_spent) {
+    defrag_.Record(time_us, cost_device_us);
+  }
 }
 
 Engine::~Engine() = default;
+
+CarriedState Engine::Carried(TimeUs now) const {
+  CarriedState carried{.as_of_us = std::max(now, last_now_us_),
+                       .migration_spent = defrag_.SpentSince(now)};
+  const std::vector<double> usage = fair_share_.UsageAt(carried.as_of_us);
+  for (const auto& [tenant, id] : tenant_ids_) {
+    carried.tenant_usage[tenant] = id < usage.size() ? usage[id] : 0;
+  }
+  return carried;
+}
+
+TenantId Engine::TenantOf(const std::string& name) {
+  auto [tenant, inserted] = tenant_ids_.emplace(name, static_cast<uint32_t>(tenant_ids_.size()));
+  const TenantId id(tenant->second);
+  fair_share_.EnsureTenant(id);
+  return id;
+}
 
 Engine::JobRecord& Engine::record(JobId id) {
   HR_CHECK(id.value() < jobs_.size());
@@ -132,10 +159,7 @@ void Engine::Submit(JobId id, model::Job job) {
   HR_CHECK(r.state == JobState::kUnknown);  // Ids are never reused.
   r.job = std::move(job);
   r.state = JobState::kPending;
-  auto [tenant, inserted] =
-      tenant_ids_.emplace(r.job.tenant, static_cast<uint32_t>(tenant_ids_.size()));
-  r.tenant = TenantId(tenant->second);
-  fair_share_.EnsureTenant(r.tenant);
+  r.tenant = TenantOf(r.job.tenant);
   r.mask = MaskFor(r.job.task.selector);
   ResolveLevels(r);
   r.never_fits = NeverFits(r);
@@ -164,10 +188,7 @@ void Engine::Restore(JobRestored& restored) {
   }
   r.job = std::move(restored.job);
   r.state = JobState::kRunning;
-  auto [tenant, inserted] =
-      tenant_ids_.emplace(r.job.tenant, static_cast<uint32_t>(tenant_ids_.size()));
-  r.tenant = TenantId(tenant->second);
-  fair_share_.EnsureTenant(r.tenant);
+  r.tenant = TenantOf(r.job.tenant);
   r.mask = MaskFor(r.job.task.selector);
   r.code = PendingCode::kNone;
   r.tasks = std::move(restored.tasks);
@@ -233,7 +254,9 @@ void Engine::Apply(Event& event) {
 Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   HR_CHECK(now >= last_now_us_);
   last_now_us_ = now;
-  ++steps_;
+  // Usage carried from an earlier engine decays up to the first step; what runs now did not
+  // run in that gap (carried_state.h).
+  if (steps_++ == 0) fair_share_.DecayTo(now);
   for (Event& event : events) Apply(event);
   Decisions decisions;
   // A pass runs when something changed, or when a periodic pass (priority recalculation, a

@@ -35,6 +35,7 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "engine/carried_state.h"
 #include "engine/cluster_state.h"
 #include "engine/decision.h"
 #include "engine/defrag.h"
@@ -52,8 +53,10 @@ enum class JobState : uint8_t { kUnknown, kPending, kRunning, kFinished, kCancel
 
 class Engine {
  public:
-  // `cluster` must outlive the engine; `policy` must have passed ValidatePolicy.
-  Engine(const model::Cluster& cluster, const PolicyConfig& policy);
+  // `cluster` must outlive the engine; `policy` must have passed ValidatePolicy. `carried` is
+  // what an earlier engine learned (carried_state.h); its times must not be after the first step.
+  Engine(const model::Cluster& cluster, const PolicyConfig& policy,
+         const CarriedState& carried = {});
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -62,6 +65,8 @@ class Engine {
   Decisions Step(std::span<Event> events, TimeUs now);
 
   JobState state(JobId job) const;
+  // What a successor engine should start from, as of `now` (no earlier than the last step).
+  CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.
   PendingStatus Explain(JobId job, ExplainDetail detail = ExplainDetail::kBrief) const;
   // Pending jobs, except those in `excluded`, by the first reason Explain gives (kNone when it
@@ -115,6 +120,7 @@ class Engine {
   void TallyNodes(const JobRecord& record, PendingStatus& status) const;
   void ResolveLevels(JobRecord& record) const;
   uint32_t MaskFor(const model::Selector& selector);
+  TenantId TenantOf(const std::string& name);
   bool NeverFits(const JobRecord& record) const;
   JobRecord& record(JobId id);
   const JobRecord* find(JobId id) const;

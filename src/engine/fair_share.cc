@@ -23,12 +23,34 @@ void FairShare::Advance(TimeUs now) {
     return;
   }
   if (now <= last_us_) return;
+  usage_ = UsageAt(now);
+  last_us_ = now;
+}
+
+std::vector<double> FairShare::UsageAt(TimeUs now) const {
+  std::vector<double> usage = usage_;
+  if (!started_ || now <= last_us_) return usage;
   const double dt_s = UsToSeconds(now - last_us_);
   const double decay =
       std::exp2(-static_cast<double>(now - last_us_) / static_cast<double>(half_life_us_));
-  for (size_t t = 0; t < usage_.size(); ++t) {
-    usage_[t] = usage_[t] * decay + static_cast<double>(running_milli_[t]) * dt_s;
+  for (size_t t = 0; t < usage.size(); ++t) {
+    usage[t] = usage[t] * decay + static_cast<double>(running_milli_[t]) * dt_s;
   }
+  return usage;
+}
+
+void FairShare::Seed(TenantId tenant, double usage, TimeUs as_of) {
+  EnsureTenant(tenant);
+  usage_[tenant.value()] = usage;
+  started_ = true;
+  last_us_ = as_of;
+}
+
+void FairShare::DecayTo(TimeUs now) {
+  if (!started_ || now <= last_us_) return;
+  const double decay =
+      std::exp2(-static_cast<double>(now - last_us_) / static_cast<double>(half_life_us_));
+  for (double& usage : usage_) usage *= decay;
   last_us_ = now;
 }
 

@@ -26,6 +26,14 @@ class FairShare {
   // Factors of every tenant at once, by tenant id: O(tenants) rather than O(tenants²).
   std::vector<double> Factors() const;
 
+  // Each tenant's usage as Advance(now) would make it, without changing anything.
+  std::vector<double> UsageAt(TimeUs now) const;
+  // Usage carried from an earlier engine (carried_state.h), taken at `as_of`.
+  void Seed(TenantId tenant, double usage, TimeUs as_of);
+  // Decays usage up to `now` without integrating the running work: for the gap between a
+  // seed and the first step (a daemon that was down did not run what it runs now).
+  void DecayTo(TimeUs now);
+
  private:
   TimeUs half_life_us_;
   TimeUs last_us_ = 0;

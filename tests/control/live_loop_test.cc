@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "control/engine_log.h"
 #include "control/engine_replay.h"
 #include "control/fake_clock.h"
 #include "control/sqlite_store.h"
@@ -104,13 +105,40 @@ class LiveLoopTest : public ::testing::Test {
     }
     backend_ =
         std::make_unique<ScriptedBackend>(std::make_shared<model::Cluster>(std::move(*cluster)));
+    StartLoop({});
+  }
+
+  // A new loop on the same state, journal and backend (the fixture's first one stopped).
+  void StartLoop(LoopOptions options) {
+    if (loop_ != nullptr) loop_->Stop();
     auto policy = engine::PresetPolicy("headroom");
     ASSERT_TRUE(policy.has_value());
-    loop_ = std::make_unique<LiveLoop>(
-        state_, *journal_, events_, *backend_, clock_, cycle_,
-        LoopOptions{.policy = *policy,
-                    .policy_text = std::string(*engine::PresetPolicyText("headroom"))});
+    options.policy = *policy;
+    options.policy_text = std::string(*engine::PresetPolicyText("headroom"));
+    loop_ = std::make_unique<LiveLoop>(state_, *journal_, events_, *backend_, clock_, cycle_,
+                                       std::move(options));
     loop_->Start();
+  }
+
+  // Lets the loop run one whole iteration at the clock's present time.
+  void Iterated() {
+    loop_->Explain({});
+    loop_->Explain({});
+  }
+
+  // The engine log's records as stored.
+  std::vector<EngineLogRecord> LogRecords() {
+    auto reader = SqliteStore::Open(path_, StoreOpenOptions{.read_only = true});
+    EXPECT_TRUE(reader.has_value()) << reader.error().message;
+    std::vector<EngineLogRecord> records;
+    EXPECT_TRUE((*reader)
+                    ->ForEachEngineLogRecord(0,
+                                             [&](const EngineLogRecord& record) {
+                                               records.push_back(record);
+                                               return tl::expected<void, Error>();
+                                             })
+                    .has_value());
+    return records;
   }
 
   void TearDown() override {
@@ -368,6 +396,59 @@ TEST_F(LiveLoopTest, TheEngineLogReplaysCompletionsCancelsAndLostNodesAndCatches
   EXPECT_GE(tampered.mismatch_count(), 1u);
   ASSERT_FALSE(tampered.mismatches().empty());
   EXPECT_NE(tampered.mismatches()[0].recorded, tampered.mismatches()[0].replayed);
+}
+
+// Snapshots and retention: every minute of the loop's clock the engine is built anew, carrying
+// the tenant's usage; records before the newest snapshot older than the kept window are gone,
+// and what remains still replays every decision. A loop started later on the newest snapshot's
+// carried state (as headroomd does at a start) builds its engine on it.
+TEST_F(LiveLoopTest, SnapshotsCarryFairShareAndRetentionKeepsALogThatReplays) {
+  StartLoop(LoopOptions{.engine_snapshot_interval_us = 60 * kUsPerSecond,
+                        .engine_log_keep_us = 100 * kUsPerSecond});
+  const uint64_t whole = Submit(4, 4);
+  ASSERT_TRUE(WaitForState(whole, JobState::kRunning, 1));
+  for (int snapshot = 0; snapshot < 3; ++snapshot) {
+    clock_.AdvanceUs(61 * kUsPerSecond);
+    Iterated();
+  }
+  backend_->Report(BackendReport{.completions = {{.job = whole, .exit_code = 0}}});
+  loop_->Wake();
+  ASSERT_TRUE(WaitForState(whole, JobState::kCompleted, 1)) << "snapshots restart nothing";
+  const uint64_t next = Submit(4, 4);
+  ASSERT_TRUE(WaitForState(next, JobState::kRunning, 1));
+
+  const EngineReplay replay = ReplayLog();
+  const std::vector<EngineLogRecord> records = LogRecords();
+  ASSERT_FALSE(records.empty());
+  // Builds at 10 s (the start), 71 s, 132 s and 193 s; the last trim cut at 93 s.
+  EXPECT_EQ(records.front().time_us, 71 * kUsPerSecond);
+  EXPECT_TRUE(records.front().body.starts_with(R"({"build":)")) << records.front().body;
+  EXPECT_EQ(replay.builds(), 3u);
+  EXPECT_EQ(replay.decisions(), 1u);  // `next`; `whole` was restored by each snapshot.
+  EXPECT_EQ(replay.mismatch_count(), 0u);
+
+  auto reader = SqliteStore::Open(path_, StoreOpenOptions{.read_only = true});
+  ASSERT_TRUE(reader.has_value());
+  auto newest = (*reader)->NewestEngineLogBuild();
+  ASSERT_TRUE(newest.has_value() && newest->has_value());
+  EXPECT_EQ((*newest)->time_us, 193 * kUsPerSecond);
+  auto carried = CarriedOf(nlohmann::json::parse((*newest)->body)["build"]);
+  ASSERT_TRUE(carried.has_value()) << carried.error().message;
+  EXPECT_EQ(carried->as_of_us, 193 * kUsPerSecond);
+  // 16 devices from 10 s to 193 s, in milli-device-seconds (a week's half-life barely decays).
+  EXPECT_NEAR(carried->tenant_usage.at("team-a"), 16000.0 * 183, 16000.0);
+
+  StartLoop(LoopOptions{.carried = *carried});
+  Iterated();
+  loop_->Stop();
+  auto after = SqliteStore::Open(path_, StoreOpenOptions{.read_only = true});
+  ASSERT_TRUE(after.has_value());
+  auto restarted = (*after)->NewestEngineLogBuild();
+  ASSERT_TRUE(restarted.has_value() && restarted->has_value());
+  EXPECT_GT((*restarted)->seq, (*newest)->seq);
+  auto restarted_carried = CarriedOf(nlohmann::json::parse((*restarted)->body)["build"]);
+  ASSERT_TRUE(restarted_carried.has_value());
+  EXPECT_EQ(*restarted_carried, *carried);
 }
 
 }  // namespace

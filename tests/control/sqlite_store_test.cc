@@ -127,6 +127,45 @@ TEST(ControlStore, ProgressUpdatesAJobRowAndKeepsItsSpec) {
   std::filesystem::remove_all(dir);
 }
 
+// Retention of the engine log: everything before the newest build at or before the cut goes,
+// so what remains still starts with a build; a cut before every build drops nothing.
+TEST(ControlStore, EngineLogTrimKeepsTheNewestBuildAtOrBeforeTheCut) {
+  const std::string dir = testing::TempDir("store-trim-test");
+  auto opened = SqliteStore::Open(dir + "/headroom.db");
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  SqliteStore& store = **opened;
+  auto seqs = [&] {
+    std::vector<std::pair<int64_t, TimeUs>> out;  // (seq, time)
+    EXPECT_TRUE(store
+                    .ForEachEngineLogRecord(0,
+                                            [&](const EngineLogRecord& record) {
+                                              out.emplace_back(record.seq, record.time_us);
+                                              return tl::expected<void, Error>();
+                                            })
+                    .has_value());
+    return out;
+  };
+  std::vector<StoreWrite> log;
+  for (TimeUs time = 10; time <= 60; time += 10) {
+    // Builds at 10, 30 and 50; steps between.
+    log.push_back(EngineLogAppend{time, time % 20 == 10 ? R"({"build":{}})" : R"({"idle":[]})",
+                                  time % 20 == 10});
+  }
+  ASSERT_TRUE(store.Apply(log).has_value());
+  ASSERT_EQ(seqs().size(), 6u);
+  ASSERT_TRUE(store.Apply(std::vector<StoreWrite>{EngineLogTrim{5}}).has_value());
+  EXPECT_EQ(seqs().size(), 6u) << "no build at or before 5: nothing may go";
+  ASSERT_TRUE(store.Apply(std::vector<StoreWrite>{EngineLogTrim{45}}).has_value());
+  EXPECT_EQ(seqs(), (std::vector<std::pair<int64_t, TimeUs>>{{3, 30}, {4, 40}, {5, 50}, {6, 60}}));
+  auto newest = store.NewestEngineLogBuild();
+  ASSERT_TRUE(newest.has_value() && newest->has_value());
+  EXPECT_EQ((*newest)->seq, 5);
+  EXPECT_EQ((*newest)->body, R"({"build":{}})");
+  ASSERT_TRUE(store.Apply(std::vector<StoreWrite>{EngineLogTrim{1000}}).has_value());
+  EXPECT_EQ(seqs(), (std::vector<std::pair<int64_t, TimeUs>>{{5, 50}, {6, 60}}));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ControlStore, JournalGroupsConcurrentCommits) {
   const std::string dir = testing::TempDir("journal-test");
   auto store = SqliteStore::Open(dir + "/headroom.db");
