@@ -1,9 +1,6 @@
-// DeviceTelemetry: one sample of one device's health readings, as the agent reports it in a
-// heartbeat (docs/api.md "Agents"), and the TelemetrySource role that produces them (NVML, a
-// dcgm-exporter endpoint, or the fixed values of a fake inventory).
-//
-// Units are in the names: degrees Celsius, watts, utilization as a fraction in [0, 1]. A reading
-// the source cannot give is absent (null in JSON), never a made-up zero.
+// TelemetrySource: the role that produces the DeviceTelemetry an agent reports in a heartbeat
+// (model/agent_protocol.h, docs/api.md "Agents"): NVML, a dcgm-exporter endpoint, or the fixed
+// values of a fake inventory.
 // Threading: a source is used by the agent's one thread.
 #pragma once
 
@@ -13,19 +10,11 @@
 #include <vector>
 
 #include "base/result.h"
+#include "model/agent_protocol.h"
 
 namespace headroom::agent {
 
-struct DeviceTelemetry {
-  int index = 0;  // The device index (NVML's, which CUDA_VISIBLE_DEVICES uses).
-  std::optional<double> temp_c;
-  std::optional<double> power_w;
-  std::optional<double> util;  // Fraction of time a kernel ran, in [0, 1].
-  // The last XID error the device raised, 0 for none (DCGM_FI_DEV_XID_ERRORS' meaning).
-  std::optional<int64_t> xid_errors;
-
-  friend bool operator==(const DeviceTelemetry&, const DeviceTelemetry&) = default;
-};
+using model::DeviceTelemetry;
 
 class TelemetrySource {
  public:

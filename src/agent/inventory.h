@@ -16,7 +16,7 @@
 
 namespace headroom::agent {
 
-inline constexpr int kMaxDeviceIndex = 1023;
+using model::kMaxDeviceIndex;
 
 struct InventoryDevice {
   int index = 0;

@@ -12,8 +12,9 @@
 
 namespace headroom::control {
 
-std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::string& node) {
-  std::vector<DesiredTask> out;
+std::vector<model::DesiredTask> DesiredTasks(const DaemonState& state, const std::string& node,
+                                             int64_t stop_grace_s) {
+  std::vector<model::DesiredTask> out;
   auto node_it = state.nodes.find(node);
   if (node_it == state.nodes.end() || node_it->second.health == NodeHealth::kDown) return out;
   const std::vector<DeviceInventory>& inventory = node_it->second.record.devices;
@@ -28,15 +29,17 @@ std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::strin
     }
     for (const TaskPlacement& task : job.placement) {
       if (task.node != node) continue;
-      DesiredTask desired{.job = id,
-                          .rank = task.rank,
-                          .world_size = static_cast<uint32_t>(job.placement.size()),
-                          .attempt = job.starts,
-                          .command = job.spec.command,
-                          .env = job.spec.env,
-                          .tenant = job.spec.tenant};
+      model::DesiredTask desired{.key = {.job = static_cast<int64_t>(id),
+                                         .rank = static_cast<int>(task.rank),
+                                         .attempt = job.starts},
+                                 .world_size = static_cast<int>(job.placement.size()),
+                                 .command = job.spec.command,
+                                 .env = {job.spec.env.begin(), job.spec.env.end()},
+                                 .stop_grace_s = stop_grace_s,
+                                 .tenant = job.spec.tenant};
       for (uint32_t index : task.device_indices) {
-        desired.devices.push_back(index < inventory.size() ? inventory[index].index : index);
+        desired.devices.push_back(
+            static_cast<int>(index < inventory.size() ? inventory[index].index : index));
       }
       std::string port = "29500";
       for (const auto& [key, value] : job.spec.env) {

@@ -49,21 +49,12 @@ struct ReportedExit {
   std::optional<uint32_t> attempt;  // Absent: an agent that does not send it; taken as current.
 };
 
-// One task a node must run, as a heartbeat reply carries it.
-struct DesiredTask {
-  uint64_t job = 0;
-  uint32_t rank = 0;
-  uint32_t world_size = 1;
-  uint32_t attempt = 1;           // The job's start count: 1 for its first run.
-  std::vector<uint32_t> devices;  // The agent's device indices.
-  std::vector<std::string> command;
-  std::vector<std::pair<std::string, std::string>> env;
-  std::string rendezvous;  // "address:port" of rank 0.
-  std::string tenant;      // The agent labels the task's devices' telemetry with it.
-};
-
-// The desired set of `node`. Caller holds state.mu.
-std::vector<DesiredTask> DesiredTasks(const DaemonState& state, const std::string& node);
+// The desired set of `node`, as a heartbeat reply carries it (model/agent_protocol.h): each
+// task's attempt is the job's start count, its devices the agent's indices, its rendezvous
+// rank 0's "address:port", its tenant what the agent labels the devices' telemetry with.
+// Caller holds state.mu.
+std::vector<model::DesiredTask> DesiredTasks(const DaemonState& state, const std::string& node,
+                                             int64_t stop_grace_s);
 
 // (job, attempt) of every running job with a task on `node`. Caller holds state.mu.
 std::vector<std::pair<uint64_t, uint32_t>> RunningAttemptsOn(const DaemonState& state,

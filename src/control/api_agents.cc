@@ -6,7 +6,6 @@ namespace {
 
 // Devices one node may register; their indices are in [0, kMaxDevicesPerNode).
 constexpr int64_t kMaxDevicesPerNode = 1024;
-constexpr size_t kMaxReadinessMessageBytes = 1024;
 
 // 403 unless `principal` may act as `node`: an admin, or the agent token of that node.
 ApiResult<void> CheckActsAs(const Principal& principal, const std::string& node) {
@@ -42,9 +41,9 @@ ApiResult<void> RequireAgentsBackend(const ApiContext& context) {
 // prints them), bounded.
 ApiResult<std::string> ReadinessMessage(const Json& body) {
   auto message = StringField(body, "readiness_message", "readiness_message", false);
-  if (message && message->size() > kMaxReadinessMessageBytes) {
+  if (message && message->size() > model::kMaxReadinessMessageBytes) {
     return Fail(400, "readiness_message: expected at most {} bytes, got {}",
-                kMaxReadinessMessageBytes, message->size());
+                model::kMaxReadinessMessageBytes, message->size());
   }
   return message;
 }
@@ -177,47 +176,9 @@ ApiResult<Reply> Register(ApiContext& context, const HttpRequest& request) {
   if (abandoned) context.agents->Abandoned();
   context.loop.Wake();
   const AgentsOptions& options = context.agents->options();
-  return Reply{200,
-               {{"heartbeat_interval_s", UsToSeconds(options.heartbeat_interval_us)},
-                {"grace_s", UsToSeconds(options.grace_us)}}};
-}
-
-ApiResult<std::vector<DeviceTelemetry>> ParseTelemetry(const Json& body) {
-  std::vector<DeviceTelemetry> telemetry;
-  auto it = body.find("telemetry");
-  if (it == body.end() || it->is_null()) return telemetry;
-  if (!it->is_array() || it->size() > 1024) return Fail(400, "telemetry: expected a list");
-  for (size_t i = 0; i < it->size(); ++i) {
-    const Json& item = (*it)[i];
-    const std::string path = fmt::format("telemetry[{}]", i);
-    if (!item.is_object()) return Fail(400, "{}: expected an object", path);
-    DeviceTelemetry device;
-    auto index = IntField(item, "index", path + ".index", 0, 1023, std::nullopt);
-    if (!index) return tl::unexpected(index.error());
-    device.index = static_cast<uint32_t>(*index);
-    auto temp = NumberField(item, "temp_c", path + ".temp_c");
-    auto power = NumberField(item, "power_w", path + ".power_w");
-    auto util = NumberField(item, "util", path + ".util");
-    if (!temp) return tl::unexpected(temp.error());
-    if (!power) return tl::unexpected(power.error());
-    if (!util) return tl::unexpected(util.error());
-    device.temp_c = *temp;
-    device.power_w = *power;
-    device.util = *util;
-    auto xid = IntField(item, "xid_errors", path + ".xid_errors", 0, INT64_MAX, 0);
-    if (!xid) return tl::unexpected(xid.error());
-    device.xid_errors = *xid;
-    if (auto job = item.find("job"); job != item.end() && job->is_number_unsigned()) {
-      device.job = job->get<uint64_t>();
-    }
-    // A label as the job's tenant is (it becomes a /metrics label value): absent, null, "" or
-    // a valid tenant name.
-    auto tenant = OptionalLabel(item, "tenant", path + ".tenant");
-    if (!tenant) return tl::unexpected(tenant.error());
-    device.tenant = *tenant;
-    telemetry.push_back(std::move(device));
-  }
-  return telemetry;
+  return Reply{200, model::RegisterReplyJson(
+                        {.heartbeat_interval_s = UsToSeconds(options.heartbeat_interval_us),
+                         .grace_s = UsToSeconds(options.grace_us)})};
 }
 
 // Heartbeats are answered on the event thread (12,500 agents send 1,250 a second, and a hand-off
@@ -230,45 +191,28 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
   if (auto ok = RequireAgentsBackend(context); !ok) return tl::unexpected(ok.error());
   auto body = ParseBody(request.body);
   if (!body) return tl::unexpected(body.error());
-  auto ready = BoolField(*body, "ready", "ready", true);
-  if (!ready) return tl::unexpected(ready.error());
-  auto message = ReadinessMessage(*body);
-  if (!message) return tl::unexpected(message.error());
-  std::vector<ReportedExit> exits;
-  if (auto tasks = body->find("tasks"); tasks != body->end() && !tasks->is_null()) {
-    if (!tasks->is_array()) return Fail(400, "tasks: expected a list");
-    for (size_t i = 0; i < tasks->size(); ++i) {
-      const Json& task = (*tasks)[i];
-      const std::string path = fmt::format("tasks[{}]", i);
-      if (!task.is_object()) return Fail(400, "{}: expected an object", path);
-      auto job = IntField(task, "job", path + ".job", 0, INT64_MAX, std::nullopt);
-      if (!job) return tl::unexpected(job.error());
-      auto rank = IntField(task, "rank", path + ".rank", 0, 1'000'000, std::nullopt);
-      if (!rank) return tl::unexpected(rank.error());
-      auto state = StringField(task, "state", path + ".state", true);
-      if (!state) return tl::unexpected(state.error());
-      if (*state != "running" && *state != "exited") {
-        return Fail(400, "{}.state: expected running or exited, got {}", path,
-                    QuoteExcerpt(*state));
-      }
-      if (*state == "exited") {
-        auto code =
-            IntField(task, "exit_code", path + ".exit_code", INT32_MIN, INT32_MAX, std::nullopt);
-        if (!code) return tl::unexpected(code.error());
-        std::optional<uint32_t> attempt;
-        if (task.contains("attempt") && !task["attempt"].is_null()) {
-          auto value = IntField(task, "attempt", path + ".attempt", 1, UINT32_MAX, std::nullopt);
-          if (!value) return tl::unexpected(value.error());
-          attempt = static_cast<uint32_t>(*value);
-        }
-        exits.push_back(ReportedExit{static_cast<uint64_t>(*job), static_cast<uint32_t>(*rank),
-                                     static_cast<int32_t>(*code), attempt});
-      }
+  auto heartbeat = model::ParseHeartbeatRequest(*body);
+  if (!heartbeat) return Fail(400, "{}", heartbeat.error().message);
+  for (size_t i = 0; i < heartbeat->telemetry.size(); ++i) {
+    // A tenant label becomes a /metrics label value: absent, "" or a valid tenant name.
+    const std::string& tenant = heartbeat->telemetry[i].tenant.value_or("");
+    if (!tenant.empty() && !IsValidName(tenant, NameKind::kLabel)) {
+      return Fail(400, "telemetry[{}].tenant: expected {}, got {}", i,
+                  NameExpectation(NameKind::kLabel), QuoteExcerpt(tenant));
     }
   }
-  auto telemetry = ParseTelemetry(*body);
-  if (!telemetry) return tl::unexpected(telemetry.error());
-  std::vector<DesiredTask> tasks;
+  std::vector<ReportedExit> exits;
+  for (const model::TaskReport& task : heartbeat->tasks) {
+    if (task.state != model::TaskState::kExited) continue;
+    exits.push_back(ReportedExit{
+        .job = static_cast<uint64_t>(task.key.job),
+        .rank = static_cast<uint32_t>(task.key.rank),
+        .exit_code = static_cast<int32_t>(*task.exit_code),
+        .attempt = task.key.attempt == 0 ? std::nullopt
+                                         : std::optional(static_cast<uint32_t>(task.key.attempt))});
+  }
+  const int64_t stop_grace_s = context.agents->options().stop_grace_s;
+  std::vector<model::DesiredTask> tasks;
   bool ready_changed = false;
   {
     std::unique_lock lock(context.state.mu, std::defer_lock);
@@ -289,38 +233,23 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
       return Fail(404, "node {} was down and its jobs were requeued; register again",
                   QuoteExcerpt(name));
     }
-    ready_changed = status.ready != *ready || status.health != NodeHealth::kUp;
+    ready_changed = status.ready != heartbeat->ready || status.health != NodeHealth::kUp;
     if (ready_changed) ++context.state.node_gates_version;
     status.health = NodeHealth::kUp;
-    status.ready = *ready;
-    status.readiness_message = *message;
+    status.ready = heartbeat->ready;
+    status.readiness_message = std::move(heartbeat->readiness_message);
     status.last_heartbeat_us = context.clock.WallNowUs();
-    status.telemetry = std::move(*telemetry);
+    status.telemetry = std::move(heartbeat->telemetry);
     exits = ExitsPlacedOn(context.state, name, std::move(exits));
-    tasks = DesiredTasks(context.state, name);
+    tasks = DesiredTasks(context.state, name, stop_grace_s);
   }
   // The reply is built after the state's lock is let go: 1,250 heartbeats a second (12,500
   // nodes) would otherwise hold it from submissions and the loop.
-  const int64_t stop_grace_s = context.agents->options().stop_grace_s;
-  Json desired = Json::array();
-  for (DesiredTask& task : tasks) {
-    Json env = Json::object();
-    for (auto& [key, value] : task.env) env[key] = std::move(value);
-    desired.push_back({{"job", task.job},
-                       {"rank", task.rank},
-                       {"attempt", task.attempt},
-                       {"world_size", task.world_size},
-                       {"devices", std::move(task.devices)},
-                       {"command", std::move(task.command)},
-                       {"env", std::move(env)},
-                       {"rendezvous", std::move(task.rendezvous)},
-                       {"tenant", std::move(task.tenant)},
-                       {"stop_grace_s", stop_grace_s}});
-  }
+  Json reply = model::HeartbeatReplyJson(tasks);
   const bool exited = !exits.empty();
   if (exited) context.agents->Reported(std::move(exits));
   if (exited || ready_changed) context.loop.Wake();
-  return Reply{200, {{"tasks", std::move(desired)}}};
+  return Reply{200, std::move(reply)};
 }
 
 }  // namespace

@@ -73,7 +73,9 @@ std::string MetricsBody(ApiContext& context) {
     }
     double draw_w = 0;
     for (const auto& [name, node] : state.nodes) {
-      for (const DeviceTelemetry& device : node.telemetry) draw_w += device.power_w.value_or(0);
+      for (const model::LabelledTelemetry& device : node.telemetry) {
+        draw_w += device.reading.power_w.value_or(0);
+      }
     }
     out.Sample("headroom_facility_headroom_watts", {}, limit_w - draw_w);
   }
@@ -81,23 +83,25 @@ std::string MetricsBody(ApiContext& context) {
   for (const auto& [name, node] : state.nodes) {
     if (node.telemetry.empty()) continue;
     double unhealthy = 0;
-    for (const DeviceTelemetry& device : node.telemetry) unhealthy += device.xid_errors > 0 ? 1 : 0;
+    for (const model::LabelledTelemetry& device : node.telemetry) {
+      unhealthy += device.reading.xid_errors.value_or(0) > 0 ? 1 : 0;
+    }
     out.Sample("headroom_device_unhealthy", {{"node", name}}, unhealthy);
   }
-  const std::pair<const char*, std::optional<double> DeviceTelemetry::*> per_device[] = {
-      {"headroom_device_temperature_celsius", &DeviceTelemetry::temp_c},
-      {"headroom_device_power_watts", &DeviceTelemetry::power_w}};
+  const std::pair<const char*, std::optional<double> model::DeviceTelemetry::*> per_device[] = {
+      {"headroom_device_temperature_celsius", &model::DeviceTelemetry::temp_c},
+      {"headroom_device_power_watts", &model::DeviceTelemetry::power_w}};
   for (const auto& [metric, member] : per_device) {
     out.Family(metric, "gauge", "As the node's agent last reported it.");
     for (const auto& [name, node] : state.nodes) {
-      for (const DeviceTelemetry& device : node.telemetry) {
-        if (!(device.*member)) continue;
+      for (const model::LabelledTelemetry& device : node.telemetry) {
+        if (!(device.reading.*member)) continue;
         out.Sample(metric,
                    {{"node", name},
-                    {"device", std::to_string(device.index)},
+                    {"device", std::to_string(device.reading.index)},
                     {"job", device.job ? std::to_string(*device.job) : ""},
-                    {"tenant", device.tenant}},
-                   *(device.*member));
+                    {"tenant", device.tenant.value_or("")}},
+                   *(device.reading.*member));
       }
     }
   }

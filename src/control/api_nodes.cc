@@ -131,10 +131,11 @@ ApiResult<Reply> Floor(ApiContext& context, const HttpRequest& request) {
                        {"state", known ? NodeStateName(status->second) : "unknown"},
                        {"ready", known && status->second.ready}});
       if (!known) continue;
-      for (const DeviceTelemetry& device : status->second.telemetry) {
+      for (const model::LabelledTelemetry& labelled : status->second.telemetry) {
+        const model::DeviceTelemetry& device = labelled.reading;
         if (device.power_w) power_w = power_w.value_or(0) + *device.power_w;
         if (device.temp_c) temp_c = std::max(temp_c.value_or(*device.temp_c), *device.temp_c);
-        if (device.xid_errors > 0) ++unhealthy;
+        if (device.xid_errors.value_or(0) > 0) ++unhealthy;
       }
     }
     std::optional<int64_t> limit_w;

@@ -22,6 +22,7 @@
 #include "control/admission.h"
 #include "control/job_table.h"
 #include "control/records.h"
+#include "model/agent_protocol.h"
 #include "model/cluster.h"
 
 namespace headroom::control {
@@ -29,23 +30,13 @@ namespace headroom::control {
 enum class NodeHealth : uint8_t { kUp, kUnknown, kDown };
 std::string_view NodeHealthName(NodeHealth health);  // "up", "unknown", "down"
 
-struct DeviceTelemetry {
-  uint32_t index = 0;
-  std::optional<double> temp_c;
-  std::optional<double> power_w;
-  std::optional<double> util;
-  int64_t xid_errors = 0;
-  std::optional<uint64_t> job;
-  std::string tenant;
-};
-
 struct NodeStatus {
   NodeRecord record;
   NodeHealth health = NodeHealth::kUp;
   bool ready = true;
   std::string readiness_message;
-  TimeUs last_heartbeat_us = 0;  // 0: never.
-  std::vector<DeviceTelemetry> telemetry;
+  TimeUs last_heartbeat_us = 0;                     // 0: never.
+  std::vector<model::LabelledTelemetry> telemetry;  // As the agent last reported it.
   // (job, attempt) of the running jobs placed here when the agent last registered. An agent
   // registers only when it runs no task (at its start, after stopping what an earlier run left;
   // after a 404), so those attempts' tasks are gone: they are handed out no more and the agents

@@ -317,10 +317,10 @@ TEST(AgentsBackendMigration, TheNewNodeRunsTheNextAttemptAndTheOldOneStopsIt) {
   harness.Record(job);
   const auto desired = [&](const std::string& node) {
     std::lock_guard lock(harness.state().mu);
-    return DesiredTasks(harness.state(), node);
+    return DesiredTasks(harness.state(), node, 30);
   };
   ASSERT_EQ(desired("n0").size(), 1u);
-  EXPECT_EQ(desired("n0")[0].attempt, 1u);
+  EXPECT_EQ(desired("n0")[0].key.attempt, 1);
   const engine::MigrateJob move{.job = JobId(0), .tasks = {harness.OneDevice(1, 0)}};
   job.placement = harness.PlacementOf(move.tasks);
   job.starts = 2;
@@ -328,8 +328,8 @@ TEST(AgentsBackendMigration, TheNewNodeRunsTheNextAttemptAndTheOldOneStopsIt) {
   harness.backend().OnMigrate(job, move, kT0 + kUsPerSecond, harness.cluster());
   EXPECT_TRUE(desired("n0").empty());
   ASSERT_EQ(desired("n1").size(), 1u);
-  EXPECT_EQ(desired("n1")[0].attempt, 2u);
-  EXPECT_EQ(desired("n1")[0].devices, std::vector<uint32_t>{0});
+  EXPECT_EQ(desired("n1")[0].key.attempt, 2);
+  EXPECT_EQ(desired("n1")[0].devices, std::vector<int>{0});
 }
 
 // A two-rank gang whose rank 0 exited before an engine rebuild completes when rank 1 exits:

@@ -1,25 +1,30 @@
-#include "agent/agent_protocol.h"
+#include "model/agent_protocol.h"
 
 #include <cmath>
 #include <limits>
 #include <set>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "model/yaml_field.h"
 
-namespace headroom::agent {
+namespace headroom::model {
 namespace {
 
 using nlohmann::json;
 
-json Optional(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+template <typename T>
+json Optional(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
 
 // What a JSON value is, for "got ..." in messages.
 std::string Describe(const json& value) {
   if (value.is_null()) return "null";
   if (value.is_object()) return "an object";
   if (value.is_array()) return "a list";
-  return model::QuoteForMessage(value.dump());
+  return model::QuoteForMessage(value.is_string() ? value.get<std::string>() : value.dump());
 }
 
 Error Invalid(std::string_view path, std::string_view expected, const json& got) {
@@ -158,15 +163,116 @@ Result<DesiredTask> ParseDesired(const json& item, const std::string& path) {
   return task;
 }
 
-}  // namespace
-
-json DeviceJson(const InventoryDevice& device) {
-  return {{"index", device.index},
-          {"uuid", device.uuid},
-          {"model", device.model},
-          {"memory_mib", device.memory_mib},
-          {"clique_id", device.clique_id ? json(*device.clique_id) : json(nullptr)}};
+// A member that is present and not null, else nullptr.
+const json* Present(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
 }
+
+Result<std::optional<double>> OptionalNumber(const json& object, const char* key,
+                                             const std::string& path) {
+  const json* value = Present(object, key);
+  if (value == nullptr) return std::optional<double>();
+  if (!value->is_number() || !std::isfinite(value->get<double>())) {
+    return tl::unexpected(Invalid(fmt::format("{}.{}", path, key), "a number or null", *value));
+  }
+  return std::optional<double>(value->get<double>());
+}
+
+Result<std::optional<std::string>> OptionalString(const json& object, const char* key,
+                                                  const std::string& path, size_t max_bytes) {
+  const json* value = Present(object, key);
+  if (value == nullptr) return std::optional<std::string>();
+  if (!value->is_string() || value->get_ref<const std::string&>().size() > max_bytes) {
+    return tl::unexpected(Invalid(fmt::format("{}{}{}", path, path.empty() ? "" : ".", key),
+                                  fmt::format("a string of at most {} bytes", max_bytes), *value));
+  }
+  return std::optional<std::string>(value->get<std::string>());
+}
+
+Result<TaskReport> ParseReport(const json& item, const std::string& path) {
+  if (!item.is_object()) return tl::unexpected(Invalid(path, "a task object", item));
+  TaskReport report;
+  const auto field = [&](const char* name) { return fmt::format("{}.{}", path, name); };
+  const json* job = Present(item, "job");
+  if (job == nullptr) return tl::unexpected(Missing(field("job"), "a job id"));
+  YAML_FIELD_TRY(
+      id, Integer(*job, field("job"), 0, std::numeric_limits<int64_t>::max(), "a job id >= 0"));
+  report.key.job = *id;
+  const json* rank = Present(item, "rank");
+  if (rank == nullptr) return tl::unexpected(Missing(field("rank"), "the task's rank"));
+  YAML_FIELD_TRY(r, Integer(*rank, field("rank"), 0, 1'000'000, "a rank in 0..1000000"));
+  report.key.rank = static_cast<int>(*r);
+  report.key.attempt = 0;
+  if (const json* attempt = Present(item, "attempt")) {
+    YAML_FIELD_TRY(a, Integer(*attempt, field("attempt"), 1, std::numeric_limits<uint32_t>::max(),
+                              "an attempt >= 1"));
+    report.key.attempt = *a;
+  }
+  const json* state = Present(item, "state");
+  if (state == nullptr || !state->is_string() || (*state != "running" && *state != "exited")) {
+    return tl::unexpected(
+        Invalid(field("state"), "running or exited", state == nullptr ? json(nullptr) : *state));
+  }
+  report.state = *state == "running" ? TaskState::kRunning : TaskState::kExited;
+  const json* code = Present(item, "exit_code");
+  if (report.state == TaskState::kExited && code == nullptr) {
+    return tl::unexpected(Missing(field("exit_code"), "the exit status of an exited task"));
+  }
+  if (code != nullptr) {
+    YAML_FIELD_TRY(c, Integer(*code, field("exit_code"), std::numeric_limits<int32_t>::min(),
+                              std::numeric_limits<int32_t>::max(), "an exit status"));
+    report.exit_code = static_cast<int>(*c);
+  }
+  if (const json* pid = Present(item, "pid")) {
+    YAML_FIELD_TRY(
+        p, Integer(*pid, field("pid"), 0, std::numeric_limits<pid_t>::max(), "a process id >= 0"));
+    report.pid = static_cast<pid_t>(*p);
+  }
+  YAML_FIELD_TRY(message, OptionalString(item, "message", path, kMaxReadinessMessageBytes));
+  report.message = message->value_or("");
+  return report;
+}
+
+Result<LabelledTelemetry> ParseTelemetry(const json& item, const std::string& path) {
+  if (!item.is_object()) return tl::unexpected(Invalid(path, "a device's readings", item));
+  LabelledTelemetry telemetry;
+  DeviceTelemetry& reading = telemetry.reading;
+  const json* index = Present(item, "index");
+  if (index == nullptr) return tl::unexpected(Missing(path + ".index", "a device index"));
+  YAML_FIELD_TRY(i, Integer(*index, path + ".index", 0, kMaxDeviceIndex, "a device index 0..1023"));
+  reading.index = static_cast<int>(*i);
+  YAML_FIELD_TRY(temp, OptionalNumber(item, "temp_c", path));
+  YAML_FIELD_TRY(power, OptionalNumber(item, "power_w", path));
+  YAML_FIELD_TRY(util, OptionalNumber(item, "util", path));
+  reading.temp_c = *temp;
+  reading.power_w = *power;
+  reading.util = *util;
+  if (const json* xid = Present(item, "xid_errors")) {
+    YAML_FIELD_TRY(x, Integer(*xid, path + ".xid_errors", 0, std::numeric_limits<int64_t>::max(),
+                              "an XID >= 0"));
+    reading.xid_errors = *x;
+  }
+  if (const json* job = Present(item, "job")) {
+    YAML_FIELD_TRY(
+        j, Integer(*job, path + ".job", 0, std::numeric_limits<int64_t>::max(), "a job id >= 0"));
+    telemetry.job = *j;
+  }
+  YAML_FIELD_TRY(tenant, OptionalString(item, "tenant", path, 256));
+  telemetry.tenant = std::move(*tenant);
+  return telemetry;
+}
+
+// A list member: absent or null is empty; more than `max_items` is an error.
+Result<const json*> List(const json& object, const char* key, size_t max_items) {
+  const json* list = Present(object, key);
+  if (list != nullptr && (!list->is_array() || list->size() > max_items)) {
+    return tl::unexpected(Invalid(key, fmt::format("a list of at most {}", max_items), *list));
+  }
+  return list;
+}
+
+}  // namespace
 
 json TelemetryJson(const LabelledTelemetry& telemetry) {
   const DeviceTelemetry& r = telemetry.reading;
@@ -174,23 +280,9 @@ json TelemetryJson(const LabelledTelemetry& telemetry) {
           {"temp_c", Optional(r.temp_c)},
           {"power_w", Optional(r.power_w)},
           {"util", Optional(r.util)},
-          {"xid_errors", r.xid_errors ? json(*r.xid_errors) : json(nullptr)},
-          {"job", telemetry.job ? json(*telemetry.job) : json(nullptr)},
-          {"tenant", telemetry.tenant ? json(*telemetry.tenant) : json(nullptr)}};
-}
-
-json RegisterJson(const RegisterRequest& request) {
-  json devices = json::array();
-  for (const InventoryDevice& device : request.inventory.devices) {
-    devices.push_back(DeviceJson(device));
-  }
-  return {{"node", request.node},
-          {"cpu_milli", request.inventory.cpu_milli},
-          {"memory_mib", request.inventory.memory_mib},
-          {"ready", request.ready},
-          {"readiness_message", request.readiness_message},
-          {"devices", std::move(devices)},
-          {"address", request.address}};
+          {"xid_errors", Optional(r.xid_errors)},
+          {"job", Optional(telemetry.job)},
+          {"tenant", Optional(telemetry.tenant)}};
 }
 
 json HeartbeatJson(const HeartbeatRequest& request) {
@@ -200,7 +292,7 @@ json HeartbeatJson(const HeartbeatRequest& request) {
                   {"rank", task.key.rank},
                   {"attempt", task.key.attempt},
                   {"state", task.state == TaskState::kRunning ? "running" : "exited"},
-                  {"exit_code", task.exit_code ? json(*task.exit_code) : json(nullptr)},
+                  {"exit_code", Optional(task.exit_code)},
                   {"pid", task.pid}};
     if (!task.message.empty()) entry["message"] = task.message;
     tasks.push_back(std::move(entry));
@@ -213,6 +305,53 @@ json HeartbeatJson(const HeartbeatRequest& request) {
           {"readiness_message", request.readiness_message},
           {"tasks", std::move(tasks)},
           {"telemetry", std::move(telemetry)}};
+}
+
+Result<HeartbeatRequest> ParseHeartbeatRequest(const json& body) {
+  if (!body.is_object()) return tl::unexpected(Invalid("heartbeat", "a JSON object", body));
+  HeartbeatRequest request;
+  if (const json* ready = Present(body, "ready")) {
+    if (!ready->is_boolean()) return tl::unexpected(Invalid("ready", "true or false", *ready));
+    request.ready = ready->get<bool>();
+  }
+  YAML_FIELD_TRY(message, OptionalString(body, "readiness_message", "", kMaxReadinessMessageBytes));
+  request.readiness_message = message->value_or("");
+  YAML_FIELD_TRY(tasks, List(body, "tasks", 1'000'000));
+  if (*tasks != nullptr) {
+    for (size_t i = 0; i < (*tasks)->size(); ++i) {
+      YAML_FIELD_TRY(report, ParseReport((**tasks)[i], fmt::format("tasks[{}]", i)));
+      request.tasks.push_back(std::move(*report));
+    }
+  }
+  YAML_FIELD_TRY(telemetry, List(body, "telemetry", kMaxDeviceIndex + 1));
+  if (*telemetry != nullptr) {
+    for (size_t i = 0; i < (*telemetry)->size(); ++i) {
+      YAML_FIELD_TRY(device, ParseTelemetry((**telemetry)[i], fmt::format("telemetry[{}]", i)));
+      request.telemetry.push_back(std::move(*device));
+    }
+  }
+  return request;
+}
+
+json HeartbeatReplyJson(const std::vector<DesiredTask>& tasks) {
+  json list = json::array();
+  for (const DesiredTask& task : tasks) {
+    list.push_back({{"job", task.key.job},
+                    {"rank", task.key.rank},
+                    {"attempt", task.key.attempt},
+                    {"world_size", task.world_size},
+                    {"devices", task.devices},
+                    {"command", task.command},
+                    {"env", task.env},
+                    {"rendezvous", task.rendezvous},
+                    {"tenant", Optional(task.tenant)},
+                    {"stop_grace_s", task.stop_grace_s}});
+  }
+  return {{"tasks", std::move(list)}};
+}
+
+json RegisterReplyJson(const RegisterReply& reply) {
+  return {{"heartbeat_interval_s", reply.heartbeat_interval_s}, {"grace_s", reply.grace_s}};
 }
 
 Result<RegisterReply> ParseRegisterReply(std::string_view body) {
@@ -253,4 +392,4 @@ Result<std::vector<DesiredTask>> ParseHeartbeatReply(std::string_view body) {
   return tasks;
 }
 
-}  // namespace headroom::agent
+}  // namespace headroom::model

@@ -1,31 +1,13 @@
-// The register/heartbeat bodies the agent sends and the replies it accepts (docs/api.md).
-#include "agent/agent_protocol.h"
+// The heartbeat contract both ends share (docs/api.md "Agents"): the bodies an agent sends and
+// headroomd reads, the replies headroomd sends and an agent reads; each way round trips.
+#include "model/agent_protocol.h"
 
 #include <gtest/gtest.h>
 
-namespace headroom::agent {
+namespace headroom::model {
 namespace {
 
 using nlohmann::json;
-
-TEST(AgentProtocol, RegisterBodyHasTheDocumentedFields) {
-  RegisterRequest request{.node = "n1",
-                          .inventory = {.cpu_milli = 64000,
-                                        .memory_mib = 524288,
-                                        .devices = {{.index = 0,
-                                                     .uuid = "GPU-a",
-                                                     .model = "H100",
-                                                     .memory_mib = 81559,
-                                                     .clique_id = std::nullopt}}},
-                          .ready = true,
-                          .readiness_message = "",
-                          .address = "10.0.0.11"};
-  EXPECT_EQ(RegisterJson(request),
-            json::parse(R"({"node": "n1", "cpu_milli": 64000, "memory_mib": 524288,
-                "ready": true, "readiness_message": "", "address": "10.0.0.11",
-                "devices": [{"index": 0, "uuid": "GPU-a", "model": "H100",
-                             "memory_mib": 81559, "clique_id": null}]})"));
-}
 
 TEST(AgentProtocol, HeartbeatBodyHasTasksAndLabelledTelemetry) {
   HeartbeatRequest request{
@@ -118,5 +100,68 @@ TEST(AgentProtocol, ParsesRegisterReply) {
             "heartbeat_interval_s: expected seconds in (0, 86400], got \"0\"");
 }
 
+TEST(AgentProtocol, AHeartbeatReadsBackAsItWasSentAndAnAbsentAttemptIsZero) {
+  HeartbeatRequest request{
+      .ready = false,
+      .readiness_message = "GPU 3 failed",
+      .tasks = {{.key = {42, 0, 1}, .state = TaskState::kRunning, .pid = 1234},
+                {.key = {42, 1, 2}, .state = TaskState::kExited, .exit_code = -9, .pid = 77}},
+      .telemetry = {{.reading = {.index = 3, .temp_c = 41.5, .xid_errors = 79},
+                     .job = 42,
+                     .tenant = "team-a"},
+                    {.reading = {.index = 4}}}};
+  auto parsed = ParseHeartbeatRequest(HeartbeatJson(request));
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+  EXPECT_EQ(*parsed, request);
+  auto minimal = ParseHeartbeatRequest(
+      json::parse(R"({"tasks": [{"job": 5, "rank": 0, "state": "exited", "exit_code": 0}]})"));
+  ASSERT_TRUE(minimal.has_value()) << minimal.error().message;
+  EXPECT_TRUE(minimal->ready);
+  ASSERT_EQ(minimal->tasks.size(), 1u);
+  EXPECT_EQ(minimal->tasks[0].key, (TaskKey{5, 0, 0}));
+}
+
+TEST(AgentProtocol, ARepliedDesiredSetReadsBackAsItWasSent) {
+  const std::vector<DesiredTask> tasks = {{.key = {42, 1, 3},
+                                           .world_size = 4,
+                                           .devices = {0, 5},
+                                           .command = {"python", "t.py"},
+                                           .env = {{"MASTER_PORT", "29500"}},
+                                           .rendezvous = "10.0.0.11:29500",
+                                           .stop_grace_s = 5,
+                                           .tenant = "team-a"},
+                                          {.key = {7, 0, 1}, .command = {"sleep", "1"}}};
+  auto parsed = ParseHeartbeatReply(HeartbeatReplyJson(tasks).dump());
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+  EXPECT_EQ(*parsed, tasks);
+  auto reply =
+      ParseRegisterReply(RegisterReplyJson({.heartbeat_interval_s = 10, .grace_s = 30}).dump());
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->heartbeat_interval_s, 10);
+  EXPECT_EQ(reply->grace_s, 30);
+}
+
+TEST(AgentProtocol, RejectsBadHeartbeatsNamingTheField) {
+  const auto message = [](const char* body) {
+    auto heartbeat = ParseHeartbeatRequest(json::parse(body));
+    return heartbeat ? std::string("parsed") : heartbeat.error().message;
+  };
+  EXPECT_EQ(message(R"({"ready": "yes"})"), "ready: expected true or false, got \"yes\"");
+  EXPECT_EQ(message(R"({"tasks": [{"job": 1, "rank": 0, "state": "done"}]})"),
+            "tasks[0].state: expected running or exited, got \"done\"");
+  EXPECT_EQ(message(R"({"tasks": [{"job": 1, "rank": 0, "state": "exited"}]})"),
+            "tasks[0].exit_code: expected the exit status of an exited task, got nothing");
+  EXPECT_EQ(message(R"({"tasks": [{"job": -1, "rank": 0, "state": "running"}]})"),
+            "tasks[0].job: expected a job id >= 0, got \"-1\"");
+  EXPECT_EQ(message(R"({"telemetry": [{"index": 1024}]})"),
+            "telemetry[0].index: expected a device index 0..1023, got \"1024\"");
+  EXPECT_EQ(message(R"({"telemetry": [{"index": 0, "temp_c": "hot"}]})"),
+            "telemetry[0].temp_c: expected a number or null, got \"hot\"");
+  EXPECT_EQ(message(R"({"telemetry": {}})"),
+            "telemetry: expected a list of at most 1024, got an object");
+  EXPECT_EQ(message(R"([])"), "heartbeat: expected a JSON object, got a list");
+  EXPECT_EQ(message(R"({"unknown": 1, "telemetry": null, "tasks": null})"), "parsed");
+}
+
 }  // namespace
-}  // namespace headroom::agent
+}  // namespace headroom::model

@@ -1,0 +1,121 @@
+// The headroomd v1 agent heartbeat contract (docs/api.md "Agents"), defined once for both ends:
+// headroom-agent encodes heartbeats and parses their replies, headroomd parses heartbeats and
+// encodes their replies, with the structs and functions below. The register reply is here too;
+// the register body, built from the agent's inventory, is the agent's (agent/agent_protocol.h).
+//
+// Promises:
+//  1. Bodies sent are exactly the documented fields; absent readings are JSON null.
+//  2. Parsing is strict about what it reads: a wrong type or range is an error naming the field
+//     path, e.g. "tasks[1].devices[0]: expected a device index 0..1023, got -1". A reply's
+//     unknown fields are ignored (headroomd may add fields; docs/api.md changes are additive); a
+//     heartbeat's are rejected (an agent sends only what the daemon reads).
+//  3. Optional fields take documented defaults: a reply's attempt 1, env {}, rendezvous "",
+//     stop_grace_s 30, tenant absent; a heartbeat's ready true, readiness_message "", an exit's
+//     attempt 0 (not sent: the job's current one).
+//  4. Encoding then parsing gives back what was encoded (tested both ways).
+// Threading: pure functions.
+#pragma once
+
+#include <sys/types.h>
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+
+namespace headroom::model {
+
+inline constexpr int kMaxDeviceIndex = 1023;
+inline constexpr int64_t kDefaultStopGraceS = 30;
+inline constexpr size_t kMaxReadinessMessageBytes = 1024;
+
+// A task is one attempt of a job's rank on a node. The attempt (the daemon's start count of the
+// job) tells a rank restarted after a requeue from a process left over from an earlier run:
+// they are different tasks.
+struct TaskKey {
+  int64_t job = 0;
+  int rank = 0;
+  int64_t attempt = 1;
+  auto operator<=>(const TaskKey&) const = default;
+};
+
+// DESIRED: one task the daemon wants running on the node.
+struct DesiredTask {
+  TaskKey key;
+  int world_size = 1;
+  std::vector<int> devices;  // The agent's device indices.
+  std::vector<std::string> command;
+  std::map<std::string, std::string> env;
+  std::string rendezvous;  // "host:port", "[v6]:port" or "" when the job has none.
+  int64_t stop_grace_s = kDefaultStopGraceS;
+  std::optional<std::string> tenant;  // For labelling telemetry.
+  friend bool operator==(const DesiredTask&, const DesiredTask&) = default;
+};
+
+enum class TaskState { kRunning, kExited };
+
+struct TaskReport {
+  TaskKey key;  // attempt 0 in a parsed heartbeat: the agent did not send one.
+  TaskState state = TaskState::kRunning;
+  std::optional<int> exit_code;  // When exited.
+  pid_t pid = 0;                 // 0 when the task never started.
+  std::string message;           // Why a task failed to start; empty otherwise.
+  friend bool operator==(const TaskReport&, const TaskReport&) = default;
+};
+
+// One sample of one device's health readings. Units are in the names: degrees Celsius, watts,
+// utilization as a fraction in [0, 1]. A reading the source cannot give is absent (null in
+// JSON), never a made-up zero.
+struct DeviceTelemetry {
+  int index = 0;  // The device index (NVML's, which CUDA_VISIBLE_DEVICES uses).
+  std::optional<double> temp_c;
+  std::optional<double> power_w;
+  std::optional<double> util;  // Fraction of time a kernel ran, in [0, 1].
+  // The last XID error the device raised, 0 for none (DCGM_FI_DEV_XID_ERRORS' meaning).
+  std::optional<int64_t> xid_errors;
+
+  friend bool operator==(const DeviceTelemetry&, const DeviceTelemetry&) = default;
+};
+
+// One device's telemetry with the job and tenant using it.
+struct LabelledTelemetry {
+  DeviceTelemetry reading;
+  std::optional<int64_t> job;
+  std::optional<std::string> tenant;
+  friend bool operator==(const LabelledTelemetry&, const LabelledTelemetry&) = default;
+};
+
+struct HeartbeatRequest {
+  bool ready = true;
+  std::string readiness_message;
+  std::vector<TaskReport> tasks;
+  std::vector<LabelledTelemetry> telemetry;
+  friend bool operator==(const HeartbeatRequest&, const HeartbeatRequest&) = default;
+};
+
+struct RegisterReply {
+  double heartbeat_interval_s = 2.0;
+  double grace_s = 10.0;
+};
+
+nlohmann::json TelemetryJson(const LabelledTelemetry& telemetry);
+nlohmann::json HeartbeatJson(const HeartbeatRequest& request);
+// A heartbeat body as headroomd reads it. Names in it (tenants) are the daemon's to judge.
+Result<HeartbeatRequest> ParseHeartbeatRequest(const nlohmann::json& body);
+
+nlohmann::json HeartbeatReplyJson(const std::vector<DesiredTask>& tasks);
+// Parses the heartbeat reply {"tasks": [DESIRED, ...]}; (job, rank) must be unique.
+Result<std::vector<DesiredTask>> ParseHeartbeatReply(std::string_view body);
+
+nlohmann::json RegisterReplyJson(const RegisterReply& reply);
+// Parses the register reply {"heartbeat_interval_s": 2, "grace_s": 10}.
+Result<RegisterReply> ParseRegisterReply(std::string_view body);
+
+}  // namespace headroom::model
