@@ -69,6 +69,9 @@ Running StartDaemon(const std::string& cluster_file, const std::string& tag) {
   options.data_dir = out.dir;
   options.backend = BackendKind::kSimulated;
   options.cluster_file = cluster_file;
+  // Throughput, not admission: the default per-tenant limit (10,000 pending) would answer most
+  // of a 10 s run with 429.
+  options.admission = {.max_pending_per_tenant = 100'000'000, .max_pending = 100'000'000};
   auto daemon = Daemon::Start(options);
   if (!daemon) {
     std::fprintf(stderr, "headroomd did not start: %s\n", daemon.error().message.c_str());

@@ -23,20 +23,23 @@ void FairShare::Advance(TimeUs now) {
     return;
   }
   if (now <= last_us_) return;
-  usage_ = UsageAt(now);
+  Integrate(usage_, now);
   last_us_ = now;
 }
 
 std::vector<double> FairShare::UsageAt(TimeUs now) const {
   std::vector<double> usage = usage_;
-  if (!started_ || now <= last_us_) return usage;
+  if (started_ && now > last_us_) Integrate(usage, now);
+  return usage;
+}
+
+void FairShare::Integrate(std::vector<double>& usage, TimeUs now) const {
   const double dt_s = UsToSeconds(now - last_us_);
   const double decay =
       std::exp2(-static_cast<double>(now - last_us_) / static_cast<double>(half_life_us_));
   for (size_t t = 0; t < usage.size(); ++t) {
     usage[t] = usage[t] * decay + static_cast<double>(running_milli_[t]) * dt_s;
   }
-  return usage;
 }
 
 void FairShare::Seed(TenantId tenant, double usage, TimeUs as_of) {
