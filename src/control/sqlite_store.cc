@@ -37,6 +37,15 @@ void BindText(sqlite3_stmt* statement, int index, const std::string& text) {
   sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
 }
 
+// The engine log record of a row selected as (seq, time_us, body).
+EngineLogRecord LogRecordAt(sqlite3_stmt* statement) {
+  const unsigned char* body = sqlite3_column_text(statement, 2);
+  return EngineLogRecord{
+      .seq = sqlite3_column_int64(statement, 0),
+      .time_us = sqlite3_column_int64(statement, 1),
+      .body = body != nullptr ? reinterpret_cast<const char*>(body) : std::string()};
+}
+
 void BindOptional(sqlite3_stmt* statement, int index, const std::optional<int32_t>& value) {
   if (value) {
     sqlite3_bind_int(statement, index, *value);
@@ -326,11 +335,7 @@ Result<std::optional<EngineLogRecord>> SqliteStore::NewestEngineLogBuild() {
   }
   const int rc = sqlite3_step(statement);
   if (rc == SQLITE_ROW) {
-    const unsigned char* body = sqlite3_column_text(statement, 2);
-    newest = EngineLogRecord{
-        .seq = sqlite3_column_int64(statement, 0),
-        .time_us = sqlite3_column_int64(statement, 1),
-        .body = body != nullptr ? reinterpret_cast<const char*>(body) : std::string()};
+    newest = LogRecordAt(statement);
   }
   sqlite3_finalize(statement);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -352,11 +357,7 @@ tl::expected<void, Error> SqliteStore::ForEachEngineLogRecord(
   int rc = SQLITE_ROW;
   tl::expected<void, Error> result;
   while (result && (rc = sqlite3_step(statement)) == SQLITE_ROW) {
-    const unsigned char* body = sqlite3_column_text(statement, 2);
-    result = visit(EngineLogRecord{
-        .seq = sqlite3_column_int64(statement, 0),
-        .time_us = sqlite3_column_int64(statement, 1),
-        .body = body != nullptr ? reinterpret_cast<const char*>(body) : std::string()});
+    result = visit(LogRecordAt(statement));
   }
   sqlite3_finalize(statement);
   if (!result) return result;

@@ -23,18 +23,18 @@ void FairShare::Advance(TimeUs now) {
     return;
   }
   if (now <= last_us_) return;
-  Integrate(usage_, now);
+  Integrate(usage_, now, true);
   last_us_ = now;
 }
 
 std::vector<double> FairShare::UsageAt(TimeUs now) const {
   std::vector<double> usage = usage_;
-  if (started_ && now > last_us_) Integrate(usage, now);
+  if (started_ && now > last_us_) Integrate(usage, now, true);
   return usage;
 }
 
-void FairShare::Integrate(std::vector<double>& usage, TimeUs now) const {
-  const double dt_s = UsToSeconds(now - last_us_);
+void FairShare::Integrate(std::vector<double>& usage, TimeUs now, bool count_running) const {
+  const double dt_s = count_running ? UsToSeconds(now - last_us_) : 0.0;
   const double decay =
       std::exp2(-static_cast<double>(now - last_us_) / static_cast<double>(half_life_us_));
   for (size_t t = 0; t < usage.size(); ++t) {
@@ -51,9 +51,7 @@ void FairShare::Seed(TenantId tenant, double usage, TimeUs as_of) {
 
 void FairShare::DecayTo(TimeUs now) {
   if (!started_ || now <= last_us_) return;
-  const double decay =
-      std::exp2(-static_cast<double>(now - last_us_) / static_cast<double>(half_life_us_));
-  for (double& usage : usage_) usage *= decay;
+  Integrate(usage_, now, false);
   last_us_ = now;
 }
 

@@ -35,8 +35,9 @@ class FairShare {
   void DecayTo(TimeUs now);
 
  private:
-  // `usage` decayed from last_us_ to `now`, plus the running work over that time.
-  void Integrate(std::vector<double>& usage, TimeUs now) const;
+  // `usage` decayed from last_us_ to `now`, plus (with `count_running`) the running work over
+  // that time.
+  void Integrate(std::vector<double>& usage, TimeUs now, bool count_running) const;
 
   TimeUs half_life_us_;
   TimeUs last_us_ = 0;
