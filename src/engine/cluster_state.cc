@@ -65,6 +65,22 @@ void ClusterState::Apply(const TaskAllocation& task, int sign) {
   node_free_cpu_[node] -= sign * task.cpu_milli;
   node_free_memory_[node] -= sign * task.memory_mib;
   HR_CHECK(node_free_cpu_[node] >= 0 && node_free_memory_[node] >= 0);
+  // The domains above the node change by the sums over its devices of one class: one walk up
+  // the tree per run of same-class devices (a task's devices are usually of one class), not
+  // one per device.
+  uint32_t run_class = UINT32_MAX;
+  int run_whole_delta = 0;
+  int64_t run_milli_delta = 0;
+  auto flush_run = [&] {
+    if (!counted || run_class == UINT32_MAX) return;
+    for (DomainId domain = cluster_->node(task.node).domain; domain.valid();
+         domain = cluster_->domain(domain).parent) {
+      const size_t i = Index(domain.value(), run_class);
+      domain_whole_free_[i] += run_whole_delta;
+      domain_free_milli_[i] += run_milli_delta;
+      if (run_whole_delta != 0) WholeFreeChanged(i);
+    }
+  };
   for (DeviceId device : task.devices) {
     const uint32_t d = device.value();
     HR_CHECK(cluster_->devices()[d].node == task.node);
@@ -76,17 +92,16 @@ void ClusterState::Apply(const TaskAllocation& task, int sign) {
     const int whole_delta = (after == static_cast<int>(kMilliPerDevice) ? 1 : 0) -
                             (before == static_cast<int>(kMilliPerDevice) ? 1 : 0);
     node_whole_free_[Index(node, device_class)] += whole_delta;
-    if (counted) {
-      const model::Node& model_node = cluster_->node(task.node);
-      for (DomainId domain = model_node.domain; domain.valid();
-           domain = cluster_->domain(domain).parent) {
-        const size_t i = Index(domain.value(), device_class);
-        domain_whole_free_[i] += whole_delta;
-        domain_free_milli_[i] += after - before;
-        if (whole_delta != 0) WholeFreeChanged(i);
-      }
+    if (device_class != run_class) {
+      flush_run();
+      run_class = device_class;
+      run_whole_delta = 0;
+      run_milli_delta = 0;
     }
+    run_whole_delta += whole_delta;
+    run_milli_delta += after - before;
   }
+  flush_run();
   const uint64_t milli = uint64_t{task.milli_per_device} * task.devices.size();
   if (sign > 0) {
     allocated_milli_ += milli;

@@ -306,7 +306,7 @@ struct Placer::Search {
     const model::Cluster& cluster = state.cluster();
     const model::Domain& domain = cluster.domain(domain_id);
     if (domain.children.empty()) {
-      FillNodes(domain.node_begin, domain.node_end, tasks);
+      FillNodes(NodeOptions(domain), tasks);
       return;
     }
     std::vector<std::pair<DomainId, uint64_t>> children;
@@ -343,16 +343,23 @@ struct Placer::Search {
     }
   }
 
-  void FillNodes(uint32_t begin, uint32_t end, uint32_t tasks) {
-    struct NodeOption {
-      NodeId node;
-      uint32_t capacity;
-    };
+  struct NodeOption {
+    NodeId node;
+    uint32_t capacity;
+  };
+
+  // The nodes of a leaf domain with room for some tasks, and how many each takes.
+  std::vector<NodeOption> NodeOptions(const model::Domain& leaf) const {
     std::vector<NodeOption> nodes;
-    for (uint32_t n = begin; n < end; ++n) {
+    for (uint32_t n = leaf.node_begin; n < leaf.node_end; ++n) {
       const uint32_t capacity = Capacity(NodeId(n));
       if (capacity > 0) nodes.push_back({NodeId(n), capacity});
     }
+    return nodes;
+  }
+
+  // Places `tasks` tasks on `nodes` (NodeOptions of one leaf), which must hold them.
+  void FillNodes(std::vector<NodeOption> nodes, uint32_t tasks) {
     uint32_t remaining = tasks;
     while (remaining > 0) {
       HR_CHECK(!nodes.empty());
@@ -389,8 +396,20 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
   // Fills `domain` if it holds the gang: the devices chosen node by node inside a rolled-back
   // mark, so that two entries for one node never pick the same devices.
   auto try_domain = [&](DomainId domain) -> std::optional<std::vector<TaskAllocation>> {
-    if (search.DomainCapacity(domain, request.task_count) < request.task_count) return std::nullopt;
-    search.Fill(domain, request.task_count);
+    const model::Domain& d = cluster.domain(domain);
+    if (d.children.empty()) {
+      // A leaf: its nodes' capacities are asked once, for the check and for the fill.
+      std::vector<Search::NodeOption> nodes = search.NodeOptions(d);
+      uint64_t capacity = 0;
+      for (const Search::NodeOption& node : nodes) capacity += node.capacity;
+      if (capacity < request.task_count) return std::nullopt;
+      search.FillNodes(std::move(nodes), request.task_count);
+    } else {
+      if (search.DomainCapacity(domain, request.task_count) < request.task_count) {
+        return std::nullopt;
+      }
+      search.Fill(domain, request.task_count);
+    }
     std::vector<TaskAllocation> result;
     result.reserve(request.task_count);
     const ClusterState::Speculation speculation(state);
