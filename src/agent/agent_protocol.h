@@ -1,6 +1,5 @@
-// The agent's side of the headroomd v1 contract (docs/api.md "Agents"): the heartbeat and its
-// reply as both ends define them (model/agent_protocol.h), and the register body, which the
-// agent builds from its inventory.
+// The agent's side of the headroomd v1 contract (docs/api.md "Agents"), as both ends define it
+// (model/agent_protocol.h), and the register body built from the agent's inventory.
 // Threading: pure functions.
 #pragma once
 
@@ -34,6 +33,9 @@ struct RegisterRequest {
   std::string address;
 };
 
+// An inventory device in the contract's form (an index in 0..kMaxDeviceIndex, as inventories
+// promise).
+model::RegisteredDevice RegisteredDeviceOf(const InventoryDevice& device);
 nlohmann::json DeviceJson(const InventoryDevice& device);
 nlohmann::json RegisterJson(const RegisterRequest& request);
 

@@ -17,7 +17,7 @@ std::vector<model::DesiredTask> DesiredTasks(const DaemonState& state, const std
   std::vector<model::DesiredTask> out;
   auto node_it = state.nodes.find(node);
   if (node_it == state.nodes.end() || node_it->second.health == NodeHealth::kDown) return out;
-  const std::vector<DeviceInventory>& inventory = node_it->second.record.devices;
+  const std::vector<model::RegisteredDevice>& inventory = node_it->second.record.devices;
   const auto& abandoned = node_it->second.abandoned_attempts;
   for (uint64_t id : state.jobs.RunningOn(node)) {
     const JobRecord& job = state.jobs.at(id);
@@ -106,7 +106,7 @@ std::shared_ptr<const model::Cluster> ClusterOfRegisteredNodes(const DaemonState
       const NodeRecord& record = state.nodes.at(*name).record;
       model::NodeSpec spec{
           .name = *name, .cpu_milli = record.cpu_milli, .memory_mib = record.memory_mib};
-      for (const DeviceInventory& device : record.devices) {
+      for (const model::RegisteredDevice& device : record.devices) {
         spec.devices.push_back(
             model::DeviceAttributes(device.model, static_cast<double>(device.memory_mib) / 1024.0));
       }

@@ -5,7 +5,7 @@ namespace headroom::control {
 namespace {
 
 // Devices one node may register; their indices are in [0, kMaxDevicesPerNode).
-constexpr int64_t kMaxDevicesPerNode = 1024;
+constexpr int64_t kMaxDevicesPerNode = model::kMaxDeviceIndex + 1;
 
 // 403 unless `principal` may act as `node`: an admin, or the agent token of that node.
 ApiResult<void> CheckActsAs(const Principal& principal, const std::string& node) {
@@ -58,8 +58,8 @@ ApiResult<std::string> OptionalLabel(const Json& object, std::string_view key,
 
 // The inventory, checked as a job spec is: known fields only, each device index and UUID once
 // (two devices of one index would hand one GPU to two jobs), names and sizes bounded.
-ApiResult<std::vector<DeviceInventory>> ParseDevices(const Json& body) {
-  std::vector<DeviceInventory> devices;
+ApiResult<std::vector<model::RegisteredDevice>> ParseDevices(const Json& body) {
+  std::vector<model::RegisteredDevice> devices;
   auto it = body.find("devices");
   if (it == body.end() || it->is_null()) return devices;
   if (!it->is_array() || it->size() > kMaxDevicesPerNode) {
@@ -92,14 +92,14 @@ ApiResult<std::vector<DeviceInventory>> ParseDevices(const Json& body) {
                     path, QuoteExcerpt(*uuid), seen->second);
       }
     }
-    auto model = NameField(item, "model", path + ".model", NameKind::kLabel);
-    if (!model) return tl::unexpected(model.error());
+    auto device_model = NameField(item, "model", path + ".model", NameKind::kLabel);
+    if (!device_model) return tl::unexpected(device_model.error());
     auto memory = IntField(item, "memory_mib", path + ".memory_mib", 0, int64_t{1} << 32, 0);
     if (!memory) return tl::unexpected(memory.error());
     auto clique = OptionalLabel(item, "clique_id", path + ".clique_id");
     if (!clique) return tl::unexpected(clique.error());
-    devices.push_back(
-        DeviceInventory{static_cast<uint32_t>(*index), *uuid, *model, *memory, *clique});
+    devices.push_back(model::RegisteredDevice{static_cast<uint32_t>(*index), *uuid, *device_model,
+                                              *memory, *clique});
   }
   return devices;
 }

@@ -13,6 +13,7 @@
 
 #include "base/time.h"
 #include "control/job_spec.h"
+#include "model/agent_protocol.h"
 
 namespace headroom::control {
 
@@ -60,16 +61,6 @@ struct ServiceRecord {
 // A new pending replica of `service`: a one-task job of the service's spec.
 JobRecord NewReplica(const ServiceRecord& service, uint64_t id, TimeUs submit_us);
 
-// One device as an agent reports it.
-struct DeviceInventory {
-  uint32_t index = 0;
-  std::string uuid;
-  std::string model;
-  int64_t memory_mib = 0;
-  std::string clique_id;
-  friend bool operator==(const DeviceInventory&, const DeviceInventory&) = default;
-};
-
 // A node's durable part: drain state and, for agent-registered nodes, the inventory it
 // registered with (nodes of a cluster file have `registered` false).
 struct NodeRecord {
@@ -79,7 +70,7 @@ struct NodeRecord {
   bool registered = false;
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
-  std::vector<DeviceInventory> devices;
+  std::vector<model::RegisteredDevice> devices;
   std::string address;
 };
 

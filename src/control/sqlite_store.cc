@@ -89,28 +89,27 @@ Result<std::vector<TaskPlacement>> PlacementFromJson(std::string_view text) {
   }
 }
 
-std::string InventoryToJson(const std::vector<DeviceInventory>& devices) {
+std::string InventoryToJson(const std::vector<model::RegisteredDevice>& devices) {
   nlohmann::json out = nlohmann::json::array();
-  for (const DeviceInventory& device : devices) {
-    out.push_back({{"index", device.index},
-                   {"uuid", device.uuid},
-                   {"model", device.model},
-                   {"memory_mib", device.memory_mib},
-                   {"clique_id", device.clique_id}});
+  for (const model::RegisteredDevice& device : devices) {
+    out.push_back(model::RegisteredDeviceJson(device));
   }
   return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-Result<std::vector<DeviceInventory>> InventoryFromJson(std::string_view text) {
+Result<std::vector<model::RegisteredDevice>> InventoryFromJson(std::string_view text) {
   try {
     const nlohmann::json in = nlohmann::json::parse(text);
-    std::vector<DeviceInventory> devices;
+    std::vector<model::RegisteredDevice> devices;
     for (const nlohmann::json& device : in) {
-      devices.push_back(DeviceInventory{.index = device.at("index").get<uint32_t>(),
-                                        .uuid = device.at("uuid").get<std::string>(),
-                                        .model = device.at("model").get<std::string>(),
-                                        .memory_mib = device.at("memory_mib").get<int64_t>(),
-                                        .clique_id = device.at("clique_id").get<std::string>()});
+      // Rows written before the contract's form held clique_id "" where it now holds null.
+      const nlohmann::json& clique = device.at("clique_id");
+      devices.push_back(model::RegisteredDevice{
+          .index = device.at("index").get<uint32_t>(),
+          .uuid = device.at("uuid").get<std::string>(),
+          .model = device.at("model").get<std::string>(),
+          .memory_mib = device.at("memory_mib").get<int64_t>(),
+          .clique_id = clique.is_null() ? std::string() : clique.get<std::string>()});
     }
     return devices;
   } catch (const nlohmann::json::exception& e) {

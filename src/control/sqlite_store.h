@@ -144,7 +144,7 @@ class SqliteStore {
 // JSON forms used in the store's text columns (and by tests).
 std::string PlacementToJson(const std::vector<TaskPlacement>& placement);
 Result<std::vector<TaskPlacement>> PlacementFromJson(std::string_view text);
-std::string InventoryToJson(const std::vector<DeviceInventory>& devices);
-Result<std::vector<DeviceInventory>> InventoryFromJson(std::string_view text);
+std::string InventoryToJson(const std::vector<model::RegisteredDevice>& devices);
+Result<std::vector<model::RegisteredDevice>> InventoryFromJson(std::string_view text);
 
 }  // namespace headroom::control

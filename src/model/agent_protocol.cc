@@ -350,6 +350,28 @@ json HeartbeatReplyJson(const std::vector<DesiredTask>& tasks) {
   return {{"tasks", std::move(list)}};
 }
 
+json RegisteredDeviceJson(const RegisteredDevice& device) {
+  return {{"index", device.index},
+          {"uuid", device.uuid},
+          {"model", device.model},
+          {"memory_mib", device.memory_mib},
+          {"clique_id", device.clique_id.empty() ? json(nullptr) : json(device.clique_id)}};
+}
+
+json RegistrationJson(const Registration& registration) {
+  json devices = json::array();
+  for (const RegisteredDevice& device : registration.devices) {
+    devices.push_back(RegisteredDeviceJson(device));
+  }
+  return {{"node", registration.node},
+          {"cpu_milli", registration.cpu_milli},
+          {"memory_mib", registration.memory_mib},
+          {"ready", registration.ready},
+          {"readiness_message", registration.readiness_message},
+          {"devices", std::move(devices)},
+          {"address", registration.address}};
+}
+
 json RegisterReplyJson(const RegisterReply& reply) {
   return {{"heartbeat_interval_s", reply.heartbeat_interval_s}, {"grace_s", reply.grace_s}};
 }

@@ -1,7 +1,8 @@
-// The headroomd v1 agent heartbeat contract (docs/api.md "Agents"), defined once for both ends:
+// The headroomd v1 agent contract (docs/api.md "Agents"), defined once for both ends:
 // headroom-agent encodes heartbeats and parses their replies, headroomd parses heartbeats and
-// encodes their replies, with the structs and functions below. The register reply is here too;
-// the register body, built from the agent's inventory, is the agent's (agent/agent_protocol.h).
+// encodes their replies, with the structs and functions below. The register body is here too
+// (the agent encodes it from its inventory; headroomd checks it field by field, as it checks a
+// job spec, in control/api_agents.cc, and stores its devices in the same form), and its reply.
 //
 // Promises:
 //  1. Bodies sent are exactly the documented fields; absent readings are JSON null.
@@ -35,6 +36,29 @@ namespace headroom::model {
 inline constexpr int kMaxDeviceIndex = 1023;
 inline constexpr int64_t kDefaultStopGraceS = 30;
 inline constexpr size_t kMaxReadinessMessageBytes = 1024;
+
+// One device of a node as the agent registers it and headroomd stores it.
+struct RegisteredDevice {
+  uint32_t index = 0;  // The agent's device index, 0..kMaxDeviceIndex, unique on the node.
+  std::string uuid;    // "GPU-..." as NVML reports it; "" when unknown. Unique on the node.
+  std::string model;   // "NVIDIA H100 80GB HBM3".
+  int64_t memory_mib = 0;
+  // The NVLink domain, "<cluster uuid>.<clique id>" from NVML's fabric info; "" (sent as null)
+  // on systems without a multi-node NVLink fabric.
+  std::string clique_id;
+  friend bool operator==(const RegisteredDevice&, const RegisteredDevice&) = default;
+};
+
+// POST /v1/agents/register: what a node offers the scheduler.
+struct Registration {
+  std::string node;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  bool ready = true;  // The agent's readiness check passed.
+  std::string readiness_message;
+  std::vector<RegisteredDevice> devices;  // Ordered by index.
+  std::string address;  // Where the node's tasks reach each other (rendezvous host); may be "".
+};
 
 // A task is one attempt of a job's rank on a node. The attempt (the daemon's start count of the
 // job) tells a rank restarted after a requeue from a process left over from an earlier run:
@@ -113,6 +137,10 @@ Result<HeartbeatRequest> ParseHeartbeatRequest(const nlohmann::json& body);
 nlohmann::json HeartbeatReplyJson(const std::vector<DesiredTask>& tasks);
 // Parses the heartbeat reply {"tasks": [DESIRED, ...]}; (job, rank) must be unique.
 Result<std::vector<DesiredTask>> ParseHeartbeatReply(std::string_view body);
+
+// A device as the register body and headroomd's store write it (clique_id "" as null).
+nlohmann::json RegisteredDeviceJson(const RegisteredDevice& device);
+nlohmann::json RegistrationJson(const Registration& registration);
 
 nlohmann::json RegisterReplyJson(const RegisterReply& reply);
 // Parses the register reply {"heartbeat_interval_s": 2, "grace_s": 10}.

@@ -27,5 +27,20 @@ TEST(AgentProtocol, RegisterBodyHasTheDocumentedFields) {
                              "memory_mib": 81559, "clique_id": null}]})"));
 }
 
+// The agent's inventory device and the contract's device agree field for field; a clique is
+// sent as its id, its absence as null.
+TEST(AgentProtocol, InventoryDevicesBecomeTheContractsDevices) {
+  const InventoryDevice device{
+      .index = 7, .uuid = "GPU-b", .model = "B200", .memory_mib = 183359, .clique_id = "u.3"};
+  EXPECT_EQ(
+      RegisteredDeviceOf(device),
+      (model::RegisteredDevice{
+          .index = 7, .uuid = "GPU-b", .model = "B200", .memory_mib = 183359, .clique_id = "u.3"}));
+  EXPECT_EQ(DeviceJson(device)["clique_id"], "u.3");
+  InventoryDevice without = device;
+  without.clique_id.reset();
+  EXPECT_EQ(DeviceJson(without)["clique_id"], nullptr);
+}
+
 }  // namespace
 }  // namespace headroom::agent

@@ -27,10 +27,11 @@ void RegisterTwoNodes(DaemonState& state, TimeUs now_us) {
     status.record.cpu_milli = 8000;
     status.record.memory_mib = 16384;
     for (uint32_t index = 0; index < 2; ++index) {
-      status.record.devices.push_back(DeviceInventory{.index = index,
-                                                      .uuid = name + "-" + std::to_string(index),
-                                                      .model = "H100",
-                                                      .memory_mib = 80 * 1024});
+      status.record.devices.push_back(
+          model::RegisteredDevice{.index = index,
+                                  .uuid = name + "-" + std::to_string(index),
+                                  .model = "H100",
+                                  .memory_mib = 80 * 1024});
     }
     status.last_heartbeat_us = now_us;
     state.nodes.emplace(name, std::move(status));

@@ -48,7 +48,7 @@ TEST(ControlStore, RoundTripsEveryRowKindThroughAReopen) {
                     .registered = true,
                     .cpu_milli = 64000,
                     .memory_mib = 1024,
-                    .devices = {DeviceInventory{0, "GPU-0", "H100", 81559, "c1"}},
+                    .devices = {model::RegisteredDevice{0, "GPU-0", "H100", 81559, "c1"}},
                     .address = "10.0.0.1"};
     std::vector<StoreWrite> writes = {SampleJob(1), done, node,
                                       TokenRecord{Sha256Hex("secret"), Role::kUser, "team-a", ""},
@@ -84,6 +84,24 @@ TEST(ControlStore, RoundTripsEveryRowKindThroughAReopen) {
   ASSERT_EQ(snapshot->meta.size(), 1u);
   EXPECT_EQ(snapshot->meta[0].value, "v");
   std::filesystem::remove_all(dir);
+}
+
+// A node's devices are stored in the register body's form (model::RegisteredDeviceJson); rows
+// written before held clique_id "" where the form holds null, and both read back as "".
+TEST(ControlStore, InventoryRowsReadInTheContractsFormAndTheEarlierOne) {
+  const std::vector<model::RegisteredDevice> devices = {
+      {.index = 0, .uuid = "GPU-0", .model = "H100", .memory_mib = 81559, .clique_id = "c.1"},
+      {.index = 3, .uuid = "", .model = "H100", .memory_mib = 0, .clique_id = ""}};
+  const std::string text = InventoryToJson(devices);
+  EXPECT_EQ(nlohmann::json::parse(text)[1]["clique_id"], nullptr);
+  auto read = InventoryFromJson(text);
+  ASSERT_TRUE(read.has_value()) << read.error().message;
+  EXPECT_EQ(*read, devices);
+  auto earlier =
+      InventoryFromJson(R"([{"index":3,"uuid":"","model":"H100","memory_mib":0,"clique_id":""}])");
+  ASSERT_TRUE(earlier.has_value()) << earlier.error().message;
+  EXPECT_EQ(*earlier, std::vector<model::RegisteredDevice>{devices[1]});
+  EXPECT_FALSE(InventoryFromJson(R"([{"index":3,"uuid":"","model":"H100"}])").has_value());
 }
 
 TEST(ControlStore, ProgressUpdatesAJobRowAndKeepsItsSpec) {
