@@ -67,14 +67,22 @@ class SimCliTest : public ::testing::Test {
     return path;
   }
 
+  // 300 jobs: these tests check the command's contract, not the policies at scale (the ASan
+  // build ran synthetic:small, 2,000 jobs, for minutes).
+  std::string Workload() {
+    const std::filesystem::path path = dir_ / "workload.yaml";
+    std::ofstream(path) << "jobs: " << kWorkloadJobs << "\n";
+    return "synthetic:" + path.string();
+  }
+  static constexpr int kWorkloadJobs = 300;
+
   std::filesystem::path dir_;
 };
 
 TEST_F(SimCliTest, WritesBothReportsAndTheTable) {
   const std::string cluster = Cluster();
-  const Outcome run =
-      RunHeadroom("sim --cluster " + cluster + " --workload synthetic:small --policy all --out " +
-                  (dir_ / "out").string());
+  const Outcome run = RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +
+                                  " --policy all --out " + (dir_ / "out").string());
   ASSERT_EQ(run.status, 0) << run.output;
   for (const char* policy : {"fifo", "slurm-like", "spread", "headroom"}) {
     EXPECT_NE(run.output.find(policy), std::string::npos) << policy;
@@ -82,7 +90,7 @@ TEST_F(SimCliTest, WritesBothReportsAndTheTable) {
   const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
   EXPECT_EQ(report["cluster"]["devices"], 64);
   EXPECT_EQ(report["workload"]["format"], "synthetic");
-  EXPECT_EQ(report["workload"]["jobs"], 2000);
+  EXPECT_EQ(report["workload"]["jobs"], kWorkloadJobs);
   ASSERT_EQ(report["policies"].size(), 4u);
   for (const auto& policy : report["policies"]) {
     const auto& metrics = policy["metrics"];
@@ -94,7 +102,8 @@ TEST_F(SimCliTest, WritesBothReportsAndTheTable) {
       EXPECT_TRUE(metrics["jct_s"][key].is_number()) << key;
     }
     EXPECT_TRUE(metrics["bounded_slowdown"]["mean"].is_number());
-    EXPECT_EQ(metrics["jobs_completed"].get<int>() + metrics["jobs_unplaced"].get<int>(), 2000);
+    EXPECT_EQ(metrics["jobs_completed"].get<int>() + metrics["jobs_unplaced"].get<int>(),
+              kWorkloadJobs);
   }
   const std::string html = ReadFile(dir_ / "out/report.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
@@ -102,10 +111,10 @@ TEST_F(SimCliTest, WritesBothReportsAndTheTable) {
 
 TEST_F(SimCliTest, SameSeedGivesByteIdenticalReport) {
   const std::string cluster = Cluster();
+  const std::string workload = Workload();
   for (const char* out : {"a", "b"}) {
-    const Outcome run =
-        RunHeadroom("sim --cluster " + cluster + " --workload synthetic:small --seed 7 --out " +
-                    (dir_ / out).string());
+    const Outcome run = RunHeadroom("sim --cluster " + cluster + " --workload " + workload +
+                                    " --seed 7 --out " + (dir_ / out).string());
     ASSERT_EQ(run.status, 0) << run.output;
   }
   const std::string a = ReadFile(dir_ / "a/report.json");
@@ -124,9 +133,9 @@ TEST_F(SimCliTest, RunsAnOperatorsPolicyFileBesideThePresets) {
   const std::filesystem::path copy = dir_ / "copy-of-headroom.yaml";
   std::filesystem::copy_file(
       std::filesystem::path(HEADROOM_SOURCE_DIR) / "configs/policies/headroom.yaml", copy);
-  const Outcome run = RunHeadroom(
-      "sim --cluster " + cluster + " --workload synthetic:small --seed 3 --policy headroom," +
-      mine.string() + "," + copy.string() + " --out " + (dir_ / "out").string());
+  const Outcome run = RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +
+                                  " --seed 3 --policy headroom," + mine.string() + "," +
+                                  copy.string() + " --out " + (dir_ / "out").string());
   ASSERT_EQ(run.status, 0) << run.output;
   const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
   ASSERT_EQ(report["policies"].size(), 3u);
