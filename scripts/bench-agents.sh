@@ -50,9 +50,20 @@ start_daemon() {  # $1: name; sets port, data
   port=$(cat "$work/$1.port")
 }
 
+cpu_ticks() {  # $1: pid; user + system clock ticks
+  sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+# The bench's JSON line, with the daemon's CPU (its /proc ticks over the bench) per submission
+# added: a figure the VM's drift moves less than the rate.
 bench() {
-  "$build/bin/headroom_http_bench" --port "$port" --token-file "$data/admin.token" \
-    --clients 64 --seconds "$seconds"
+  local before after out
+  before=$(cpu_ticks "$daemon_pid")
+  out=$("$build/bin/headroom_http_bench" --port "$port" --token-file "$data/admin.token" \
+    --clients 64 --seconds "$seconds")
+  after=$(cpu_ticks "$daemon_pid")
+  jq -c --argjson ticks "$((after - before))" --argjson hz "$(getconf CLK_TCK)" \
+    '. + {daemon_cpu_us_per_submission: ($ticks / $hz * 1e6 / .submissions | round)}' <<<"$out"
 }
 
 stop() {  # $1: pid

@@ -1,7 +1,7 @@
 #include "control/api_json.h"
 
 #include <algorithm>
-#include <set>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -124,63 +124,95 @@ size_t NestingDepth(std::string_view body, size_t limit) {
   return deepest;
 }
 
-// Follows the parser's events to know, at each key, the path it sits at and the keys its
-// object had before, so that a duplicated key is named. The first duplicate is kept.
-class DuplicateKeyFinder {
+// Builds the DOM from the parser's events, as Json::parse does, and names the first key that
+// an object repeats. Cheaper than Json::parse with a callback (which builds each value twice
+// and calls through std::function per event): heartbeats, 1,250 a second from 12,500 nodes, are
+// parsed on the server's event thread.
+class UniqueKeyDomBuilder {
  public:
-  bool OnEvent(Json::parse_event_t event, const Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        frames_.push_back(Frame{.is_object = true});
-        break;
-      case Json::parse_event_t::array_start:
-        frames_.push_back(Frame{.is_object = false});
-        break;
-      case Json::parse_event_t::key: {
-        Frame& frame = frames_.back();
-        frame.key = parsed.get_ref<const std::string&>();
-        if (!frame.keys.insert(frame.key).second && !duplicate_) duplicate_ = Path();
-        break;
-      }
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        CountArrayItem();
-        break;
-      case Json::parse_event_t::value:
-        CountArrayItem();
-        break;
-    }
+  explicit UniqueKeyDomBuilder(Json& root) : root_(root) {}
+
+  bool null() { return Add(nullptr); }
+  bool boolean(bool value) { return Add(value); }
+  bool number_integer(Json::number_integer_t value) { return Add(value); }
+  bool number_unsigned(Json::number_unsigned_t value) { return Add(value); }
+  bool number_float(Json::number_float_t value, const std::string&) { return Add(value); }
+  bool string(std::string& value) { return Add(std::move(value)); }
+  bool binary(Json::binary_t&) { return false; }  // JSON text has no binary values.
+
+  bool start_object(size_t) { return Open(Json::value_t::object); }
+  bool start_array(size_t) { return Open(Json::value_t::array); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+
+  bool key(std::string& key) {
+    Frame& frame = frames_.back();
+    auto [it, inserted] = frame.container->get_ref<Json::object_t&>().try_emplace(key);
+    frame.key = &it->first;
+    next_ = &it->second;
+    if (!inserted && !duplicate_) duplicate_ = Path();
     return true;
   }
+
+  bool parse_error(size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
 
   const std::optional<std::string>& duplicate() const { return duplicate_; }
 
  private:
   struct Frame {
-    bool is_object = false;
-    std::set<std::string> keys;
-    std::string key;   // Objects: the key being read.
-    size_t index = 0;  // Arrays: the item being read.
+    Json* container = nullptr;
+    const std::string* key = nullptr;  // Objects: the key being read.
   };
 
-  void CountArrayItem() {
-    if (!frames_.empty() && !frames_.back().is_object) ++frames_.back().index;
+  // Places `value` where the parser is: the root, the end of an array, or the key just read.
+  Json* Place(Json&& value) {
+    if (frames_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Json& container = *frames_.back().container;
+    if (container.is_array()) {
+      auto& items = container.get_ref<Json::array_t&>();
+      items.push_back(std::move(value));
+      return &items.back();
+    }
+    *next_ = std::move(value);
+    return next_;
   }
 
+  bool Add(Json&& value) {
+    Place(std::move(value));
+    return true;
+  }
+
+  bool Open(Json::value_t type) {
+    frames_.push_back(Frame{.container = Place(Json(type))});
+    return true;
+  }
+
+  bool Close() {
+    frames_.pop_back();
+    return true;
+  }
+
+  // The path of the key just read: keys of objects, indices of arrays (the item being read is
+  // the array's last).
   std::string Path() const {
     std::string path;
     for (const Frame& frame : frames_) {
-      if (frame.is_object) {
-        path += path.empty() ? frame.key : "." + frame.key;
+      if (frame.container->is_object()) {
+        if (!path.empty()) path += '.';
+        path += *frame.key;
       } else {
-        path += fmt::format("[{}]", frame.index);
+        path += fmt::format("[{}]", frame.container->size() - 1);
       }
     }
     return path;
   }
 
+  Json& root_;
   std::vector<Frame> frames_;
+  Json* next_ = nullptr;  // Where the value after the last key goes.
   std::optional<std::string> duplicate_;
 };
 
@@ -211,20 +243,15 @@ ApiResult<Json> ParseBody(std::string_view body) {
     return Fail(400, "the body nests lists and objects more than {} deep; send a flatter object",
                 kMaxJsonDepth);
   }
-  DuplicateKeyFinder duplicates;
-  Json parsed = Json::parse(
-      body,
-      [&duplicates](int, Json::parse_event_t event, Json& value) {
-        return duplicates.OnEvent(event, value);
-      },
-      /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) {
+  Json parsed;
+  UniqueKeyDomBuilder builder(parsed);
+  if (!Json::sax_parse(body, &builder)) {
     return Fail(400, "the body is not valid JSON; send a JSON object");
   }
   if (!parsed.is_object()) return Fail(400, "the body must be a JSON object");
-  if (duplicates.duplicate()) {
+  if (builder.duplicate()) {
     return Fail(400, "{}: expected each key once, got it twice",
-                PathForMessage(*duplicates.duplicate()));
+                PathForMessage(*builder.duplicate()));
   }
   return parsed;
 }

@@ -274,37 +274,43 @@ Result<const json*> List(const json& object, const char* key, size_t max_items) 
 
 }  // namespace
 
+// The heartbeat and its reply fill their objects key by key: a braced list of pairs copies each
+// value once more, and 12,500 nodes send 1,250 heartbeats a second.
 json TelemetryJson(const LabelledTelemetry& telemetry) {
   const DeviceTelemetry& r = telemetry.reading;
-  return {{"index", r.index},
-          {"temp_c", Optional(r.temp_c)},
-          {"power_w", Optional(r.power_w)},
-          {"util", Optional(r.util)},
-          {"xid_errors", Optional(r.xid_errors)},
-          {"job", Optional(telemetry.job)},
-          {"tenant", Optional(telemetry.tenant)}};
+  json out(json::value_t::object);
+  out["index"] = r.index;
+  out["temp_c"] = Optional(r.temp_c);
+  out["power_w"] = Optional(r.power_w);
+  out["util"] = Optional(r.util);
+  out["xid_errors"] = Optional(r.xid_errors);
+  out["job"] = Optional(telemetry.job);
+  out["tenant"] = Optional(telemetry.tenant);
+  return out;
 }
 
 json HeartbeatJson(const HeartbeatRequest& request) {
-  json tasks = json::array();
+  json out(json::value_t::object);
+  out["ready"] = request.ready;
+  out["readiness_message"] = request.readiness_message;
+  auto& tasks = (out["tasks"] = json::array()).get_ref<json::array_t&>();
+  tasks.reserve(request.tasks.size());
   for (const TaskReport& task : request.tasks) {
-    json entry = {{"job", task.key.job},
-                  {"rank", task.key.rank},
-                  {"attempt", task.key.attempt},
-                  {"state", task.state == TaskState::kRunning ? "running" : "exited"},
-                  {"exit_code", Optional(task.exit_code)},
-                  {"pid", task.pid}};
+    json& entry = tasks.emplace_back(json::value_t::object);
+    entry["job"] = task.key.job;
+    entry["rank"] = task.key.rank;
+    entry["attempt"] = task.key.attempt;
+    entry["state"] = task.state == TaskState::kRunning ? "running" : "exited";
+    entry["exit_code"] = Optional(task.exit_code);
+    entry["pid"] = task.pid;
     if (!task.message.empty()) entry["message"] = task.message;
-    tasks.push_back(std::move(entry));
   }
-  json telemetry = json::array();
+  auto& telemetry = (out["telemetry"] = json::array()).get_ref<json::array_t&>();
+  telemetry.reserve(request.telemetry.size());
   for (const LabelledTelemetry& entry : request.telemetry) {
     telemetry.push_back(TelemetryJson(entry));
   }
-  return {{"ready", request.ready},
-          {"readiness_message", request.readiness_message},
-          {"tasks", std::move(tasks)},
-          {"telemetry", std::move(telemetry)}};
+  return out;
 }
 
 Result<HeartbeatRequest> ParseHeartbeatRequest(const json& body) {
@@ -334,20 +340,23 @@ Result<HeartbeatRequest> ParseHeartbeatRequest(const json& body) {
 }
 
 json HeartbeatReplyJson(const std::vector<DesiredTask>& tasks) {
-  json list = json::array();
+  json out(json::value_t::object);
+  auto& list = (out["tasks"] = json::array()).get_ref<json::array_t&>();
+  list.reserve(tasks.size());
   for (const DesiredTask& task : tasks) {
-    list.push_back({{"job", task.key.job},
-                    {"rank", task.key.rank},
-                    {"attempt", task.key.attempt},
-                    {"world_size", task.world_size},
-                    {"devices", task.devices},
-                    {"command", task.command},
-                    {"env", task.env},
-                    {"rendezvous", task.rendezvous},
-                    {"tenant", Optional(task.tenant)},
-                    {"stop_grace_s", task.stop_grace_s}});
+    json& entry = list.emplace_back(json::value_t::object);
+    entry["job"] = task.key.job;
+    entry["rank"] = task.key.rank;
+    entry["attempt"] = task.key.attempt;
+    entry["world_size"] = task.world_size;
+    entry["devices"] = task.devices;
+    entry["command"] = task.command;
+    entry["env"] = task.env;
+    entry["rendezvous"] = task.rendezvous;
+    entry["tenant"] = Optional(task.tenant);
+    entry["stop_grace_s"] = task.stop_grace_s;
   }
-  return {{"tasks", std::move(list)}};
+  return out;
 }
 
 json RegisteredDeviceJson(const RegisteredDevice& device) {

@@ -43,6 +43,25 @@ TEST(Issue10Json, DuplicateKeysAreRefusedWithTheirPath) {
   EXPECT_EQ(nested.error().message, "devices[1].index: expected each key once, got it twice");
   // The same key in sibling objects is no duplicate.
   EXPECT_TRUE(ParseBody(R"({"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 1}, {"k": 2}]})"));
+  auto deeper = ParseBody(R"({"a": [1, [2], {"b": {"c": 1, "d": [], "c": 2}}], "e": 0})");
+  ASSERT_FALSE(deeper.has_value());
+  EXPECT_EQ(deeper.error().message, "a[2].b.c: expected each key once, got it twice");
+}
+
+TEST(Issue10Json, ABodyParsesToWhatTheLibraryParses) {
+  // Every kind of value, nested, as nlohmann::json::parse builds it: the body parser builds its
+  // own tree (to name duplicate keys without a callback per event).
+  const std::string text =
+      R"({"s": "x\u00e9\n", "i": -3, "u": 18446744073709551615, "f": 2.5e-3, "t": true,)"
+      R"( "n": null, "a": [[], {}, [1, {"k": [null]}]], "o": {"p": {"q": "r"}, "e": {}}})";
+  auto body = ParseBody(text);
+  ASSERT_TRUE(body.has_value()) << body.error().message;
+  EXPECT_EQ(*body, Json::parse(text));
+  EXPECT_TRUE((*body)["u"].is_number_unsigned());
+  EXPECT_TRUE((*body)["i"].is_number_integer());
+  for (const char* bad : {"", "{", R"({"a": 1} x)", R"({"a": })", "[1, 2]", "7"}) {
+    EXPECT_FALSE(ParseBody(bad).has_value()) << bad;
+  }
 }
 
 TEST(Issue10Json, UnknownFieldsAreNamedWithTheKnownOnes) {
