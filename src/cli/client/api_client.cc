@@ -1,15 +1,16 @@
 #include "cli/client/api_client.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
-#include <httplib.h>
+#include <fmt/format.h>
 
 namespace headroom::cli {
 namespace {
 
-constexpr time_t kConnectTimeoutS = 5;
-constexpr time_t kReadTimeoutS = 60;  // Above the API's longest long-poll (30 s).
+constexpr int kConnectTimeoutS = 5;
+constexpr int kReadTimeoutS = 60;  // Above the API's longest long-poll (30 s).
 
 std::string OneLine(std::string text) {
   for (char& c : text) {
@@ -25,39 +26,21 @@ std::string EnvOr(const char* name, const std::string& flag_value) {
   return value == nullptr ? std::string() : std::string(value);
 }
 
-std::string TransportMessage(httplib::Error error, const ServerUrl& url, bool insecure) {
-  std::string detail;
-  switch (error) {
-    case httplib::Error::Connection:
-      detail = "connection refused or host unreachable";
-      break;
-    case httplib::Error::ConnectionTimeout:
-      detail = fmt::format("no connection within {} s", kConnectTimeoutS);
-      break;
-    case httplib::Error::Read:
-      detail = "the connection closed before a complete answer arrived";
-      break;
-    case httplib::Error::SSLServerVerification:
-      detail = insecure ? "TLS certificate verification failed"
-                        : "TLS certificate verification failed (use --cacert FILE, or --insecure "
-                          "to skip verification)";
-      break;
-    case httplib::Error::SSLConnection:
-      detail = "TLS handshake failed (is the server really speaking https?)";
-      break;
-    default:
-      detail = httplib::to_string(error);
-      break;
+std::string TransportMessage(const TransportError& error, const ServerUrl& url, bool insecure) {
+  std::string detail = error.detail;
+  if (error.failure == TransportFailure::kTlsVerification && !insecure) {
+    detail += " (use --cacert FILE, or --insecure to skip verification)";
   }
   return fmt::format("cannot reach headroomd at {}: {}", url.ToString(), detail);
 }
 
 // Turns an HTTP answer into the body's JSON or an Error carrying the API's message.
-Result<nlohmann::json> Interpret(const httplib::Result& result, const ServerUrl& url,
-                                 bool insecure) {
-  if (!result)
-    return MakeError(ErrorCode::kIo, "{}", TransportMessage(result.error(), url, insecure));
-  const httplib::Response& response = *result;
+Result<nlohmann::json> Interpret(const tl::expected<HttpAnswer, TransportError>& answer,
+                                 const ServerUrl& url, bool insecure) {
+  if (!answer) {
+    return MakeError(ErrorCode::kIo, "{}", TransportMessage(answer.error(), url, insecure));
+  }
+  const HttpAnswer& response = *answer;
   nlohmann::json body = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (response.status >= 200 && response.status < 300) {
     if (body.is_discarded()) {
@@ -90,49 +73,43 @@ Result<ApiClient> ApiClient::Create(const ConnectionOptions& options) {
   if (server.empty()) server = std::string(kDefaultServer);
   auto url = ParseServerUrl(server);
   if (!url) return tl::unexpected(url.error());
-  auto client = std::make_unique<httplib::Client>(url->SchemeHostPort());
-  client->set_tcp_nodelay(true);  // Else each keep-alive request waits ~40 ms (Nagle + ack).
-  if (!client->is_valid()) {
-    return MakeError(ErrorCode::kInvalidArgument, "server URL '{}': this build cannot open it",
-                     server);
+  ApiClient api;
+  api.url_ = std::move(*url);
+  api.token_ = EnvOr("HEADROOM_TOKEN", options.token);
+  if (std::any_of(api.token_.begin(), api.token_.end(),
+                  [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the token holds a control character (a line break?); tokens are one line");
   }
-  client->set_connection_timeout(kConnectTimeoutS);
-  client->set_read_timeout(kReadTimeoutS);
-  client->set_write_timeout(kReadTimeoutS);
-  const std::string token = EnvOr("HEADROOM_TOKEN", options.token);
-  if (!token.empty()) client->set_bearer_token_auth(token);
-  if (url->scheme == "https") {
-    client->enable_server_certificate_verification(!options.insecure);
-    if (!options.ca_cert_file.empty()) client->set_ca_cert_path(options.ca_cert_file);
-  }
-  ApiClient api(std::move(*url), std::move(client));
-  api.insecure_ = options.insecure;
+  api.transport_ = TransportOptions{.connect_timeout_s = kConnectTimeoutS,
+                                    .io_timeout_s = kReadTimeoutS,
+                                    .verify_certificate = !options.insecure,
+                                    .ca_cert_file = options.ca_cert_file};
   return api;
 }
 
-ApiClient::ApiClient(ServerUrl url, std::unique_ptr<httplib::Client> client)
-    : url_(std::move(url)), client_(std::move(client)) {}
-ApiClient::ApiClient(ApiClient&&) noexcept = default;
-ApiClient& ApiClient::operator=(ApiClient&&) noexcept = default;
-ApiClient::~ApiClient() = default;
-
 Result<nlohmann::json> ApiClient::Get(std::string_view path) const {
-  const std::string full = url_.base_path + std::string(path);
-  return Interpret(client_->Get(full), url_, insecure_);
+  return Send("GET", path, "", "");
 }
 
 Result<nlohmann::json> ApiClient::Post(std::string_view path, std::string_view body,
                                        std::string_view content_type) const {
-  const std::string full = url_.base_path + std::string(path);
-  return Interpret(client_->Post(full, body.data(), body.size(), std::string(content_type)), url_,
-                   insecure_);
+  return Send("POST", path, body, content_type);
 }
 
 Result<nlohmann::json> ApiClient::Put(std::string_view path, std::string_view body,
                                       std::string_view content_type) const {
-  const std::string full = url_.base_path + std::string(path);
-  return Interpret(client_->Put(full, body.data(), body.size(), std::string(content_type)), url_,
-                   insecure_);
+  return Send("PUT", path, body, content_type);
+}
+
+Result<nlohmann::json> ApiClient::Send(std::string_view method, std::string_view path,
+                                       std::string_view body, std::string_view content_type) const {
+  HttpHeaders headers = {{"Accept", "application/json"}};
+  if (!token_.empty()) headers.emplace_back("Authorization", "Bearer " + token_);
+  if (!content_type.empty()) headers.emplace_back("Content-Type", std::string(content_type));
+  return Interpret(
+      Exchange(url_, transport_, method, url_.base_path + std::string(path), headers, body), url_,
+      !transport_.verify_certificate);
 }
 
 int ExitStatusFor(const Error& error) { return error.code == ErrorCode::kIo ? 1 : 2; }

@@ -6,18 +6,14 @@
 // 1: headroomd could not be reached or failed). Single-threaded; one client per command.
 #pragma once
 
-#include <memory>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
+#include "cli/client/http_transport.h"
 #include "cli/client/server_url.h"
-
-namespace httplib {
-class Client;
-}
 
 namespace headroom::cli {
 
@@ -34,12 +30,9 @@ struct ConnectionOptions {
 
 class ApiClient {
  public:
-  // Resolves the options against the environment and checks the URL; connects lazily.
+  // Resolves the options against the environment and checks the URL and token; each request
+  // then goes over a connection of its own.
   static Result<ApiClient> Create(const ConnectionOptions& options);
-
-  ApiClient(ApiClient&&) noexcept;
-  ApiClient& operator=(ApiClient&&) noexcept;
-  ~ApiClient();
 
   // `path` is below the server's base path and may carry a query ("/v1/jobs?state=pending").
   Result<nlohmann::json> Get(std::string_view path) const;
@@ -51,11 +44,13 @@ class ApiClient {
   const ServerUrl& url() const { return url_; }
 
  private:
-  ApiClient(ServerUrl url, std::unique_ptr<httplib::Client> client);
+  ApiClient() = default;
+  Result<nlohmann::json> Send(std::string_view method, std::string_view path, std::string_view body,
+                              std::string_view content_type) const;
 
   ServerUrl url_;
-  std::unique_ptr<httplib::Client> client_;
-  bool insecure_ = false;
+  std::string token_;
+  TransportOptions transport_;
 };
 
 // 1 when headroomd could not be reached or failed (kIo), 2 when it refused the request or the

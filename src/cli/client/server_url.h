@@ -17,7 +17,7 @@ struct ServerUrl {
   int port = 0;           // 1..65535
   std::string base_path;  // prefix for every API path, e.g. "/headroom"; usually empty
 
-  // "scheme://host:port" as httplib::Client takes it (IPv6 hosts in brackets).
+  // "scheme://host:port" (IPv6 hosts in brackets).
   std::string SchemeHostPort() const;
   // The URL as the user would write it back: SchemeHostPort() + base_path.
   std::string ToString() const;
