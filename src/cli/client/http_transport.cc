@@ -18,6 +18,7 @@
 #include <charconv>
 #include <chrono>
 #include <climits>
+#include <csignal>
 #include <memory>
 #include <optional>
 
@@ -89,6 +90,9 @@ class Connection {
 
   tl::expected<void, TransportError> StartTls(const ServerUrl& url,
                                               const TransportOptions& options) {
+    // OpenSSL writes to the socket with write(), not send(MSG_NOSIGNAL): a server that closes
+    // mid-request must fail the write, not kill the CLI.
+    signal(SIGPIPE, SIG_IGN);
     context_ = SSL_CTX_new(TLS_client_method());
     if (context_ == nullptr) {
       return Fail(TransportFailure::kTlsHandshake, "cannot set up TLS: " + OpenSslError());

@@ -6,7 +6,7 @@
 // connection that cannot be made within `connect_timeout_s`, a read or write that waits longer
 // than `io_timeout_s`, a TLS certificate that does not verify, and an answer larger than
 // kMaxAnswerBytes or not HTTP/1.x are failures, each with a line a user can act on.
-// Blocking; single-threaded.
+// Blocking; single-threaded. An https exchange sets SIGPIPE to be ignored, process-wide.
 #pragma once
 
 #include <cstddef>
