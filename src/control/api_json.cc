@@ -147,7 +147,8 @@ class UniqueKeyDomBuilder {
 
   bool key(std::string& key) {
     Frame& frame = frames_.back();
-    auto [it, inserted] = frame.container->get_ref<Json::object_t&>().try_emplace(key);
+    // try_emplace moves the key only when it inserts it.
+    auto [it, inserted] = frame.container->get_ref<Json::object_t&>().try_emplace(std::move(key));
     frame.key = &it->first;
     next_ = &it->second;
     if (!inserted && !duplicate_) duplicate_ = Path();
