@@ -271,9 +271,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e7));
   app.add_flag("--print-inventory", flags.print_inventory,
                "print the discovered inventory and one telemetry sample as JSON, then exit");
+  app.set_version_flag("--version", "headroom-agent " HEADROOM_VERSION);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "headroom-agent: %s\n", e.what());

@@ -39,9 +39,12 @@ int main(int argc, char** argv) {
       AddReplayCommand(app),
       AddPolicyCommand(app, connection),
   };
+  app.set_version_flag("--version", "headroom " HEADROOM_VERSION);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);

@@ -88,9 +88,12 @@ int main(int argc, char** argv) {
   app.add_option("--max-long-polls-per-token", options.max_long_polls_per_token,
                  "Parked GET /v1/events long-polls per token (default 16)")
       ->check(CLI::Range(1, 100'000));
+  app.set_version_flag("--version", "headroomd " HEADROOM_VERSION);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return Usage(e.what());

@@ -12,6 +12,7 @@
 
 #include "cli/client_fake_api.h"
 #include "cli/client_test_support.h"
+#include "testing/binaries.h"
 
 namespace headroom::testing {
 namespace {
@@ -297,6 +298,17 @@ TEST_F(ClientVerbs, EnvironmentIsUsedWhenFlagsAreAbsent) {
       RunHeadroom({"services", "--token", "wrong"},
                   {{"HEADROOM_SERVER", api_.url()}, {"HEADROOM_TOKEN", "secret"}});
   EXPECT_EQ(flag_wins.status, 2);
+}
+
+TEST(ProgramVersion, EveryProgramSaysItsVersionAndCommit) {
+  // "NAME MAJOR.MINOR.PATCH (COMMIT)", exit 0, nothing on stderr; the CLI needs no verb for it.
+  for (const std::string name : {"headroom", "headroomd", "headroom-agent"}) {
+    const CommandOutcome run = RunProgram({BinaryPath(name), "--version"});
+    EXPECT_EQ(run.status, 0) << name << ": " << run.err;
+    EXPECT_TRUE(run.err.empty()) << run.err;
+    EXPECT_TRUE(std::regex_match(run.out, std::regex(name + R"( \d+\.\d+\.\d+ \([^()\n]+\)\n)")))
+        << run.out;
+  }
 }
 
 TEST(ClientConnection, RefusedConnectionExitsOneWithAClearLine) {
