@@ -328,6 +328,14 @@ Failed TooLarge() {
               fmt::format("the answer is larger than {} MiB", kMaxAnswerBytes >> 20));
 }
 
+// Appends the next bytes to `raw`; the stream's end is a cut answer.
+tl::expected<void, TransportError> ReadMore(Connection& connection, std::string& raw) {
+  auto received = connection.ReadSome(raw);
+  if (!received) return tl::unexpected(received.error());
+  if (*received == 0) return Closed();
+  return {};
+}
+
 tl::expected<HttpAnswer, TransportError> ReadAnswer(Connection& connection) {
   std::string raw;
   size_t block_end = 0;
@@ -337,9 +345,7 @@ tl::expected<HttpAnswer, TransportError> ReadAnswer(Connection& connection) {
       if (raw.size() > kMaxHeaderBytes) {
         return Fail(TransportFailure::kBadAnswer, "the answer's headers exceed 64 KiB");
       }
-      auto received = connection.ReadSome(raw);
-      if (!received) return tl::unexpected(received.error());
-      if (*received == 0) return Closed();
+      if (auto more = ReadMore(connection, raw); !more) return tl::unexpected(more.error());
     }
     auto parsed = ParseHead(std::string_view(raw).substr(0, block_end));
     if (!parsed) return tl::unexpected(parsed.error());
@@ -359,9 +365,7 @@ tl::expected<HttpAnswer, TransportError> ReadAnswer(Connection& connection) {
         return Fail(TransportFailure::kBadAnswer, "the answer's chunked body: " + chunks.error());
       }
       if (state == ChunkedBody::State::kComplete) break;
-      auto received = connection.ReadSome(raw);
-      if (!received) return tl::unexpected(received.error());
-      if (*received == 0) return Closed();
+      if (auto more = ReadMore(connection, raw); !more) return tl::unexpected(more.error());
     }
     answer.body = chunks.TakeBody();
     return answer;
@@ -370,9 +374,7 @@ tl::expected<HttpAnswer, TransportError> ReadAnswer(Connection& connection) {
     if (*head.content_length > kMaxAnswerBytes) return TooLarge();
     raw.reserve(*head.content_length);
     while (raw.size() < *head.content_length) {
-      auto received = connection.ReadSome(raw);
-      if (!received) return tl::unexpected(received.error());
-      if (*received == 0) return Closed();
+      if (auto more = ReadMore(connection, raw); !more) return tl::unexpected(more.error());
     }
     raw.resize(*head.content_length);
     answer.body = std::move(raw);
@@ -403,9 +405,8 @@ tl::expected<HttpAnswer, TransportError> Exchange(const ServerUrl& url,
       return tl::unexpected(started.error());
     }
   }
-  const bool ipv6 = url.host.find(':') != std::string::npos;
-  std::string request = fmt::format("{} {} HTTP/1.1\r\nHost: {}{}{}:{}\r\n", method, target,
-                                    ipv6 ? "[" : "", url.host, ipv6 ? "]" : "", url.port);
+  std::string request =
+      fmt::format("{} {} HTTP/1.1\r\nHost: {}\r\n", method, target, url.HostPort());
   for (const auto& [name, value] : headers) request += fmt::format("{}: {}\r\n", name, value);
   request += fmt::format("Content-Length: {}\r\nConnection: close\r\n\r\n", body.size());
   request.append(body);

@@ -4,10 +4,12 @@
 
 namespace headroom::cli {
 
-std::string ServerUrl::SchemeHostPort() const {
+std::string ServerUrl::HostPort() const {
   const bool ipv6 = host.find(':') != std::string::npos;
-  return fmt::format("{}://{}{}{}:{}", scheme, ipv6 ? "[" : "", host, ipv6 ? "]" : "", port);
+  return fmt::format("{}{}{}:{}", ipv6 ? "[" : "", host, ipv6 ? "]" : "", port);
 }
+
+std::string ServerUrl::SchemeHostPort() const { return scheme + "://" + HostPort(); }
 
 std::string ServerUrl::ToString() const { return SchemeHostPort() + base_path; }
 

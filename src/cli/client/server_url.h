@@ -17,7 +17,9 @@ struct ServerUrl {
   int port = 0;           // 1..65535
   std::string base_path;  // prefix for every API path, e.g. "/headroom"; usually empty
 
-  // "scheme://host:port" (IPv6 hosts in brackets).
+  // "host:port" as an HTTP Host header carries it (IPv6 hosts in brackets).
+  std::string HostPort() const;
+  // "scheme://" + HostPort().
   std::string SchemeHostPort() const;
   // The URL as the user would write it back: SchemeHostPort() + base_path.
   std::string ToString() const;
