@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
 #include "control/names.h"
 #include "model/yaml_field.h"
 
@@ -18,31 +19,6 @@ using model::YamlField;
 using model::YamlMap;
 
 constexpr TimeUs kMaxDurationUs = 366LL * 24 * 3600 * kUsPerSecond;
-
-bool ValidUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto byte = static_cast<unsigned char>(text[i]);
-    size_t extra = 0;
-    if (byte < 0x80) {
-      extra = 0;
-    } else if ((byte & 0xe0) == 0xc0 && byte >= 0xc2) {
-      extra = 1;
-    } else if ((byte & 0xf0) == 0xe0) {
-      extra = 2;
-    } else if ((byte & 0xf8) == 0xf0 && byte <= 0xf4) {
-      extra = 3;
-    } else {
-      return false;
-    }
-    if (i + extra >= text.size()) return false;
-    for (size_t k = 1; k <= extra; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
 
 Result<std::string> PlainText(const YamlField& field, std::string_view expected, bool allow_empty) {
   if (!field.IsScalar() || !IsPlainText(field.node().Scalar(), allow_empty)) {
@@ -309,7 +285,7 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
 }  // namespace
 
 bool IsPlainText(std::string_view text, bool allow_empty) {
-  if ((!allow_empty && text.empty()) || text.size() > 64 * 1024 || !ValidUtf8(text)) return false;
+  if ((!allow_empty && text.empty()) || text.size() > 64 * 1024 || !IsValidUtf8(text)) return false;
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
     if ((byte < 0x20 && c != '\t') || byte == 0x7f) return false;

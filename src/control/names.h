@@ -43,10 +43,6 @@ bool IsValidName(std::string_view text, NameKind kind);
 // What a valid name of `kind` is, for "expected ..." messages.
 std::string_view NameExpectation(NameKind kind);
 
-// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF).
-bool IsValidUtf8(std::string_view text);
-
 // `text` in double quotes, cut to kMaxExcerptBytes bytes (at a UTF-8 boundary, "..." marking
 // the cut), with quotes, backslashes and control bytes escaped: what an error message or a
 // terminal may show of a value it did not choose.

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/eventhandler.h>
 
+#include "base/utf8.h"
+
 namespace headroom::model {
 namespace {
 
@@ -235,6 +237,18 @@ YamlNesting YamlNestingBound(std::string_view text, size_t limit) {
 }
 
 Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source) {
+  // YAML is Unicode text; yaml-cpp passes other bytes through, and what is kept of them (a
+  // policy's text, a name) could then not be written as JSON.
+  if (const std::optional<size_t> bad = FirstInvalidUtf8(text)) {
+    const std::string_view before = text.substr(0, *bad);
+    const size_t newline = before.rfind('\n');
+    const size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "{}:{}: expected UTF-8 text, got byte 0x{:02X} at column {}; save the file "
+                     "as UTF-8",
+                     source, std::count(before.begin(), before.end(), '\n') + 1,
+                     static_cast<unsigned char>(text[*bad]), *bad - line_start + 1);
+  }
   if (const YamlNesting nesting = YamlNestingBound(text, kMaxYamlNesting);
       nesting.bound > kMaxYamlNesting) {
     return MakeError(ErrorCode::kInvalidArgument,

@@ -1,6 +1,7 @@
 // Regressions found by fuzz/api_fuzz.cc: what an API error message may quote of a client's input
-// (docs/api.md "Errors": at most 40 bytes, control bytes escaped, one line), and what a
-// heartbeat may put into /metrics (a telemetry tenant is a tenant name).
+// (docs/api.md "Errors": at most 40 bytes, control bytes escaped, one line), what a heartbeat
+// may put into /metrics (a telemetry tenant is a tenant name), and a policy that is not UTF-8.
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include "control/api_routes.h"
 #include "control/job_spec.h"
 #include "daemon_fixture.h"
+#include "engine/presets.h"
 
 namespace headroom::control {
 namespace {
@@ -82,6 +84,33 @@ TEST(ApiFuzzRegressions, HeartbeatTelemetryTenantIsATenantName) {
   EXPECT_EQ(heartbeat("team-a").status, 200);
   EXPECT_EQ(heartbeat("").status, 200);
   EXPECT_EQ(heartbeat(nullptr).status, 200);
+}
+
+// PUT /v1/policy took YAML with bytes that are not UTF-8 (yaml-cpp passes them through), and the
+// loop thread's engine log record of the policy then threw from nlohmann::json::dump: the daemon
+// died, and died again at every start from the journaled policy. YAML must be UTF-8.
+TEST(ApiFuzzRegressions, APolicyThatIsNotUtf8IsRefusedAndTheDaemonServesOn) {
+  testing::TestDaemon daemon(testing::TestDaemon::Simulated());
+  const std::string fifo(*engine::PresetPolicyText("fifo"));
+  const size_t name_line = fifo.find("name: fifo");
+  ASSERT_NE(name_line, std::string::npos);
+  const size_t line =
+      static_cast<size_t>(std::count(fifo.begin(), fifo.begin() + name_line, '\n')) + 2;
+  std::string broken = fifo;
+  broken.insert(name_line + std::string("name: fifo").size(), "\n# caf\xff\xfe");
+  const auto refused = daemon.Put("/v1/policy", daemon.admin(), broken);
+  ASSERT_EQ(refused.status, 400) << refused.body.dump();
+  EXPECT_EQ(refused.body["error"]["message"],
+            fmt::format("body:{}: expected UTF-8 text, got byte 0xFF at column 6; save the file "
+                        "as UTF-8",
+                        line));
+  EXPECT_EQ(daemon.Get("/v1/cluster", daemon.admin()).status, 200);
+  EXPECT_EQ(daemon.Put("/v1/policy", daemon.admin(), fifo).status, 200);
+  daemon.Stop();
+  daemon.Start();
+  const auto policy = daemon.Get("/v1/policy", daemon.admin());
+  ASSERT_EQ(policy.status, 200);
+  EXPECT_EQ(policy.body["name"], "fifo");
 }
 
 }  // namespace

@@ -180,6 +180,22 @@ TEST(ClusterYamlTest, SyntaxErrorsHaveLines) {
             "test.yaml:2: YAML syntax error: unexpected \",\"");
 }
 
+// Every YAML loader refuses bytes that are not UTF-8, naming where the first one is.
+TEST(ClusterYamlTest, TextThatIsNotUtf8IsRefusedWithItsLineAndColumn) {
+  EXPECT_EQ(ErrorOf("levels: [a]\nname: caf\xe9\n"),
+            "test.yaml:2: expected UTF-8 text, got byte 0xE9 at column 10; save the file as UTF-8");
+  // Overlong forms, surrogates and cut sequences are not UTF-8 either, in comments too.
+  EXPECT_EQ(ErrorOf("# \xc0\xaf\n"),
+            "test.yaml:1: expected UTF-8 text, got byte 0xC0 at column 3; save the file as UTF-8");
+  EXPECT_EQ(ErrorOf("levels: [a] # \xed\xa0\x80"),
+            "test.yaml:1: expected UTF-8 text, got byte 0xED at column 15; save the file as UTF-8");
+  EXPECT_EQ(ErrorOf("levels: [a]\n\n# \xe2\x82"),
+            "test.yaml:3: expected UTF-8 text, got byte 0xE2 at column 3; save the file as UTF-8");
+  // Well-formed text past ASCII is fine.
+  EXPECT_EQ(ErrorOf("levels: [a]\nname: caf\xc3\xa9 \xf0\x9f\x9a\x80\n").find("expected UTF-8"),
+            std::string::npos);
+}
+
 TEST(ClusterYamlTest, DocumentShapeErrors) {
   EXPECT_EQ(ErrorOf(""),
             "test.yaml:1: document: expected a cluster description with 'levels' and "
