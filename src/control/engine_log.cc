@@ -107,7 +107,15 @@ Json RestoreEvent(const JobRecord& job) {
           {"placement", PlacementToJson(job.placement)}};
 }
 
-Json FinishEvent(uint64_t job) { return {{"finish", job}}; }
+std::string EngineLogText(const Json& record) {
+  return record.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+Json FinishEvent(uint64_t job, bool failed) {
+  Json event = {{"finish", job}};
+  if (failed) event["failed"] = true;
+  return event;
+}
 
 Json CancelEvent(uint64_t job) { return {{"cancel", job}}; }
 

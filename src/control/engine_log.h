@@ -51,9 +51,12 @@ nlohmann::json BuildRecord(const model::Cluster& cluster, std::string_view polic
 // A build record's CARRIED; an error naming the field when it is malformed. An absent member
 // (a log written before carried state was recorded) reads as none.
 Result<engine::CarriedState> CarriedOf(const nlohmann::json& build);
+// A record's text. Never throws: a string that reached the loop without passing a UTF-8 check
+// is written with U+FFFD in place of its bad bytes, where a throw would end the loop thread.
+std::string EngineLogText(const nlohmann::json& record);
 nlohmann::json SubmitEvent(const JobRecord& job);
 nlohmann::json RestoreEvent(const JobRecord& job);
-nlohmann::json FinishEvent(uint64_t job);
+nlohmann::json FinishEvent(uint64_t job, bool failed);  // "failed": true only when it failed.
 nlohmann::json CancelEvent(uint64_t job);
 nlohmann::json DrainEvent(std::string_view node, bool drained);
 // `daemon_of_engine` maps the engine's job ids to the daemon's.

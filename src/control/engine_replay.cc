@@ -115,7 +115,7 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
   // Jobs submitted or restored earlier in this step are not in the engine's books yet; the
   // loop may end or cancel them in the same step.
   std::unordered_set<uint32_t> new_in_step;
-  const auto known = [&](const Json& id, engine::JobState state) -> Result<JobId> {
+  const auto known = [&](const Json& id, JobState state) -> Result<JobId> {
     if (!id.is_number_unsigned()) {
       return MakeError(ErrorCode::kInvalidArgument, "a job id must be a number");
     }
@@ -124,7 +124,7 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         (!new_in_step.contains(it->second.value()) && engine_->state(it->second) != state)) {
       return MakeError(ErrorCode::kInvalidArgument, "job {} is not {} in the engine",
                        id.get<uint64_t>(),
-                       state == engine::JobState::kRunning ? "running" : "pending or running");
+                       state == JobState::kRunning ? "running" : "pending or running");
     }
     return it->second;
   };
@@ -178,12 +178,14 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
       inputs.push_back(engine::JobRestored{engine_id, std::move(job), std::move(*tasks),
                                            (*start_us)->get<TimeUs>()});
     } else if (event.contains("finish")) {
-      auto id = known(event["finish"], engine::JobState::kRunning);
+      auto id = known(event["finish"], JobState::kRunning);
       if (!id) return tl::unexpected(id.error());
-      inputs.push_back(engine::JobFinished{*id});
+      // Logs written before "failed" was recorded read as completed (the engine treats both alike).
+      const auto failed = event.find("failed");
+      inputs.push_back(engine::JobFinished{*id, failed != event.end() && *failed == true});
     } else if (event.contains("cancel")) {
-      auto id = known(event["cancel"], engine::JobState::kRunning);
-      if (!id) id = known(event["cancel"], engine::JobState::kPending);
+      auto id = known(event["cancel"], JobState::kRunning);
+      if (!id) id = known(event["cancel"], JobState::kPending);
       if (!id) return tl::unexpected(id.error());
       inputs.push_back(engine::JobCancelled{*id});
     } else if (event.contains("drain")) {

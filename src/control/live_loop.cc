@@ -198,6 +198,21 @@ void LiveLoop::Iterate(TimeUs now) {
   ForgetFinished(now);
 }
 
+bool LiveLoop::CommitThenApply(std::vector<StoreWrite> writes, std::string_view what, TimeUs now,
+                               const std::function<void()>& apply) {
+  if (auto ok = journal_.Commit(std::move(writes)); !ok) {
+    spdlog::error("journal: {} not committed: {}", what, ok.error().message);
+    rebuild_ = true;
+    retry_at_us_ = now + kUsPerSecond;
+    return false;
+  }
+  if (apply) {
+    std::lock_guard lock(state_.mu);
+    apply();
+  }
+  return true;
+}
+
 void LiveLoop::ForgetFinished(TimeUs now) {
   constexpr TimeUs kIntervalUs = 10 * kUsPerSecond;
   if (now < next_forget_us_) return;
@@ -261,22 +276,18 @@ void LiveLoop::ApplyCompletions(const std::vector<Completion>& completions, Time
     state_.next_job_id = next_id;
   }
   if (writes.empty()) return;
-  if (auto ok = journal_.Commit(std::move(writes)); !ok) {
-    // The backend reported these; until they are durable the loop cannot act on them. Start
-    // over from the state (they are still running there) once the store answers again.
-    spdlog::error("journal: completions not committed: {}", ok.error().message);
-    rebuild_ = true;
-    retry_at_us_ = now + kUsPerSecond;
+  // The backend reported these; until they are durable the loop cannot act on them (they are
+  // still running in the state the rebuild starts from).
+  if (!CommitThenApply(std::move(writes), "completions", now, [&] {
+        for (const JobRecord& job : ended) state_.jobs.Put(job);
+        for (const JobRecord& job : replicas) state_.jobs.Put(job);
+      })) {
     return;
-  }
-  {
-    std::lock_guard lock(state_.mu);
-    for (const JobRecord& job : ended) state_.jobs.Put(job);
-    for (const JobRecord& job : replicas) state_.jobs.Put(job);
   }
   for (const JobRecord& job : ended) {
     if (auto it = engine_of_daemon_.find(job.id); it != engine_of_daemon_.end() && engine_) {
-      AddEvent(engine::JobFinished{it->second}, FinishEvent(job.id));
+      const bool failed = job.state == JobState::kFailed;
+      AddEvent(engine::JobFinished{it->second, failed}, FinishEvent(job.id, failed));
     }
     Log(job.state == JobState::kCompleted ? "finished" : "failed", job.id, std::nullopt,
         fmt::format("job {} {} (exit code {}): {}", job.id, JobStateName(job.state),
@@ -328,16 +339,11 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
     }
   }
   if (writes.empty()) return;
-  if (auto ok = journal_.Commit(std::move(writes)); !ok) {
-    spdlog::error("journal: requeue not committed: {}", ok.error().message);
-    rebuild_ = true;
-    retry_at_us_ = now + kUsPerSecond;
+  if (!CommitThenApply(std::move(writes), "requeue", now, [&] {
+        for (const JobRecord& job : requeued) state_.jobs.Put(job);
+        state_.requeues_total += requeued.size();
+      })) {
     return;
-  }
-  {
-    std::lock_guard lock(state_.mu);
-    for (const JobRecord& job : requeued) state_.jobs.Put(job);
-    state_.requeues_total += requeued.size();
   }
   for (const JobRecord& job : requeued) {
     backend_.OnStop(job.id);
@@ -406,19 +412,13 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
         }});
   }
   for (const JobRecord& job : changed) writes.push_back(ProgressOf(job));
-  if (auto ok = journal_.Commit(std::move(writes)); !ok) {
-    // Not journaled, so not applied: the state still has the jobs where they were, and the
-    // engine is rebuilt from it.
-    spdlog::error("journal: decisions not committed: {}", ok.error().message);
-    rebuild_ = true;
-    retry_at_us_ = now + kUsPerSecond;
+  // Not journaled, not applied: the state still has the jobs where they were.
+  if (!CommitThenApply(std::move(writes), "decisions", now, [&] {
+        for (const JobRecord& job : changed) state_.jobs.Put(job);
+        state_.placements_total += decisions.starts.size();
+        state_.migrations_total += decisions.migrations.size();
+      })) {
     return;
-  }
-  {
-    std::lock_guard lock(state_.mu);
-    for (const JobRecord& job : changed) state_.jobs.Put(job);
-    state_.placements_total += decisions.starts.size();
-    state_.migrations_total += decisions.migrations.size();
   }
   const auto nodes_of = [](const JobRecord& job) {
     std::vector<std::string> nodes;

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -144,6 +145,11 @@ class LiveLoop {
 
   // Loop-thread helpers.
   void Rebuild(TimeUs now);
+  // Commits `writes`; once they are durable, runs `apply` (if any) under the state's lock. When
+  // the store refuses them nothing is applied: the error is logged ("journal: WHAT not
+  // committed") and the loop rebuilds from the state a second later. Returns whether committed.
+  bool CommitThenApply(std::vector<StoreWrite> writes, std::string_view what, TimeUs now,
+                       const std::function<void()>& apply = nullptr);
   JobId NewEngineId(uint64_t job);
   void EnqueueSubmit(const JobRecord& job);
   void ApplyCompletions(const std::vector<Completion>& completions, TimeUs now);

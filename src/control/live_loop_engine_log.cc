@@ -27,12 +27,12 @@ void LiveLoop::LogStep(TimeUs now, nlohmann::json events, const engine::Decision
   CloseIdleRecord(now);
   nlohmann::json step{{"events", std::move(events)},
                       {"decisions", DecisionsJson(decisions, *cluster_, daemon_of_engine_)}};
-  engine_log_.push_back(EngineLogAppend{now, nlohmann::json{{"step", std::move(step)}}.dump()});
+  engine_log_.push_back(EngineLogAppend{now, EngineLogText({{"step", std::move(step)}})});
 }
 
 void LiveLoop::CloseIdleRecord(TimeUs now) {
   if (idle_steps_us_.empty()) return;
-  engine_log_.push_back(EngineLogAppend{now, nlohmann::json{{"idle", idle_steps_us_}}.dump()});
+  engine_log_.push_back(EngineLogAppend{now, EngineLogText({{"idle", idle_steps_us_}})});
   idle_steps_us_.clear();
 }
 
@@ -45,12 +45,8 @@ std::vector<StoreWrite> LiveLoop::TakeEngineLog(TimeUs now) {
 void LiveLoop::FlushEngineLog(TimeUs now, bool force) {
   if (engine_log_.empty() && idle_steps_us_.empty()) return;
   if (!force && clock_.SteadyNow() - engine_log_flushed_ < std::chrono::seconds(1)) return;
-  if (auto ok = journal_.Commit(TakeEngineLog(now)); !ok) {
-    // The log now has a gap: start the engine over, so that the next record is a build.
-    spdlog::error("journal: engine log not committed: {}", ok.error().message);
-    rebuild_ = true;
-    retry_at_us_ = now + kUsPerSecond;
-  }
+  // A refused commit leaves a gap in the log: the rebuild makes the next record a build.
+  CommitThenApply(TakeEngineLog(now), "engine log", now);
 }
 
 }  // namespace headroom::control

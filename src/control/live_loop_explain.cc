@@ -17,7 +17,7 @@ PendingInfo LiveLoop::ExplainOne(uint64_t job, bool with_nodes) const {
         .message = "No node is known yet: start headroom-agent on the nodes (agents backend)."};
   }
   auto it = engine_of_daemon_.find(job);
-  if (it == engine_of_daemon_.end() || engine_->state(it->second) != engine::JobState::kPending) {
+  if (it == engine_of_daemon_.end() || engine_->state(it->second) != JobState::kPending) {
     return PendingInfo{.code = "not_considered",
                        .reasons = {"not_considered"},
                        .message = "Not yet looked at by the scheduler."};

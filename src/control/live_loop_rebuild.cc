@@ -82,8 +82,8 @@ void LiveLoop::Rebuild(TimeUs now) {
   engine_ = std::make_unique<engine::Engine>(*cluster_, options_.policy, carried_);
   // Records before this one ran on another engine (or on none): idle steps close with it.
   CloseIdleRecord(now);
-  engine_log_.push_back(
-      EngineLogAppend{now, BuildRecord(*cluster_, options_.policy_text, carried_).dump(), true});
+  engine_log_.push_back(EngineLogAppend{
+      now, EngineLogText(BuildRecord(*cluster_, options_.policy_text, carried_)), true});
   engine_log_.push_back(EngineLogTrim{now - options_.engine_log_keep_us});
   next_snapshot_us_ = now + options_.engine_snapshot_interval_us;
   drained_in_engine_.assign(cluster_->nodes().size(), 0);

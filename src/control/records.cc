@@ -5,20 +5,9 @@
 namespace headroom::control {
 namespace {
 
-constexpr std::array<std::string_view, 5> kJobStateNames = {"pending", "running", "completed",
-                                                            "failed", "cancelled"};
 constexpr std::array<std::string_view, 3> kRoleNames = {"admin", "user", "agent"};
 
 }  // namespace
-
-std::string_view JobStateName(JobState state) { return kJobStateNames[static_cast<size_t>(state)]; }
-
-std::optional<JobState> JobStateByName(std::string_view name) {
-  for (size_t i = 0; i < kJobStateNames.size(); ++i) {
-    if (kJobStateNames[i] == name) return static_cast<JobState>(i);
-  }
-  return std::nullopt;
-}
 
 std::string_view RoleName(Role role) { return kRoleNames[static_cast<size_t>(role)]; }
 

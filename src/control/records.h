@@ -14,16 +14,14 @@
 #include "base/time.h"
 #include "control/job_spec.h"
 #include "model/agent_protocol.h"
+#include "model/job_state.h"
 
 namespace headroom::control {
 
-enum class JobState : uint8_t { kPending = 0, kRunning, kCompleted, kFailed, kCancelled };
-std::string_view JobStateName(JobState state);  // "pending", "running", ...
-std::optional<JobState> JobStateByName(std::string_view name);
-inline bool IsFinal(JobState state) {
-  return state == JobState::kCompleted || state == JobState::kFailed ||
-         state == JobState::kCancelled;
-}
+using model::IsFinal;
+using model::JobState;
+using model::JobStateByName;
+using model::JobStateName;
 
 // One task's place: the node by name and the devices by the node's own indices, so a placement
 // survives an engine rebuild that renumbers nodes and devices.

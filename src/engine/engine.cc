@@ -62,12 +62,12 @@ Engine::JobRecord& Engine::record(JobId id) {
 const Engine::JobRecord* Engine::find(JobId id) const {
   if (!id.valid() || id.value() >= jobs_.size()) return nullptr;
   const JobRecord& r = jobs_[id.value()];
-  return r.state == JobState::kUnknown ? nullptr : &r;
+  return r.state ? &r : nullptr;
 }
 
-JobState Engine::state(JobId job) const {
+std::optional<JobState> Engine::state(JobId job) const {
   const JobRecord* r = find(job);
-  return r == nullptr ? JobState::kUnknown : r->state;
+  return r == nullptr ? std::nullopt : r->state;
 }
 
 const std::vector<TaskAllocation>* Engine::allocations(JobId job) const {
@@ -156,7 +156,7 @@ void Engine::ResolveLevels(JobRecord& r) const {
 void Engine::Submit(JobId id, model::Job job) {
   if (id.value() >= jobs_.size()) jobs_.resize(id.value() + 1);
   JobRecord& r = jobs_[id.value()];
-  HR_CHECK(r.state == JobState::kUnknown);  // Ids are never reused.
+  HR_CHECK(!r.state);  // Ids are never reused.
   r.job = std::move(job);
   r.state = JobState::kPending;
   r.tenant = TenantOf(r.job.tenant);
@@ -173,7 +173,7 @@ void Engine::Restore(JobRestored& restored) {
   const JobId id = restored.id;
   if (id.value() >= jobs_.size()) jobs_.resize(id.value() + 1);
   JobRecord& r = jobs_[id.value()];
-  HR_CHECK(r.state == JobState::kUnknown);  // Ids are never reused.
+  HR_CHECK(!r.state);  // Ids are never reused.
   HR_CHECK(restored.tasks.size() == restored.job.task_count);
   for (const TaskAllocation& task : restored.tasks) {
     HR_CHECK(task.node.value() < cluster_.nodes().size());
@@ -235,7 +235,8 @@ void Engine::Apply(Event& event) {
   if (auto* submitted = std::get_if<JobSubmitted>(&event)) {
     Submit(submitted->id, std::move(submitted->job));
   } else if (auto* finished = std::get_if<JobFinished>(&event)) {
-    if (find(finished->id) != nullptr) Finish(finished->id, JobState::kFinished);
+    if (find(finished->id) != nullptr)
+      Finish(finished->id, finished->failed ? JobState::kFailed : JobState::kCompleted);
   } else if (auto* cancelled = std::get_if<JobCancelled>(&event)) {
     if (find(cancelled->id) != nullptr) Finish(cancelled->id, JobState::kCancelled);
   } else if (auto* restored = std::get_if<JobRestored>(&event)) {

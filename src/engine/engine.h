@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -46,10 +47,11 @@
 #include "engine/policy_config.h"
 #include "engine/queue_order.h"
 #include "model/cluster.h"
+#include "model/job_state.h"
 
 namespace headroom::engine {
 
-enum class JobState : uint8_t { kUnknown, kPending, kRunning, kFinished, kCancelled };
+using model::JobState;
 
 class Engine {
  public:
@@ -64,7 +66,8 @@ class Engine {
   // Events are consumed (moved from). `now` must not go backwards.
   Decisions Step(std::span<Event> events, TimeUs now);
 
-  JobState state(JobId job) const;
+  // nullopt for a job never submitted.
+  std::optional<JobState> state(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.

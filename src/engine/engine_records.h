@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "engine/engine.h"
@@ -39,7 +40,7 @@ struct Engine::ShapeHash {
 
 struct Engine::JobRecord {
   model::Job job;
-  JobState state = JobState::kUnknown;
+  std::optional<JobState> state;  // nullopt: no job has this id (yet).
   TenantId tenant;
   uint32_t mask = 0;
   uint32_t required_level = kNoLevel;  // Resolved from the job's level names.

@@ -21,6 +21,7 @@ struct JobSubmitted {
 // A running job ended (completed, failed or was killed outside the engine); its capacity is free.
 struct JobFinished {
   JobId id;
+  bool failed = false;  // Ended other than by completing (the engine treats both alike).
 };
 
 // Withdraw a job: pending jobs leave the queue, running ones release their capacity.

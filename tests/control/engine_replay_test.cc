@@ -67,8 +67,13 @@ TEST_F(EngineReplayTest, TheRecordedDecisionsReplayAndADifferentOneIsAMismatch) 
   EXPECT_EQ(decisions[0]["start"], 7);
   ASSERT_TRUE(replay_.Apply(Step(2, 10, Json::array({Submit(7, 4)}), decisions)).has_value());
   ASSERT_TRUE(replay_.Apply({3, 20, R"({"idle": [12, 15]})"}).has_value());
+  // Job 7 failed: the log says so, and the replayed engine has it failed, not completed.
   ASSERT_TRUE(
-      replay_.Apply(Step(4, 30, Json::array({{{"finish", 7}}}), Json::array())).has_value());
+      replay_.Apply(Step(4, 30, Json::array({{{"finish", 7}, {"failed", true}}}), Json::array()))
+          .has_value());
+  const std::optional<JobId> seven = replay_.EngineIdOf(7);
+  ASSERT_TRUE(seven.has_value());
+  EXPECT_EQ(replay_.engine()->state(*seven), JobState::kFailed);
   EXPECT_EQ(replay_.steps(), 4u);
   EXPECT_EQ(replay_.decisions(), 1u);
   EXPECT_EQ(replay_.mismatch_count(), 0u);

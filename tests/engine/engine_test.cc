@@ -26,6 +26,32 @@ TEST(EngineScenario, GangGoesToTheRackThatHoldsItWhole) {
   EXPECT_EQ(h.NodesOf(gang), (std::vector<std::string>{"n2", "n3"}));
 }
 
+// The engine's job states are the API's (model::JobState): a job ends completed, failed or
+// cancelled, and a failed job's devices are free again as a completed one's are.
+TEST(EngineScenario, JobsEndCompletedFailedOrCancelled) {
+  const model::Cluster cluster = TwoRacksOfTwo();
+  Harness h(cluster, testing::InArrivalOrder("headroom"));
+  const JobId done = h.Submit(MakeJob(1, 4, 1000));
+  const JobId broken = h.Submit(MakeJob(1, 4, 1000));
+  const JobId queued = h.Submit(MakeJob(4, 8, 1000));  // Needs all four nodes whole: waits.
+  h.Step(0);
+  EXPECT_EQ(h.engine().state(done), JobState::kRunning);
+  EXPECT_EQ(h.engine().state(queued), JobState::kPending);
+  EXPECT_FALSE(h.engine().state(JobId(99)).has_value());
+  h.Finish(done);
+  h.Finish(broken, /*failed=*/true);
+  h.Step(1);
+  EXPECT_EQ(h.engine().state(done), JobState::kCompleted);
+  EXPECT_EQ(h.engine().state(broken), JobState::kFailed);
+  EXPECT_EQ(h.engine().state(queued), JobState::kRunning);  // On the devices both freed.
+  const JobId withdrawn = h.Submit(MakeJob(1, 4, 1000));
+  h.Step(2);
+  EXPECT_EQ(h.engine().state(withdrawn), JobState::kPending);  // Every device is taken.
+  h.Cancel(withdrawn);
+  h.Step(3);
+  EXPECT_EQ(h.engine().state(withdrawn), JobState::kCancelled);
+}
+
 TEST(EngineScenario, BestFitFillsThePartlyUsedNode) {
   const model::Cluster cluster = TwoRacksOfTwo();
   Harness h(cluster, "headroom");

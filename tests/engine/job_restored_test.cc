@@ -55,7 +55,7 @@ TEST(JobRestoredTest, HoldsItsPlacementUntilFinished) {
   decisions = engine.Step(finish, 12'000'000);
   ASSERT_EQ(decisions.starts.size(), 1u);
   EXPECT_EQ(decisions.starts[0].job, JobId(1));
-  EXPECT_EQ(engine.state(JobId(0)), JobState::kFinished);
+  EXPECT_EQ(engine.state(JobId(0)), JobState::kCompleted);
   EXPECT_EQ(engine.CheckInvariants(), "");
 }
 

@@ -174,12 +174,12 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
     for (uint32_t j = 0; j < jobs.size(); ++j) {
       const JobId id(j);
       if (!submitted[j]) {
-        RC_ASSERT(engine.state(id) == JobState::kUnknown);
+        RC_ASSERT(!engine.state(id).has_value());
         continue;
       }
       const JobState expected = stage[j] == Stage::kPending   ? JobState::kPending
                                 : stage[j] == Stage::kRunning ? JobState::kRunning
-                                                              : JobState::kFinished;
+                                                              : JobState::kCompleted;
       RC_ASSERT(engine.state(id) == expected);
       if (stage[j] == Stage::kRunning) {
         const std::vector<TaskAllocation>* allocations = engine.allocations(id);

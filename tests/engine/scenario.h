@@ -84,7 +84,8 @@ class Harness {
     pending_.push_back(JobSubmitted{id, std::move(job)});
     return id;
   }
-  void Finish(JobId id) { pending_.push_back(JobFinished{id}); }
+  void Finish(JobId id, bool failed = false) { pending_.push_back(JobFinished{id, failed}); }
+  void Cancel(JobId id) { pending_.push_back(JobCancelled{id}); }
   void Drain(const std::string& node) {
     pending_.push_back(NodeDrained{cluster_.FindNode(node)->id, true});
   }

@@ -98,12 +98,10 @@ int ExplainOffline(const std::string& data_dir, uint64_t job, TimeUs at_us) {
                 job, when.c_str());
     return 1;
   }
-  const engine::JobState state = engine->state(*id);
-  if (state != engine::JobState::kPending) {
+  const std::optional<model::JobState> state = engine->state(*id);
+  if (state != model::JobState::kPending) {
     std::printf("job %" PRIu64 " %s: %s\n", job, when.c_str(),
-                state == engine::JobState::kRunning    ? "running"
-                : state == engine::JobState::kFinished ? "finished"
-                                                       : "cancelled");
+                state ? std::string(model::JobStateName(*state)).c_str() : "unknown");
     return 0;
   }
   const engine::PendingStatus status = engine->Explain(*id, engine::ExplainDetail::kNodes);
