@@ -178,6 +178,14 @@ TEST(ClusterYamlTest, SyntaxErrorsHaveLines) {
   EXPECT_EQ(ErrorOf(","), "test.yaml:1: YAML syntax error: unexpected \",\"");
   EXPECT_EQ(ErrorOf("# comment\n,levels: [a]\n"),
             "test.yaml:2: YAML syntax error: unexpected \",\"");
+  // JSON is YAML: one JSON object loads, with its lines; anything after it is still found.
+  EXPECT_EQ(ErrorOf("{\"levels\": [\"cluster\"],\n \"nodes\": [{\"name\": \"n\"}]}"),
+            "test.yaml:2: field 'nodes[0].cpu_milli': expected a non-negative integer (on the node "
+            "or its template), got nothing");
+  EXPECT_EQ(ErrorOf("{\"levels\": [\"a\"]}\n---\n{\"levels\": [\"b\"]}\n"),
+            "test.yaml:2: document: expected one YAML document, got a second one");
+  EXPECT_EQ(ErrorOf("{\"levels\": [\"a\"]} ,"),
+            "test.yaml:1: document: expected one YAML document, got a second one");
 }
 
 // Every YAML loader refuses bytes that are not UTF-8, naming where the first one is.
