@@ -12,9 +12,16 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/client/api_client.h"
 #include "cli/commands/commands.h"
+
+namespace {
+
+constexpr int kJsonInvalidUtf8 = 316;  // nlohmann::json's type_error for a string it cannot dump.
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace headroom::cli;
@@ -61,6 +68,17 @@ int main(int argc, char** argv) {
       }
     }
   } catch (const std::exception& e) {
+    // Text from the command line that is not UTF-8 cannot go into a JSON request: the user's
+    // mistake, not ours.
+    if (const auto* json_error = dynamic_cast<const nlohmann::json::type_error*>(&e);
+        json_error != nullptr && json_error->id == kJsonInvalidUtf8) {
+      const std::string what = e.what();
+      const size_t cut = what.find("] ");
+      std::fprintf(stderr,
+                   "headroom: a value given is not UTF-8 text (%s); headroomd takes UTF-8 only\n",
+                   what.substr(cut == std::string::npos ? 0 : cut + 2).c_str());
+      return 2;
+    }
     std::fprintf(stderr, "headroom: internal error: %s\n", e.what());
     return 1;
   }

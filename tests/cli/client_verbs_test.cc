@@ -323,6 +323,16 @@ TEST(ClientConnection, RefusedConnectionExitsOneWithAClearLine) {
   EXPECT_NE(bad_url.err.find("scheme must be http or https"), std::string::npos) << bad_url.err;
 }
 
+TEST(ClientConnection, AValueThatIsNotUtf8IsAClearErrorBeforeAnyRequest) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(FreePort());
+  const CommandOutcome run =
+      RunHeadroom({"drain", "n1", "--reason", "caf\xff"}, {{"HEADROOM_SERVER", url}});
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.err,
+            "headroom: a value given is not UTF-8 text (invalid UTF-8 byte at index 3: 0xFF); "
+            "headroomd takes UTF-8 only\n");
+}
+
 TEST(ClientConnection, HttpsVerifiesUnlessInsecure) {
   const auto openssl = FindProgram("openssl");
   if (!openssl) GTEST_SKIP() << "openssl not found; cannot make a test certificate";
