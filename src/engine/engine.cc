@@ -235,8 +235,9 @@ void Engine::Apply(Event& event) {
   if (auto* submitted = std::get_if<JobSubmitted>(&event)) {
     Submit(submitted->id, std::move(submitted->job));
   } else if (auto* finished = std::get_if<JobFinished>(&event)) {
-    if (find(finished->id) != nullptr)
+    if (find(finished->id) != nullptr) {
       Finish(finished->id, finished->failed ? JobState::kFailed : JobState::kCompleted);
+    }
   } else if (auto* cancelled = std::get_if<JobCancelled>(&event)) {
     if (find(cancelled->id) != nullptr) Finish(cancelled->id, JobState::kCancelled);
   } else if (auto* restored = std::get_if<JobRestored>(&event)) {

@@ -1,5 +1,5 @@
-// JobState: where a job is in its life, the one enum every layer uses — the engine's records,
-// the daemon's store and API, the CLI and the simulator's report. A job is pending until it
+// JobState: where a job is in its life, the one enum the engine's records, the daemon's store
+// and API, and the CLI share. A job is pending until it
 // starts, running until it ends, and ends exactly once: completed (exit code 0), failed (non-zero
 // exit, lost node, killed outside the scheduler) or cancelled. The names are the API's and the
 // store's ("pending", "running", ...); the numeric values are stored and must not change.

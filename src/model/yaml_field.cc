@@ -40,8 +40,8 @@ int LineOfMark(const YAML::Mark& mark, std::string_view text) {
   return 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
-// Notes where documents start and ignores everything else: the cheap first pass that finds
-// syntax errors and extra documents without building nodes.
+// Notes where documents start and ignores everything else: the first pass that finds syntax
+// errors and extra documents without building nodes (it scans the text as fully as the load).
 class DocumentStarts : public YAML::EventHandler {
  public:
   void OnDocumentStart(const YAML::Mark& mark) override {
