@@ -1,6 +1,11 @@
 // Routes: agent registration and heartbeats (docs/api.md "Agents").
 #include "control/api_routes.h"
 
+#include <optional>
+#include <utility>
+
+#include "model/heartbeat_reader.h"
+
 namespace headroom::control {
 namespace {
 
@@ -189,10 +194,16 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
   auto principal = AuthenticateAgent(context, request, name);
   if (!principal) return tl::unexpected(principal.error());
   if (auto ok = RequireAgentsBackend(context); !ok) return tl::unexpected(ok.error());
-  auto body = ParseBody(request.body);
-  if (!body) return tl::unexpected(body.error());
-  auto heartbeat = model::ParseHeartbeatRequest(*body);
-  if (!heartbeat) return Fail(400, "{}", heartbeat.error().message);
+  // The fast reader takes what agents send; anything else is read the slow way, which says
+  // what is wrong with it.
+  std::optional<model::HeartbeatRequest> heartbeat = model::ReadPlainHeartbeat(request.body);
+  if (!heartbeat) {
+    auto body = ParseBody(request.body);
+    if (!body) return tl::unexpected(body.error());
+    auto parsed = model::ParseHeartbeatRequest(*body);
+    if (!parsed) return Fail(400, "{}", parsed.error().message);
+    heartbeat = std::move(*parsed);
+  }
   for (size_t i = 0; i < heartbeat->telemetry.size(); ++i) {
     // A tenant label becomes a /metrics label value: absent, "" or a valid tenant name.
     const std::string& tenant = heartbeat->telemetry[i].tenant.value_or("");

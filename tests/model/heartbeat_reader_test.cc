@@ -1,0 +1,134 @@
+// ReadPlainHeartbeat against the slow way (a JSON tree, then ParseHeartbeatRequest): what agents
+// send it reads the same; what it does not take, the slow way reads or explains; and whenever it
+// returns a heartbeat, the slow way returns that heartbeat too.
+#include "model/heartbeat_reader.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <limits>
+#include <string>
+
+namespace headroom::model {
+namespace {
+
+using nlohmann::json;
+
+// The slow way, without the daemon's check for repeated keys (the fast reader refuses those).
+std::optional<HeartbeatRequest> ReadSlowly(std::string_view body) {
+  const json tree = json::parse(body, nullptr, false);
+  if (tree.is_discarded()) return std::nullopt;
+  auto heartbeat = ParseHeartbeatRequest(tree);
+  if (!heartbeat) return std::nullopt;
+  return *heartbeat;
+}
+
+HeartbeatRequest Sample() {
+  return HeartbeatRequest{
+      .ready = false,
+      .readiness_message = "GPU 3 failed \"ECC\"",
+      .tasks = {{.key = {42, 0, 1}, .state = TaskState::kRunning, .pid = 1234},
+                {.key = {std::numeric_limits<int64_t>::max(), 7, 4294967295},
+                 .state = TaskState::kExited,
+                 .exit_code = -9,
+                 .pid = 0,
+                 .message = "cannot start 'x'\n"}},
+      .telemetry = {
+          {.reading =
+               {.index = 0, .temp_c = 41.0, .power_w = 312.5, .util = 0.93, .xid_errors = 79},
+           .job = 42,
+           .tenant = "team-a"},
+          {.reading = {.index = 1023, .temp_c = -5}}}};
+}
+
+TEST(HeartbeatReader, ReadsWhatAgentsSendAsTheSlowWayDoes) {
+  const std::string body = HeartbeatJson(Sample()).dump();
+  const auto fast = ReadPlainHeartbeat(body);
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(*fast, Sample());
+  EXPECT_EQ(fast, ReadSlowly(body));
+  // An idle node's heartbeat, and one with nothing at all.
+  EXPECT_EQ(ReadPlainHeartbeat(HeartbeatJson(HeartbeatRequest{}).dump()), HeartbeatRequest{});
+  EXPECT_EQ(ReadPlainHeartbeat("{}"), HeartbeatRequest{});
+}
+
+TEST(HeartbeatReader, TakesMembersInAnyOrderAndNullForAbsent) {
+  const std::string body = R"({"telemetry": [{"tenant": null, "util": 1, "index": 2}],
+      "tasks": [{"state": "running", "attempt": null, "rank": 0, "job": 5, "pid": null,
+                 "exit_code": null, "message": null}],
+      "readiness_message": null, "ready": null})";
+  const auto fast = ReadPlainHeartbeat(body);
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(fast, ReadSlowly(body));
+  EXPECT_TRUE(fast->ready);
+  ASSERT_EQ(fast->tasks.size(), 1u);
+  EXPECT_EQ(fast->tasks[0].key.attempt, 0);  // Not sent.
+  EXPECT_EQ(fast->telemetry[0].reading.util, 1.0);
+}
+
+// What it leaves to the slow way: some bodies the slow way reads (an unknown member, which it
+// ignores), the rest it refuses with a message.
+TEST(HeartbeatReader, LeavesEverythingElseToTheSlowWay) {
+  EXPECT_EQ(ReadPlainHeartbeat(R"({"ready": true, "uptime_s": 5})"), std::nullopt);
+  EXPECT_TRUE(ReadSlowly(R"({"ready": true, "uptime_s": 5})").has_value());
+  for (const char* body : {
+           "",
+           "[]",
+           "null",
+           R"({"ready": true} x)",
+           R"({"ready": true, "ready": false})",
+           R"({"ready": 1})",
+           R"({"tasks": {}})",
+           R"({"tasks": [[]]})",
+           R"({"tasks": [{"job": 1, "rank": 0}]})",
+           R"({"tasks": [{"job": 1, "rank": 0, "state": "exited"}]})",
+           R"({"tasks": [{"job": 1, "rank": 0, "state": "gone"}]})",
+           R"({"tasks": [{"job": -1, "rank": 0, "state": "running"}]})",
+           R"({"tasks": [{"job": 1, "rank": 1000001, "state": "running"}]})",
+           R"({"tasks": [{"job": 1, "rank": 0, "state": "running", "attempt": 0}]})",
+           R"({"tasks": [{"job": 1.0, "rank": 0, "state": "running"}]})",
+           R"({"tasks": [{"job": 1, "rank": 0, "rank": 0, "state": "running"}]})",
+           R"({"tasks": [{"job": 1, "rank": 0, "state": "exited", "exit_code": 2147483648}]})",
+           R"({"telemetry": [{"temp_c": 40}]})",
+           R"({"telemetry": [{"index": 1024}]})",
+           R"({"telemetry": [{"index": 0, "power_w": "high"}]})",
+           R"({"telemetry": [{"index": 0, "tenant": 7}]})",
+       }) {
+    EXPECT_EQ(ReadPlainHeartbeat(body), std::nullopt) << body;
+  }
+  const std::string long_tenant =
+      R"({"telemetry": [{"index": 0, "tenant": ")" + std::string(257, 'a') + R"("}]})";
+  EXPECT_EQ(ReadPlainHeartbeat(long_tenant), std::nullopt);
+  EXPECT_FALSE(ReadSlowly(long_tenant).has_value());
+}
+
+// The promise, over random heartbeats cut and changed one byte at a time: whenever the fast
+// reader returns a heartbeat, the slow way returns the same one.
+RC_GTEST_PROP(HeartbeatReaderProperty, AgreesWithTheSlowWayWheneverItReads, ()) {
+  HeartbeatRequest request = Sample();
+  request.ready = *rc::gen::arbitrary<bool>();
+  request.tasks.resize(*rc::gen::inRange<size_t>(0, 3));
+  for (TaskReport& task : request.tasks) {
+    task.key.job = *rc::gen::inRange<int64_t>(0, 1'000'000);
+    task.key.rank = *rc::gen::inRange(0, 8);
+    task.key.attempt = *rc::gen::inRange<int64_t>(1, 5);
+  }
+  std::string body = HeartbeatJson(request).dump();
+  const size_t at = *rc::gen::inRange<size_t>(0, body.size());
+  switch (*rc::gen::inRange(0, 3)) {
+    case 0:
+      body[at] = *rc::gen::elementOf(std::string("{}[]\",:0123456789-.entrufalsx "));
+      break;
+    case 1:
+      body.erase(at, 1);
+      break;
+    default:
+      body.resize(at);
+  }
+  const auto fast = ReadPlainHeartbeat(body);
+  if (fast) RC_ASSERT(fast == ReadSlowly(body));
+}
+
+}  // namespace
+}  // namespace headroom::model
