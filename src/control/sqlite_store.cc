@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <iterator>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace headroom::control {
@@ -56,17 +59,25 @@ void BindOptional(sqlite3_stmt* statement, int index, const std::optional<int32_
 
 }  // namespace
 
+// Written straight to text, in the form an nlohmann tree of it dumps to (members sorted): every
+// start writes a placement twice (the job's row and the engine log), and building the tree cost
+// more than the rest of the start's journaling. Only the node name is a string; the library
+// quotes it.
 std::string PlacementToJson(const std::vector<TaskPlacement>& placement) {
-  nlohmann::json out = nlohmann::json::array();
+  fmt::memory_buffer out;
+  out.push_back('[');
   for (const TaskPlacement& task : placement) {
-    out.push_back({{"rank", task.rank},
-                   {"node", task.node},
-                   {"devices", task.device_indices},
-                   {"milli", task.milli_per_device},
-                   {"cpu_milli", task.cpu_milli},
-                   {"memory_mib", task.memory_mib}});
+    if (&task != &placement.front()) out.push_back(',');
+    fmt::format_to(
+        std::back_inserter(out),
+        R"({{"cpu_milli":{},"devices":[{}],"memory_mib":{},"milli":{},"node":{},)"
+        R"("rank":{}}})",
+        task.cpu_milli, fmt::join(task.device_indices, ","), task.memory_mib, task.milli_per_device,
+        nlohmann::json(task.node).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+        task.rank);
   }
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out.push_back(']');
+  return fmt::to_string(out);
 }
 
 Result<std::vector<TaskPlacement>> PlacementFromJson(std::string_view text) {
@@ -236,7 +247,7 @@ tl::expected<void, Error> SqliteStore::Write(const StoreWrite& write) {
     statement = put_job_;
     sqlite3_bind_int64(statement, 1, static_cast<int64_t>(job->id));
     sqlite3_bind_int64(statement, 2, static_cast<int64_t>(job->service_id));
-    BindText(statement, 3, JobSpecToJson(job->spec));
+    BindText(statement, 3, SpecJson(*job));
     sqlite3_bind_int(statement, 4, static_cast<int>(job->state));
     sqlite3_bind_int64(statement, 5, job->submit_us);
     sqlite3_bind_int64(statement, 6, job->start_us);

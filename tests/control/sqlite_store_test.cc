@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "control/journal.h"
 #include "control/token_auth.h"
@@ -143,6 +144,37 @@ TEST(ControlStore, ProgressUpdatesAJobRowAndKeepsItsSpec) {
   EXPECT_EQ(job.placement, SampleJob(1).placement);
   EXPECT_TRUE(snapshot->meta.empty());
   std::filesystem::remove_all(dir);
+}
+
+// The placement column is written without building a JSON tree: it must read back equal, and be
+// the text a tree of it dumps to, which rows written before were.
+TEST(ControlStore, PlacementTextReadsBackAndIsTheFormATreeDumpsTo) {
+  const std::vector<std::vector<TaskPlacement>> placements = {
+      {},
+      SampleJob(1).placement,
+      {TaskPlacement{.rank = 3,
+                     .node = "rack \"7\"\\n\u00e9\tx",
+                     .device_indices = {},
+                     .milli_per_device = 250,
+                     .cpu_milli = -1,
+                     .memory_mib = int64_t{1} << 40}},
+  };
+  for (const std::vector<TaskPlacement>& placement : placements) {
+    nlohmann::json tree = nlohmann::json::array();
+    for (const TaskPlacement& task : placement) {
+      tree.push_back({{"rank", task.rank},
+                      {"node", task.node},
+                      {"devices", task.device_indices},
+                      {"milli", task.milli_per_device},
+                      {"cpu_milli", task.cpu_milli},
+                      {"memory_mib", task.memory_mib}});
+    }
+    const std::string text = PlacementToJson(placement);
+    EXPECT_EQ(text, tree.dump());
+    auto read = PlacementFromJson(text);
+    ASSERT_TRUE(read.has_value()) << read.error().message;
+    EXPECT_EQ(*read, placement);
+  }
 }
 
 // Retention of the engine log: everything before the newest build at or before the cut goes,
