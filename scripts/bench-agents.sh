@@ -54,19 +54,32 @@ cpu_ticks() {  # $1: pid; user + system clock ticks
   sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
 }
 
+thread_ticks() {  # $1: pid; a JSON object of clock ticks by thread name (control/thread_name.h)
+  for stat in /proc/"$1"/task/*/stat; do
+    sed -E 's/^[0-9]+ \((.*)\) (.*)$/\1 \2/' "$stat" 2>/dev/null | awk '{ print $1, $13 + $14 }'
+  done | jq -Rn '[inputs | split(" ") | {(.[0]): (.[1] | tonumber)}]
+    | reduce .[] as $t ({}; reduce ($t | to_entries[]) as $e (.; .[$e.key] += $e.value))'
+}
+
 # The bench's JSON line, with the daemon's CPU (its /proc ticks over the bench) per submission
 # added: a figure the VM's drift moves less than the rate. Given the emulator's pid ($1), its CPU
 # per submission too: on this one machine it takes CPU the daemon would otherwise have.
 bench() {
-  local before after emulator_before=0 emulator_after=0 out
+  local before after emulator_before=0 emulator_after=0 out threads_before threads_after
   before=$(cpu_ticks "$daemon_pid")
+  threads_before=$(thread_ticks "$daemon_pid")
   [ $# -gt 0 ] && emulator_before=$(cpu_ticks "$1")
   out=$("$build/bin/headroom_http_bench" --port "$port" --token-file "$data/admin.token" \
     --clients 64 --seconds "$seconds")
   after=$(cpu_ticks "$daemon_pid")
+  threads_after=$(thread_ticks "$daemon_pid")
   [ $# -gt 0 ] && emulator_after=$(cpu_ticks "$1")
   out=$(jq -c --argjson ticks "$((after - before))" --argjson hz "$(getconf CLK_TCK)" \
     '. + {daemon_cpu_us_per_submission: ($ticks / $hz * 1e6 / .submissions | round)}' <<<"$out")
+  # By thread: which part of the daemon a difference between the two runs comes from.
+  out=$(jq -c --argjson a "$threads_before" --argjson b "$threads_after" \
+    --argjson hz "$(getconf CLK_TCK)" '.submissions as $n | . + {daemon_cpu_us_per_submission_by_thread:
+      ($b | with_entries(.value = ((.value - ($a[.key] // 0)) / $hz * 1e6 / $n | round)))}' <<<"$out")
   if [ $# -gt 0 ]; then
     out=$(jq -c --argjson ticks "$((emulator_after - emulator_before))" \
       --argjson hz "$(getconf CLK_TCK)" \

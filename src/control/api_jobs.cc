@@ -122,7 +122,11 @@ ApiResult<Reply> Submit(ApiContext& context, const HttpRequest& request) {
       jobs.push_back(JobRecord{.id = context.state.next_job_id++, .spec = *spec, .submit_us = now});
     }
   }
-  for (const JobRecord& job : jobs) writes.push_back(job);
+  for (JobRecord& job : jobs) {
+    // Made here, outside the state's lock, for the store and the engine log (records.h).
+    job.spec_json = std::make_shared<const std::string>(JobSpecToJson(job.spec));
+    writes.push_back(job);
+  }
   if (auto ok = context.journal.Commit(std::move(writes)); !ok) {
     std::lock_guard lock(context.state.mu);
     context.state.admission.Release(spec->tenant, new_jobs);
@@ -131,7 +135,11 @@ ApiResult<Reply> Submit(ApiContext& context, const HttpRequest& request) {
   {
     std::lock_guard lock(context.state.mu);
     if (service) context.state.services[service->id] = *service;
-    for (const JobRecord& job : jobs) context.state.jobs.Put(job);
+    for (const JobRecord& job : jobs) {
+      JobRecord kept = job;
+      kept.spec_json.reset();  // The loop's engine log gets it below; the state need not keep it.
+      context.state.jobs.Put(std::move(kept));
+    }
     context.state.admission.Release(spec->tenant, new_jobs);
     context.state.submissions_total += jobs.size();
   }
@@ -142,7 +150,7 @@ ApiResult<Reply> Submit(ApiContext& context, const HttpRequest& request) {
         .type = "submitted",
         .job = job.id,
         .message = fmt::format("job {} submitted by tenant {}", job.id, job.spec.tenant)});
-    context.loop.Submitted(job.id);
+    context.loop.Submitted(job.id, job.spec_json);
     ids.push_back(job.id);
   }
   if (service) {

@@ -96,12 +96,12 @@ Result<engine::CarriedState> CarriedOf(const Json& build) {
 }
 
 Json SubmitEvent(const JobRecord& job) {
-  return {{"submit", job.id}, {"spec", JobSpecToJson(job.spec)}, {"submit_us", job.submit_us}};
+  return {{"submit", job.id}, {"spec", SpecJson(job)}, {"submit_us", job.submit_us}};
 }
 
 Json RestoreEvent(const JobRecord& job) {
   return {{"restore", job.id},
-          {"spec", JobSpecToJson(job.spec)},
+          {"spec", SpecJson(job)},
           {"submit_us", job.submit_us},
           {"start_us", job.start_us},
           {"placement", PlacementToJson(job.placement)}};

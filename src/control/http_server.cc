@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/check.h"
+#include "control/thread_name.h"
 
 namespace headroom::control {
 
@@ -437,6 +438,7 @@ void HttpServer::Park(MHD_Connection* connection, Exchange& exchange) {
 }
 
 void HttpServer::ParkedLoop() {
+  NameThisThread("hr-parked");
   while (true) {
     std::vector<Parked> due;
     uint64_t latest = 0;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "control/thread_name.h"
+
 namespace headroom::control {
 
 Journal::Journal(SqliteStore& store) : store_(store), writer_([this] { Run(); }) {}
@@ -26,6 +28,7 @@ tl::expected<void, Error> Journal::Commit(std::vector<StoreWrite> writes) {
 }
 
 void Journal::Run() {
+  NameThisThread("hr-journal");
   std::unique_lock lock(mu_);
   while (true) {
     work_.wait(lock, [&] { return !queued_.empty() || stopping_; });

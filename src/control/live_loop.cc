@@ -8,6 +8,7 @@
 
 #include "base/check.h"
 #include "control/engine_log.h"
+#include "control/thread_name.h"
 #include "engine/pending_reason.h"
 
 namespace headroom::control {
@@ -42,10 +43,10 @@ void LiveLoop::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void LiveLoop::Submitted(uint64_t job) {
+void LiveLoop::Submitted(uint64_t job, std::shared_ptr<const std::string> spec_json) {
   {
     std::lock_guard lock(inbox_mu_);
-    inbox_.push_back(Input{job, nullptr});
+    inbox_.push_back(Input{.submitted = job, .spec_json = std::move(spec_json)});
   }
   inbox_cv_.notify_one();
 }
@@ -53,7 +54,7 @@ void LiveLoop::Submitted(uint64_t job) {
 void LiveLoop::Wake() {
   {
     std::lock_guard lock(inbox_mu_);
-    inbox_.push_back(Input{0, [] {}});
+    inbox_.push_back(Input{.call = [] {}});
   }
   inbox_cv_.notify_one();
 }
@@ -71,10 +72,10 @@ void LiveLoop::RunCall(std::function<void()> call) {
       call();  // The loop is gone; nothing else touches its state.
       return;
     }
-    inbox_.push_back(Input{0, [&] {
-                             call();
-                             done.set_value();
-                           }});
+    inbox_.push_back(Input{.call = [&] {
+      call();
+      done.set_value();
+    }});
   }
   inbox_cv_.notify_one();
   finished.wait();
@@ -102,6 +103,7 @@ TimeUs LiveLoop::NextDeadline(TimeUs now) const {
 }
 
 void LiveLoop::Run() {
+  NameThisThread("hr-loop");
   while (true) {
     std::vector<Input> inputs;
     const TimeUs before = Now();
@@ -139,8 +141,9 @@ void LiveLoop::Run() {
       std::unique_lock lock(state_.mu);
       auto it = state_.jobs.find(input.submitted);
       if (it == state_.jobs.end() || it->second.state != JobState::kPending) continue;
-      const JobRecord job = it->second;
+      JobRecord job = it->second;
       lock.unlock();
+      job.spec_json = std::move(input.spec_json);
       EnqueueSubmit(job);
     }
     {

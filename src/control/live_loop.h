@@ -108,8 +108,9 @@ class LiveLoop {
   // Finishes the calls already queued, then joins the thread.
   void Stop();
 
-  // `job` is durable and pending in the state: schedule it.
-  void Submitted(uint64_t job);
+  // `job` is durable and pending in the state: schedule it. `spec_json`: its spec's canonical
+  // text where the caller made it (JobRecord::spec_json), for the engine log.
+  void Submitted(uint64_t job, std::shared_ptr<const std::string> spec_json = nullptr);
   // Something the backend will report on its next Poll arrived: run an iteration soon.
   void Wake();
 
@@ -133,8 +134,9 @@ class LiveLoop {
 
  private:
   struct Input {
-    uint64_t submitted = 0;      // A job id, or 0 for a call.
-    std::function<void()> call;  // Runs on the loop thread.
+    uint64_t submitted = 0;                        // A job id, or 0 for a call.
+    std::shared_ptr<const std::string> spec_json;  // The submitted job's, when made.
+    std::function<void()> call;                    // Runs on the loop thread.
   };
 
   void Run();

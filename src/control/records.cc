@@ -18,6 +18,10 @@ std::optional<Role> RoleByName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string SpecJson(const JobRecord& job) {
+  return job.spec_json != nullptr ? *job.spec_json : JobSpecToJson(job.spec);
+}
+
 JobRecord NewReplica(const ServiceRecord& service, uint64_t id, TimeUs submit_us) {
   JobRecord replica{
       .id = id, .service_id = service.id, .spec = service.spec, .submit_us = submit_us};

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,7 +49,15 @@ struct JobRecord {
   uint32_t requeues = 0;
   uint32_t starts = 0;  // Start decisions journaled for this job, all attempts.
   std::string message;  // Why it ended, or why it was requeued.
+  // JobSpecToJson(spec), when made: a new submission's text is made once, on the request's
+  // thread, and shared by the store's row and the engine log's submit event, which would
+  // otherwise each write it again (two of the daemon's costliest steps per job). Null: not made
+  // (the daemon's state never keeps it); SpecJson makes it.
+  std::shared_ptr<const std::string> spec_json;
 };
+
+// The job's spec as canonical JSON: its spec_json, or JobSpecToJson(spec) where that is null.
+std::string SpecJson(const JobRecord& job);
 
 struct ServiceRecord {
   uint64_t id = 0;

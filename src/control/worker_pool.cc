@@ -1,6 +1,7 @@
 #include "control/worker_pool.h"
 
 #include "base/check.h"
+#include "control/thread_name.h"
 
 namespace headroom::control {
 
@@ -23,6 +24,7 @@ bool WorkerPool::TrySubmit(std::function<void()> task) {
 }
 
 void WorkerPool::Run() {
+  NameThisThread("hr-worker");
   std::unique_lock lock(mu_);
   while (true) {
     work_.wait(lock, [&] { return !queue_.empty() || stopping_; });
