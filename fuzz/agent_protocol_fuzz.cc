@@ -29,6 +29,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!again || *again != *heartbeat) std::abort();
     }
   }
+  if (auto fast = ReadPlainHeartbeatReply(text)) {
+    auto slow = ParseHeartbeatReply(text);
+    if (!slow || *slow != *fast) std::abort();
+  }
   if (auto tasks = ParseHeartbeatReply(text)) {
     auto again = ParseHeartbeatReply(HeartbeatReplyJson(*tasks).dump());
     if (!again || *again != *tasks) std::abort();

@@ -25,6 +25,7 @@
 #include "agent/daemon_client.h"
 #include "agent/emulated_node.h"
 #include "agent/http_exchange.h"
+#include "model/heartbeat_reader.h"
 
 namespace headroom::agent {
 namespace {
@@ -385,7 +386,7 @@ class Worker {
     ++tally_.heartbeats_sent;
     // A node's reply repeats itself while its tasks run: parsed once, kept with its text.
     if (body && *body != node.last_reply) {
-      auto reply = ParseHeartbeatReply(*body);
+      auto reply = model::ReadHeartbeatReply(*body);
       if (reply) {
         node.last_reply = std::move(*body);
         node.last_desired = std::move(*reply);

@@ -6,6 +6,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "model/heartbeat_reader.h"
 #include "model/yaml_field.h"
 
 namespace headroom::agent {
@@ -95,7 +96,7 @@ DaemonResult<std::vector<DesiredTask>> DaemonClient::Heartbeat(const HeartbeatRe
   auto body = Post(
       path, HeartbeatJson(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   if (!body) return tl::unexpected(std::move(body).error());
-  auto reply = ParseHeartbeatReply(*body);
+  auto reply = model::ReadHeartbeatReply(*body);
   if (!reply) {
     return tl::unexpected(
         DaemonError{DaemonError::Kind::kBadReply, "heartbeat reply: " + reply.error().message});

@@ -2,12 +2,15 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -62,13 +65,6 @@ bool OptionalString(const Scalar& value, size_t max_bytes, std::optional<std::st
   return true;
 }
 
-// Where the parser is: the member names each object may have are the bits of a mask, so a
-// repeated one is seen.
-enum class Where { kStart, kTop, kTasks, kTask, kTelemetry, kDevice, kEnd };
-enum TopKey { kReady, kReadinessMessage, kTasksKey, kTelemetryKey };
-enum TaskKeyName { kJob, kRank, kAttempt, kState, kExitCode, kPid, kMessage };
-enum DeviceKey { kIndex, kTempC, kPowerW, kUtil, kXidErrors, kDeviceJob, kTenant };
-
 template <size_t N>
 int KeyIndex(const std::string& key, const std::string_view (&names)[N]) {
   for (size_t i = 0; i < N; ++i) {
@@ -77,18 +73,25 @@ int KeyIndex(const std::string& key, const std::string_view (&names)[N]) {
   return -1;
 }
 
-constexpr std::string_view kTopNames[] = {"ready", "readiness_message", "tasks", "telemetry"};
-constexpr std::string_view kTaskNames[] = {"job",       "rank", "attempt", "state",
-                                           "exit_code", "pid",  "message"};
-constexpr std::string_view kDeviceNames[] = {"index",      "temp_c", "power_w", "util",
-                                             "xid_errors", "job",    "tenant"};
 constexpr size_t kMaxTasks = 1'000'000;  // ParseHeartbeatRequest's limits on the two lists.
 constexpr size_t kMaxDevices = kMaxDeviceIndex + 1;
 constexpr size_t kMaxTenantBytes = 256;
 
 // The parser's events (nlohmann's SAX interface); returning false stops the parse, and the body
-// goes the slow way.
+// goes the slow way. Where the parser is: the member names each object may have are the bits of
+// a mask, so a repeated one is seen.
 class HeartbeatEvents {
+  enum class Where { kStart, kTop, kTasks, kTask, kTelemetry, kDevice, kEnd };
+  enum TopKey { kReady, kReadinessMessage, kTasksKey, kTelemetryKey };
+  enum TaskKeyName { kJob, kRank, kAttempt, kState, kExitCode, kPid, kMessage };
+  enum DeviceKey { kIndex, kTempC, kPowerW, kUtil, kXidErrors, kDeviceJob, kTenant };
+  static constexpr std::string_view kTopNames[] = {"ready", "readiness_message", "tasks",
+                                                   "telemetry"};
+  static constexpr std::string_view kTaskNames[] = {"job",       "rank", "attempt", "state",
+                                                    "exit_code", "pid",  "message"};
+  static constexpr std::string_view kDeviceNames[] = {"index",      "temp_c", "power_w", "util",
+                                                      "xid_errors", "job",    "tenant"};
+
  public:
   HeartbeatRequest request;
   bool complete() const { return where_ == Where::kEnd; }
@@ -320,7 +323,235 @@ class HeartbeatEvents {
   LabelledTelemetry device_;
 };
 
+// The events of a heartbeat reply, {"tasks": [DESIRED, ...]}, as HeartbeatReplyJson writes it.
+class ReplyEvents {
+ public:
+  std::vector<DesiredTask> tasks;
+  bool complete() const { return where_ == Where::kEnd; }
+
+  bool null() { return Value(nullptr); }
+  bool boolean(bool value) { return Value(value); }
+  bool number_integer(int64_t value) { return Value(value); }
+  bool number_unsigned(uint64_t value) { return Value(value); }
+  bool number_float(double value, const std::string& /*text*/) { return Value(value); }
+  bool string(std::string& value) { return Value(&value); }
+  bool binary(json::binary_t& /*value*/) { return false; }
+
+  bool start_object(size_t /*elements*/) {
+    switch (where_) {
+      case Where::kStart:
+        where_ = Where::kTop;
+        return true;
+      case Where::kTasks:
+        where_ = Where::kTask;
+        task_ = DesiredTask{};
+        seen_ = 0;
+        return true;
+      case Where::kTask:
+        if (key_ != kEnv) return false;
+        where_ = Where::kEnv;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  bool key(std::string& name) {
+    if (where_ == Where::kEnv) {
+      // The slow way's rules for a variable name; a repeated one goes the slow way.
+      if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos ||
+          task_.env.contains(name)) {
+        return false;
+      }
+      env_name_ = std::move(name);
+      return true;
+    }
+    if (where_ == Where::kTop) {
+      if (name != "tasks" || top_seen_) return false;
+      top_seen_ = true;
+      return true;
+    }
+    if (where_ != Where::kTask) return false;
+    key_ = KeyIndex(name, kDesiredNames);
+    if (key_ < 0 || (seen_ & (1u << key_)) != 0) return false;
+    seen_ |= 1u << key_;
+    return true;
+  }
+
+  bool end_object() {
+    switch (where_) {
+      case Where::kTop:
+        where_ = Where::kEnd;
+        return top_seen_;
+      case Where::kTask:
+        where_ = Where::kTasks;
+        return EndTask();
+      case Where::kEnv:
+        where_ = Where::kTask;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  bool start_array(size_t /*elements*/) {
+    if (where_ == Where::kTop) {
+      where_ = Where::kTasks;
+      return true;
+    }
+    if (where_ != Where::kTask) return false;
+    if (key_ == kDevices) {
+      where_ = Where::kDevices;
+      return true;
+    }
+    if (key_ == kCommand) {
+      where_ = Where::kCommand;
+      return true;
+    }
+    return false;
+  }
+
+  bool end_array() {
+    switch (where_) {
+      case Where::kTasks:
+        where_ = Where::kTop;
+        return true;
+      case Where::kDevices:
+        where_ = Where::kTask;
+        return true;
+      case Where::kCommand:
+        where_ = Where::kTask;
+        return !task_.command.empty() && !task_.command.front().empty();
+      default:
+        return false;
+    }
+  }
+
+  bool parse_error(size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) {
+    return false;
+  }
+
+ private:
+  enum class Where { kStart, kTop, kTasks, kTask, kDevices, kCommand, kEnv, kEnd };
+  enum DesiredKey {
+    kJob,
+    kRank,
+    kAttempt,
+    kWorldSize,
+    kDevices,
+    kCommand,
+    kEnv,
+    kRendezvous,
+    kTenant,
+    kGrace
+  };
+  static constexpr std::string_view kDesiredNames[] = {
+      "job",     "rank", "attempt",    "world_size", "devices",
+      "command", "env",  "rendezvous", "tenant",     "stop_grace_s"};
+
+  static bool WithoutNul(const std::string& text) { return text.find('\0') == std::string::npos; }
+
+  bool Value(const Scalar& value) {
+    const auto* text = std::get_if<std::string*>(&value);
+    switch (where_) {
+      case Where::kDevices: {
+        int64_t index = 0;
+        if (!IntegerIn(value, 0, kMaxDeviceIndex, index)) return false;
+        const int device = static_cast<int>(index);
+        if (std::find(task_.devices.begin(), task_.devices.end(), device) != task_.devices.end()) {
+          return false;
+        }
+        task_.devices.push_back(device);
+        return true;
+      }
+      case Where::kCommand:
+        if (text == nullptr || !WithoutNul(**text)) return false;
+        task_.command.push_back(std::move(**text));
+        return true;
+      case Where::kEnv:
+        if (text == nullptr || !WithoutNul(**text)) return false;
+        task_.env.emplace(std::move(env_name_), std::move(**text));
+        return true;
+      case Where::kTask:
+        return TaskValue(value, text);
+      default:
+        return false;
+    }
+  }
+
+  bool TaskValue(const Scalar& value, std::string* const* text) {
+    const bool null = std::holds_alternative<std::nullptr_t>(value);
+    int64_t number = 0;
+    switch (key_) {
+      case kJob:
+        if (!IntegerIn(value, 0, std::numeric_limits<int64_t>::max(), number)) return false;
+        task_.key.job = number;
+        return true;
+      case kRank:  // Checked against the gang size at the end: members come in any order.
+        if (!IntegerIn(value, 0, 1'000'000, number)) return false;
+        task_.key.rank = static_cast<int>(number);
+        return true;
+      case kAttempt:
+        if (!IntegerIn(value, 1, std::numeric_limits<uint32_t>::max(), number)) return false;
+        task_.key.attempt = number;
+        return true;
+      case kWorldSize:
+        if (!IntegerIn(value, 1, 1'000'000, number)) return false;
+        task_.world_size = static_cast<int>(number);
+        return true;
+      case kEnv:  // An object of strings (start_object), or null for none.
+        return null;
+      case kRendezvous:
+        if (null) return true;
+        if (text == nullptr || !WithoutNul(**text)) return false;
+        task_.rendezvous = std::move(**text);
+        return true;
+      case kTenant:
+        if (null) return true;
+        if (text == nullptr) return false;
+        task_.tenant = std::move(**text);
+        return true;
+      case kGrace:
+        if (null) return true;
+        if (!IntegerIn(value, 0, 86400, number)) return false;
+        task_.stop_grace_s = number;
+        return true;
+      default:  // The two lists must be lists.
+        return false;
+    }
+  }
+
+  bool EndTask() {
+    const uint32_t required =
+        (1u << kJob) | (1u << kRank) | (1u << kWorldSize) | (1u << kDevices) | (1u << kCommand);
+    if ((seen_ & required) != required || task_.key.rank >= task_.world_size) return false;
+    if (!ranks_.insert({task_.key.job, task_.key.rank}).second) return false;
+    tasks.push_back(std::move(task_));
+    return true;
+  }
+
+  Where where_ = Where::kStart;
+  bool top_seen_ = false;  // "tasks" was there.
+  int key_ = -1;
+  uint32_t seen_ = 0;  // Members of the current task so far.
+  DesiredTask task_;
+  std::string env_name_;
+  std::set<std::pair<int64_t, int>> ranks_;
+};
+
 }  // namespace
+
+std::optional<std::vector<DesiredTask>> ReadPlainHeartbeatReply(std::string_view body) {
+  ReplyEvents events;
+  if (!json::sax_parse(body, &events) || !events.complete()) return std::nullopt;
+  return std::move(events.tasks);
+}
+
+Result<std::vector<DesiredTask>> ReadHeartbeatReply(std::string_view body) {
+  if (auto tasks = ReadPlainHeartbeatReply(body)) return *std::move(tasks);
+  return ParseHeartbeatReply(body);
+}
 
 std::optional<HeartbeatRequest> ReadPlainHeartbeat(std::string_view body) {
   HeartbeatEvents events;

@@ -1,6 +1,6 @@
-// ReadPlainHeartbeat against the slow way (a JSON tree, then ParseHeartbeatRequest): what agents
-// send it reads the same; what it does not take, the slow way reads or explains; and whenever it
-// returns a heartbeat, the slow way returns that heartbeat too.
+// The fast heartbeat readers against the slow way (a JSON tree, then ParseHeartbeatRequest or
+// ParseHeartbeatReply): what the other end sends they read the same; what they do not take, the
+// slow way reads or explains; and whenever one returns a value, the slow way returns it too.
 #include "model/heartbeat_reader.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace headroom::model {
 namespace {
@@ -128,6 +129,86 @@ RC_GTEST_PROP(HeartbeatReaderProperty, AgreesWithTheSlowWayWheneverItReads, ()) 
   }
   const auto fast = ReadPlainHeartbeat(body);
   if (fast) RC_ASSERT(fast == ReadSlowly(body));
+}
+
+std::vector<DesiredTask> SampleReply() {
+  return {DesiredTask{.key = {17, 1, 3},
+                      .world_size = 2,
+                      .devices = {0, 3},
+                      .command = {"python", "train.py", "--lr=0.1 \"x\""},
+                      .env = {{"MASTER_PORT", "29501"}, {"NCCL_DEBUG", "INFO"}},
+                      .rendezvous = "n0:29501",
+                      .stop_grace_s = 0,
+                      .tenant = "team-a"},
+          DesiredTask{.key = {18, 0, 1}, .command = {"sleep"}}};
+}
+
+TEST(HeartbeatReplyReader, ReadsWhatTheDaemonSendsAsTheSlowWayDoes) {
+  const std::string body = HeartbeatReplyJson(SampleReply()).dump();
+  const auto fast = ReadPlainHeartbeatReply(body);
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(*fast, SampleReply());
+  EXPECT_EQ(*ParseHeartbeatReply(body), *fast);
+  EXPECT_EQ(ReadPlainHeartbeatReply(R"({"tasks": []})"), std::vector<DesiredTask>{});
+  // Defaults where a member is absent or null, members in any order.
+  const auto sparse = ReadPlainHeartbeatReply(
+      R"({"tasks": [{"command": ["a"], "devices": [], "rank": 0, "world_size": 1, "job": 2,
+                     "env": null, "tenant": null, "rendezvous": null, "stop_grace_s": null}]})");
+  ASSERT_TRUE(sparse.has_value());
+  EXPECT_EQ(*sparse, (std::vector<DesiredTask>{{.key = {2, 0}, .command = {"a"}}}));
+  auto read = ReadHeartbeatReply(body);
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(*read, SampleReply());
+}
+
+TEST(HeartbeatReplyReader, LeavesEverythingElseToTheSlowWay) {
+  const std::string task = R"("job": 1, "world_size": 2, "devices": [0], "command": ["a"])";
+  for (const std::string& body : std::vector<std::string>{
+           "{}",
+           R"({"tasks": null})",
+           R"({"tasks": [], "extra": 1})",
+           R"({"tasks": [], "tasks": []})",
+           "{\"tasks\": [{" + task + R"(, "rank": 2}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0}, {)" + task + R"(, "rank": 0}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "attempt": 0}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "attempt": null}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "stop_grace_s": 86401}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A=B": "x"}}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A": "x", "A": "y"}}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A": 1}}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "rendezvous": "h\u0000:1"}]})",
+           R"({"tasks": [{"job": 1, "world_size": 1, "rank": 0, "devices": [0, 0],
+                          "command": ["a"]}]})",
+           R"({"tasks": [{"job": 1, "world_size": 1, "rank": 0, "devices": [0],
+                          "command": [""]}]})",
+           R"({"tasks": [{"job": 1, "world_size": 1, "rank": 0, "devices": [0],
+                          "command": []}]})",
+           R"({"tasks": [{"job": 1, "world_size": 1, "rank": 0, "command": ["a"]}]})",
+       }) {
+    EXPECT_EQ(ReadPlainHeartbeatReply(body), std::nullopt) << body;
+  }
+  // What the slow way reads that the fast one leaves to it, and what it explains.
+  EXPECT_TRUE(ReadHeartbeatReply(R"({"tasks": [], "extra": 1})").has_value());
+  auto refused = ReadHeartbeatReply("{\"tasks\": [{" + task + R"(, "rank": 2}]})");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().message, "tasks[0].rank: expected a rank in 0..1, got \"2\"");
+}
+
+RC_GTEST_PROP(HeartbeatReplyReaderProperty, AgreesWithTheSlowWayWheneverItReads, ()) {
+  std::string body = HeartbeatReplyJson(SampleReply()).dump();
+  const size_t at = *rc::gen::inRange<size_t>(0, body.size());
+  switch (*rc::gen::inRange(0, 3)) {
+    case 0:
+      body[at] = *rc::gen::elementOf(std::string("{}[]\",:0123456789-.entrufalsx= "));
+      break;
+    case 1:
+      body.erase(at, 1);
+      break;
+    default:
+      body.resize(at);
+  }
+  const auto fast = ReadPlainHeartbeatReply(body);
+  if (fast) RC_ASSERT(*fast == *ParseHeartbeatReply(body));
 }
 
 }  // namespace
