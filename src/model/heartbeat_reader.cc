@@ -77,10 +77,39 @@ constexpr size_t kMaxTasks = 1'000'000;  // ParseHeartbeatRequest's limits on th
 constexpr size_t kMaxDevices = kMaxDeviceIndex + 1;
 constexpr size_t kMaxTenantBytes = 256;
 
-// The parser's events (nlohmann's SAX interface); returning false stops the parse, and the body
-// goes the slow way. Where the parser is: the member names each object may have are the bits of
-// a mask, so a repeated one is seen.
-class HeartbeatEvents {
+// Has a member been seen in its object already (a mask of the object's names)? Marks it.
+bool SeenBefore(int key, uint32_t& seen) {
+  if (key < 0 || (seen & (1u << key)) != 0) return true;
+  seen |= 1u << key;
+  return false;
+}
+
+// The scalar events of nlohmann's SAX interface, each passed on as one Scalar to Events::Value;
+// a binary value (not JSON) or a parse error stops the parse. In the events classes below,
+// returning false stops it too, and the body goes the slow way.
+template <typename Events>
+class ScalarEvents {
+ public:
+  bool null() { return Self().Value(nullptr); }
+  bool boolean(bool value) { return Self().Value(value); }
+  bool number_integer(int64_t value) { return Self().Value(value); }
+  bool number_unsigned(uint64_t value) { return Self().Value(value); }
+  bool number_float(double value, const std::string& /*text*/) { return Self().Value(value); }
+  bool string(std::string& value) { return Self().Value(&value); }
+  bool binary(json::binary_t& /*value*/) { return false; }
+  bool parse_error(size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) {
+    return false;
+  }
+
+ private:
+  Events& Self() { return static_cast<Events&>(*this); }
+};
+
+// The parser's events for a heartbeat body. Where the parser is: the member names each object may
+// have are the bits of a mask, so a repeated one is seen.
+class HeartbeatEvents : public ScalarEvents<HeartbeatEvents> {
+  friend class ScalarEvents<HeartbeatEvents>;
   enum class Where { kStart, kTop, kTasks, kTask, kTelemetry, kDevice, kEnd };
   enum TopKey { kReady, kReadinessMessage, kTasksKey, kTelemetryKey };
   enum TaskKeyName { kJob, kRank, kAttempt, kState, kExitCode, kPid, kMessage };
@@ -95,14 +124,6 @@ class HeartbeatEvents {
  public:
   HeartbeatRequest request;
   bool complete() const { return where_ == Where::kEnd; }
-
-  bool null() { return Value(nullptr); }
-  bool boolean(bool value) { return Value(value); }
-  bool number_integer(int64_t value) { return Value(value); }
-  bool number_unsigned(uint64_t value) { return Value(value); }
-  bool number_float(double value, const std::string& /*text*/) { return Value(value); }
-  bool string(std::string& value) { return Value(&value); }
-  bool binary(json::binary_t& /*value*/) { return false; }
 
   bool start_object(size_t /*elements*/) {
     item_seen_ = 0;
@@ -143,9 +164,7 @@ class HeartbeatEvents {
       default:
         return false;
     }
-    if (key_ < 0 || (*seen & (1u << key_)) != 0) return false;
-    *seen |= 1u << key_;
-    return true;
+    return !SeenBefore(key_, *seen);
   }
 
   bool end_object() {
@@ -183,11 +202,6 @@ class HeartbeatEvents {
     if (where_ != Where::kTasks && where_ != Where::kTelemetry) return false;
     where_ = Where::kTop;
     return true;
-  }
-
-  bool parse_error(size_t /*position*/, const std::string& /*token*/,
-                   const nlohmann::detail::exception& /*error*/) {
-    return false;
   }
 
  private:
@@ -324,18 +338,12 @@ class HeartbeatEvents {
 };
 
 // The events of a heartbeat reply, {"tasks": [DESIRED, ...]}, as HeartbeatReplyJson writes it.
-class ReplyEvents {
+class ReplyEvents : public ScalarEvents<ReplyEvents> {
+  friend class ScalarEvents<ReplyEvents>;
+
  public:
   std::vector<DesiredTask> tasks;
   bool complete() const { return where_ == Where::kEnd; }
-
-  bool null() { return Value(nullptr); }
-  bool boolean(bool value) { return Value(value); }
-  bool number_integer(int64_t value) { return Value(value); }
-  bool number_unsigned(uint64_t value) { return Value(value); }
-  bool number_float(double value, const std::string& /*text*/) { return Value(value); }
-  bool string(std::string& value) { return Value(&value); }
-  bool binary(json::binary_t& /*value*/) { return false; }
 
   bool start_object(size_t /*elements*/) {
     switch (where_) {
@@ -373,9 +381,7 @@ class ReplyEvents {
     }
     if (where_ != Where::kTask) return false;
     key_ = KeyIndex(name, kDesiredNames);
-    if (key_ < 0 || (seen_ & (1u << key_)) != 0) return false;
-    seen_ |= 1u << key_;
-    return true;
+    return !SeenBefore(key_, seen_);
   }
 
   bool end_object() {
@@ -425,11 +431,6 @@ class ReplyEvents {
       default:
         return false;
     }
-  }
-
-  bool parse_error(size_t /*position*/, const std::string& /*token*/,
-                   const nlohmann::detail::exception& /*error*/) {
-    return false;
   }
 
  private:
