@@ -238,14 +238,10 @@ Result<SyntheticSpec> SyntheticPreset(std::string_view name) {
 }
 
 Result<SyntheticSpec> ParseSyntheticSpec(std::string_view text, std::string_view source) {
-  try {
-    const YAML::Node root = YAML::Load(std::string(text));
-    return ParseDocument(root, source);
-  } catch (const YAML::Exception& error) {
-    const int line = error.mark.is_null() ? 1 : error.mark.line + 1;
-    return MakeError(ErrorCode::kInvalidArgument, "{}:{}: YAML syntax error: {}", source, line,
-                     error.msg);
-  }
+  // The one loader of every YAML input: one document, UTF-8, nesting bounded, never throws.
+  auto root = model::LoadYamlDocument(text, source);
+  if (!root) return tl::unexpected(root.error());
+  return ParseDocument(*root, source);
 }
 
 }  // namespace headroom::sim

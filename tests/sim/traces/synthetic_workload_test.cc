@@ -272,6 +272,12 @@ TEST(SyntheticSpecTest, ErrorsNameFileLineAndField) {
   EXPECT_EQ(SpecError("jobs: [1\n"), SpecError("jobs: [1\n"));
   EXPECT_TRUE(SpecError("jobs: [1\n").starts_with("s.yaml:")) << SpecError("jobs: [1\n");
   EXPECT_NE(SpecError("jobs: [1\n").find("YAML syntax error"), std::string::npos);
+  // The loader every YAML input shares: one document, UTF-8, nesting bounded.
+  EXPECT_EQ(SpecError("jobs: 10\n---\njobs: 20\n"),
+            "s.yaml:2: document: expected one YAML document, got a second one");
+  EXPECT_EQ(SpecError("jobs: 10\n# caf\xe9\n"),
+            "s.yaml:2: expected UTF-8 text, got byte 0xE9 at column 6; save the file as UTF-8");
+  EXPECT_NE(SpecError(std::string(100, '[')).find("nest"), std::string::npos);
 }
 
 TEST(SyntheticSpecTest, MissingFileIsNotFound) {
