@@ -82,8 +82,8 @@ Result<DesiredTask> ParseDesired(const json& item, const std::string& path) {
   if (!item.contains("world_size")) {
     return tl::unexpected(Missing(field("world_size"), "the gang size"));
   }
-  YAML_FIELD_TRY(
-      world, Integer(item["world_size"], field("world_size"), 1, 1'000'000, "a gang size >= 1"));
+  YAML_FIELD_TRY(world, Integer(item["world_size"], field("world_size"), 1, kMaxWorldSize,
+                                "a gang size >= 1"));
   task.world_size = static_cast<int>(*world);
   if (!item.contains("rank")) return tl::unexpected(Missing(field("rank"), "the task's rank"));
   YAML_FIELD_TRY(rank, Integer(item["rank"], field("rank"), 0, task.world_size - 1,
@@ -150,8 +150,8 @@ Result<DesiredTask> ParseDesired(const json& item, const std::string& path) {
     }
   }
   if (item.contains("stop_grace_s") && !item["stop_grace_s"].is_null()) {
-    YAML_FIELD_TRY(grace, Integer(item["stop_grace_s"], field("stop_grace_s"), 0, 86400,
-                                  "seconds in 0..86400"));
+    YAML_FIELD_TRY(grace, Integer(item["stop_grace_s"], field("stop_grace_s"), 0, kMaxStopGraceS,
+                                  fmt::format("seconds in 0..{}", kMaxStopGraceS)));
     task.stop_grace_s = *grace;
   }
   if (item.contains("tenant") && !item["tenant"].is_null()) {
@@ -201,7 +201,8 @@ Result<TaskReport> ParseReport(const json& item, const std::string& path) {
   report.key.job = *id;
   const json* rank = Present(item, "rank");
   if (rank == nullptr) return tl::unexpected(Missing(field("rank"), "the task's rank"));
-  YAML_FIELD_TRY(r, Integer(*rank, field("rank"), 0, 1'000'000, "a rank in 0..1000000"));
+  YAML_FIELD_TRY(r, Integer(*rank, field("rank"), 0, kMaxWorldSize,
+                            fmt::format("a rank in 0..{}", kMaxWorldSize)));
   report.key.rank = static_cast<int>(*r);
   report.key.attempt = 0;
   if (const json* attempt = Present(item, "attempt")) {
@@ -258,7 +259,7 @@ Result<LabelledTelemetry> ParseTelemetry(const json& item, const std::string& pa
         j, Integer(*job, path + ".job", 0, std::numeric_limits<int64_t>::max(), "a job id >= 0"));
     telemetry.job = *j;
   }
-  YAML_FIELD_TRY(tenant, OptionalString(item, "tenant", path, 256));
+  YAML_FIELD_TRY(tenant, OptionalString(item, "tenant", path, kMaxTenantLabelBytes));
   telemetry.tenant = std::move(*tenant);
   return telemetry;
 }
@@ -322,7 +323,7 @@ Result<HeartbeatRequest> ParseHeartbeatRequest(const json& body) {
   }
   YAML_FIELD_TRY(message, OptionalString(body, "readiness_message", "", kMaxReadinessMessageBytes));
   request.readiness_message = message->value_or("");
-  YAML_FIELD_TRY(tasks, List(body, "tasks", 1'000'000));
+  YAML_FIELD_TRY(tasks, List(body, "tasks", kMaxReportedTasks));
   if (*tasks != nullptr) {
     for (size_t i = 0; i < (*tasks)->size(); ++i) {
       YAML_FIELD_TRY(report, ParseReport((**tasks)[i], fmt::format("tasks[{}]", i)));

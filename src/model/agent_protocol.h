@@ -36,6 +36,12 @@ namespace headroom::model {
 inline constexpr int kMaxDeviceIndex = 1023;
 inline constexpr int64_t kDefaultStopGraceS = 30;
 inline constexpr size_t kMaxReadinessMessageBytes = 1024;
+// Bounds both readers of the heartbeat exchange apply (ParseHeartbeatRequest and
+// ParseHeartbeatReply here, the fast ones of heartbeat_reader.h), so that they cannot drift.
+inline constexpr int64_t kMaxWorldSize = 1'000'000;     // Tasks of a gang; ranks are below it.
+inline constexpr size_t kMaxReportedTasks = 1'000'000;  // Tasks in one heartbeat.
+inline constexpr size_t kMaxTenantLabelBytes = 256;     // A telemetry reading's tenant.
+inline constexpr int64_t kMaxStopGraceS = 86400;
 
 // One device of a node as the agent registers it and headroomd stores it.
 struct RegisteredDevice {

@@ -38,6 +38,15 @@ bool IntegerIn(const Scalar& value, int64_t min, int64_t max, int64_t& out) {
   return false;
 }
 
+// IntegerIn, or null for none.
+bool OptionalIntegerIn(const Scalar& value, int64_t min, int64_t max, std::optional<int64_t>& out) {
+  if (std::holds_alternative<std::nullptr_t>(value)) return true;
+  int64_t number = 0;
+  if (!IntegerIn(value, min, max, number)) return false;
+  out = number;
+  return true;
+}
+
 // The slow way's OptionalNumber(): any finite JSON number, or null for none.
 bool OptionalNumber(const Scalar& value, std::optional<double>& out) {
   if (std::holds_alternative<std::nullptr_t>(value)) return true;
@@ -73,9 +82,7 @@ int KeyIndex(const std::string& key, const std::string_view (&names)[N]) {
   return -1;
 }
 
-constexpr size_t kMaxTasks = 1'000'000;  // ParseHeartbeatRequest's limits on the two lists.
-constexpr size_t kMaxDevices = kMaxDeviceIndex + 1;
-constexpr size_t kMaxTenantBytes = 256;
+constexpr size_t kMaxDevices = kMaxDeviceIndex + 1;  // ParseHeartbeatRequest's telemetry limit.
 
 // Has a member been seen in its object already (a mask of the object's names)? Marks it.
 bool SeenBefore(int key, uint32_t& seen) {
@@ -133,7 +140,7 @@ class HeartbeatEvents : public ScalarEvents<HeartbeatEvents> {
         where_ = Where::kTop;
         return true;
       case Where::kTasks:
-        if (request.tasks.size() == kMaxTasks) return false;
+        if (request.tasks.size() == kMaxReportedTasks) return false;
         task_ = TaskReport{};
         task_.key.attempt = 0;  // Absent: the agent did not send one.
         where_ = Where::kTask;
@@ -249,7 +256,7 @@ class HeartbeatEvents : public ScalarEvents<HeartbeatEvents> {
         task_.key.job = number;
         return true;
       case kRank:
-        if (!IntegerIn(value, 0, 1'000'000, number)) return false;
+        if (!IntegerIn(value, 0, kMaxWorldSize, number)) return false;
         task_.key.rank = static_cast<int>(number);
         return true;
       case kAttempt:
@@ -314,17 +321,11 @@ class HeartbeatEvents : public ScalarEvents<HeartbeatEvents> {
       case kUtil:
         return OptionalNumber(value, reading.util);
       case kXidErrors:
-        if (null) return true;
-        if (!IntegerIn(value, 0, std::numeric_limits<int64_t>::max(), number)) return false;
-        reading.xid_errors = number;
-        return true;
+        return OptionalIntegerIn(value, 0, std::numeric_limits<int64_t>::max(), reading.xid_errors);
       case kDeviceJob:
-        if (null) return true;
-        if (!IntegerIn(value, 0, std::numeric_limits<int64_t>::max(), number)) return false;
-        device_.job = number;
-        return true;
+        return OptionalIntegerIn(value, 0, std::numeric_limits<int64_t>::max(), device_.job);
       default:  // kTenant
-        return OptionalString(value, kMaxTenantBytes, device_.tenant);
+        return OptionalString(value, kMaxTenantLabelBytes, device_.tenant);
     }
   }
 
@@ -490,7 +491,7 @@ class ReplyEvents : public ScalarEvents<ReplyEvents> {
         task_.key.job = number;
         return true;
       case kRank:  // Checked against the gang size at the end: members come in any order.
-        if (!IntegerIn(value, 0, 1'000'000, number)) return false;
+        if (!IntegerIn(value, 0, kMaxWorldSize, number)) return false;
         task_.key.rank = static_cast<int>(number);
         return true;
       case kAttempt:
@@ -498,7 +499,7 @@ class ReplyEvents : public ScalarEvents<ReplyEvents> {
         task_.key.attempt = number;
         return true;
       case kWorldSize:
-        if (!IntegerIn(value, 1, 1'000'000, number)) return false;
+        if (!IntegerIn(value, 1, kMaxWorldSize, number)) return false;
         task_.world_size = static_cast<int>(number);
         return true;
       case kEnv:  // An object of strings (start_object), or null for none.
@@ -515,7 +516,7 @@ class ReplyEvents : public ScalarEvents<ReplyEvents> {
         return true;
       case kGrace:
         if (null) return true;
-        if (!IntegerIn(value, 0, 86400, number)) return false;
+        if (!IntegerIn(value, 0, kMaxStopGraceS, number)) return false;
         task_.stop_grace_s = number;
         return true;
       default:  // The two lists must be lists.
