@@ -16,6 +16,7 @@ ClusterState::ClusterState(const model::Cluster& cluster)
   node_free_cpu_.resize(cluster.nodes().size());
   node_free_memory_.resize(cluster.nodes().size());
   node_drained_.assign(cluster.nodes().size(), 0);
+  node_version_.assign(cluster.nodes().size(), 0);
   node_whole_free_.assign(cluster.nodes().size() * class_count_, 0);
   domain_whole_free_.assign(cluster.domains().size() * class_count_, 0);
   domain_free_milli_.assign(cluster.domains().size() * class_count_, 0);
@@ -62,6 +63,7 @@ void ClusterState::AddNodeToAggregates(NodeId node_id, int sign) {
 void ClusterState::Apply(const TaskAllocation& task, int sign) {
   const uint32_t node = task.node.value();
   const bool counted = node_drained_[node] == 0;
+  ++node_version_[node];
   node_free_cpu_[node] -= sign * task.cpu_milli;
   node_free_memory_[node] -= sign * task.memory_mib;
   HR_CHECK(node_free_cpu_[node] >= 0 && node_free_memory_[node] >= 0);
@@ -123,6 +125,7 @@ void ClusterState::Release(const TaskAllocation& task) {
 
 void ClusterState::ApplyDrain(NodeId node, bool drained) {
   if ((node_drained_[node.value()] != 0) == drained) return;
+  ++node_version_[node.value()];
   if (drained) {
     AddNodeToAggregates(node, -1);
     node_drained_[node.value()] = 1;

@@ -41,6 +41,9 @@ class ClusterState {
   int64_t free_cpu_milli(NodeId node) const { return node_free_cpu_[node.value()]; }
   int64_t free_memory_mib(NodeId node) const { return node_free_memory_[node.value()]; }
   bool drained(NodeId node) const { return node_drained_[node.value()] != 0; }
+  // Grows whenever anything of the node changes (an allocation, a release, a drain, or the
+  // undoing of one), so a cache of a per-node computation stays valid while it is unchanged.
+  uint64_t node_version(NodeId node) const { return node_version_[node.value()]; }
   uint32_t whole_free(NodeId node, DeviceClassId device_class) const {
     return node_whole_free_[Index(node.value(), device_class.value())];
   }
@@ -131,6 +134,7 @@ class ClusterState {
   std::vector<int64_t> node_free_cpu_;
   std::vector<int64_t> node_free_memory_;
   std::vector<uint8_t> node_drained_;
+  std::vector<uint64_t> node_version_;
   std::vector<uint32_t> node_whole_free_;
   std::vector<uint32_t> node_class_devices_;
   std::vector<uint32_t> domain_whole_free_;

@@ -6,15 +6,19 @@
 
 #include "base/check.h"
 #include "engine/engine_records.h"
+#include "engine/share_placement.h"
 #include "model/job_topology.h"
 
 namespace headroom::engine {
 
 Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
-               const CarriedState& carried)
+               const CarriedState& carried, const ShareSetup* share_setup)
     : cluster_(cluster),
       policy_(policy),
       placer_(PlacementOptionsOf(policy)),
+      share_(SharePlacement::Make(
+          cluster, policy.share,
+          share_setup == nullptr ? std::nullopt : std::optional<ShareSetup>(*share_setup))),
       state_(cluster),
       fair_share_(policy.multifactor.decay_half_life_us),
       failed_shapes_(std::make_unique<FailureCache>()),
@@ -165,6 +169,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.never_fits = NeverFits(r);
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
   max_priority_ = std::max(max_priority_, r.job.priority);
+  if (share_ != nullptr && share_->Takes(r.job)) share_->Submitted(r.job);
   arrivals_.push_back(id);
   dirty_ = true;
 }
@@ -192,6 +197,8 @@ void Engine::Restore(JobRestored& restored) {
   r.mask = MaskFor(r.job.task.selector);
   r.code = PendingCode::kNone;
   r.tasks = std::move(restored.tasks);
+  TrackTasks(r.tasks, +1);
+  if (share_ != nullptr && share_->Takes(r.job)) share_->Submitted(r.job);
   r.start_us = restored.started_us;
   r.expected_end_us = r.start_us + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
@@ -207,6 +214,7 @@ void Engine::Finish(JobId id, JobState final_state) {
   JobRecord& r = record(id);
   if (r.state == JobState::kRunning) {
     for (const TaskAllocation& task : r.tasks) state_.Release(task);
+    TrackTasks(r.tasks, -1);
     fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
     running_by_end_.erase({r.expected_end_us, id.value()});
     ++release_epoch_;

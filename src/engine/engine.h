@@ -15,6 +15,10 @@
 // (Decisions::migrations) so that it starts now; the migrations and its start leave in the
 // same step's decisions, and everything after it in the queue is scheduled as usual.
 //
+// Share placement (share_placement.h): when the policy names a share scorer, the one-task jobs
+// it takes are placed by GPU-sharing scoring instead of the node scorers; in every other
+// respect (queue, backfill, reservations, filters) they are jobs like any other.
+//
 // Speed: a request shape that failed to place is not tried again until capacity is released;
 // domain aggregates make the per-placement cost proportional to the domains examined.
 //
@@ -53,12 +57,17 @@ namespace headroom::engine {
 
 using model::JobState;
 
+class SharePlacement;
+struct ShareSetup;
+
 class Engine {
  public:
   // `cluster` must outlive the engine; `policy` must have passed ValidatePolicy. `carried` is
   // what an earlier engine learned (carried_state.h); its times must not be after the first step.
+  // `share_setup`: the workload share placement plans for, when the caller knows it (copied);
+  // null: learned from the jobs.
   Engine(const model::Cluster& cluster, const PolicyConfig& policy,
-         const CarriedState& carried = {});
+         const CarriedState& carried = {}, const ShareSetup* share_setup = nullptr);
   ~Engine();
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
@@ -86,6 +95,8 @@ class Engine {
   size_t running_count() const { return running_by_end_.size(); }
   const ClusterState& cluster_state() const { return state_; }
   const PolicyConfig& policy() const { return policy_; }
+  // Null when the policy names no share scorer (or the cluster does not suit one).
+  const SharePlacement* share_placement() const { return share_.get(); }
 
   // When the engine wants to be stepped again even if nothing happens (a backfill interval or
   // a priority recalculation falls due while jobs wait); kNever when it does not.
@@ -112,6 +123,9 @@ class Engine {
   bool ReorderDue(TimeUs now) const;
   bool BackfillDue(TimeUs now) const;
   bool TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions);
+  bool SharePlaced(const JobRecord& record) const;
+  // Tasks placed (sign +1) or gone (-1), for the share placement's books.
+  void TrackTasks(const std::vector<TaskAllocation>& tasks, int sign);
   // Allocates `tasks` (which must fit) and records the start.
   void Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions);
   // Starts the blocked job `id` by migrating running jobs, when a plan pays (engine_migrate.cc).
@@ -132,6 +146,7 @@ class Engine {
   PolicyConfig policy_;
   std::unique_ptr<QueueOrder> order_;
   Placer placer_;
+  std::unique_ptr<SharePlacement> share_;
   ClusterState state_;
   FairShare fair_share_;
 

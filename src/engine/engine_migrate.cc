@@ -62,6 +62,7 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
   // give the moved jobs their new tasks.
   for (const MigrateJob& move : plan->moves) {
     for (const TaskAllocation& task : record(move.job).tasks) state_.Release(task);
+    TrackTasks(record(move.job).tasks, -1);
   }
   ++release_epoch_;  // Capacity changed shape: cached placement failures no longer hold.
   Launch(id, std::move(plan->head_tasks), now, decisions);
@@ -69,6 +70,7 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
     JobRecord& v = record(move.job);
     HR_CHECK(v.state == JobState::kRunning && move.job != id);
     for (const TaskAllocation& task : move.tasks) state_.Allocate(task);
+    TrackTasks(move.tasks, +1);
     v.tasks = move.tasks;
     v.moved_us = now;
     running_by_end_.erase({v.expected_end_us, move.job.value()});

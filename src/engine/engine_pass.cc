@@ -11,6 +11,7 @@
 #include "base/check.h"
 #include "engine/engine.h"
 #include "engine/engine_records.h"
+#include "engine/share_placement.h"
 
 namespace headroom::engine {
 
@@ -78,7 +79,15 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decis
     return false;
   }
   const PlacementRequest request = RequestOf(r);
-  auto placement = placer_.Place(state_, request, avoid);
+  std::optional<std::vector<TaskAllocation>> placement;
+  if (SharePlaced(r)) {
+    const SharePlacer::NodeGate gate = [&](NodeId node) {
+      return placer_.Admits(state_, node, request);
+    };
+    if (auto task = share_->Place(state_, r.job, gate, avoid)) placement.emplace(1, *task);
+  } else {
+    placement = placer_.Place(state_, request, avoid);
+  }
   if (!placement) {
     failures[shape] = {release_epoch_, version};
     return false;
@@ -90,6 +99,7 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decis
 void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions) {
   JobRecord& r = record(id);
   for (const TaskAllocation& task : tasks) state_.Allocate(task);
+  TrackTasks(tasks, +1);
   r.tasks = std::move(tasks);
   r.state = JobState::kRunning;
   r.code = PendingCode::kNone;
@@ -98,6 +108,15 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   running_by_end_.insert({r.expected_end_us, id.value()});
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   decisions.starts.push_back(StartJob{id, r.tasks});
+}
+
+bool Engine::SharePlaced(const JobRecord& r) const {
+  return share_ != nullptr && share_->Takes(r.job);
+}
+
+void Engine::TrackTasks(const std::vector<TaskAllocation>& tasks, int sign) {
+  if (share_ == nullptr) return;
+  for (const TaskAllocation& task : tasks) share_->Track(task, sign);
 }
 
 PendingCode Engine::Analyze(const JobRecord& r) const {

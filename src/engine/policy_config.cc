@@ -3,6 +3,7 @@
 #include "engine/filter.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
+#include "engine/share_scorers.h"
 #include "engine/victim_selector.h"
 
 namespace headroom::engine {
@@ -28,6 +29,17 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
   if (auto filters = PolicyFilters(config.filters); !filters) return context(filters.error());
   if (VictimSelectors().Find(config.victim_selector) == nullptr) {
     return context(VictimSelectors().Unknown(config.victim_selector));
+  }
+  if (!config.share.scorer.empty()) {
+    if (auto share = SharePolicyByName(config.share.scorer); !share) {
+      return context(WithContext(share.error(), "share.scorer"));
+    }
+  }
+  if (!(config.share.typical_coverage > 0 && config.share.typical_coverage <= 1)) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         fmt::format("share.typical_coverage: expected a share above 0 and at "
+                                     "most 1, got {}",
+                                     config.share.typical_coverage)});
   }
   const MultifactorWeights& w = config.multifactor;
   if (w.max_age_us <= 0 || w.decay_half_life_us <= 0 || w.recalc_period_us <= 0) {

@@ -76,6 +76,20 @@ struct MigrationConfig {
   uint32_t max_moves = 4;
 };
 
+// One-task jobs placed by GPU-sharing scoring (share_placer.h; FGD's evaluation's policies and
+// headroom's own, share_scorers.h) instead of the node scorers: one node, the GPUs inside it,
+// scored for how well the cluster can still take what the workload asks for. The workload it
+// plans for (the "typical shapes", frag.h) is that of the one-task jobs the engine was given,
+// learned again whenever their number doubles (engine_share.cc).
+struct SharePlacementConfig {
+  std::string scorer;  // Empty: off. Else a SharePolicy name: "headroom", "fgd", "bestfit", ...
+  // Which one-task jobs: those asking for part of a device (false), or every one, whole devices
+  // and CPU-only too (true), as a Kubernetes scheduler with one score plugin places pods.
+  bool every_single_task = false;
+  // The typical shapes cover this share of the one-task jobs (0.95 in FGD's runs).
+  double typical_coverage = 0.95;
+};
+
 struct PolicyConfig {
   std::string name;
   std::string description;
@@ -103,6 +117,7 @@ struct PolicyConfig {
   // Candidate domains tried per topology level before moving up a level (work budget,
   // counts domains, not time).
   uint32_t domains_tried_per_level = 8;
+  SharePlacementConfig share;
 
   // Which running work is taken back first (victim_selector.h): defragmentation's release
   // order now, preemption's victims next.

@@ -6,6 +6,7 @@
 #include "engine/filter.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
+#include "engine/share_scorers.h"
 #include "engine/victim_selector.h"
 #include "model/yaml_field.h"
 
@@ -146,9 +147,33 @@ Status ParseScorers(const YamlField& field, PolicyConfig& out) {
   return {};
 }
 
+Status ParseShare(const YamlField& field, SharePlacementConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"scorer", "tasks", "typical_coverage"}));
+  YAML_FIELD_TRY(scorer_field, map->Require("scorer", "a share scorer"));
+  std::vector<std::string> scorers;
+  for (const SharePolicy policy :
+       {SharePolicy::kHeadroom, SharePolicy::kFgd, SharePolicy::kBestFit, SharePolicy::kPacking,
+        SharePolicy::kClustering, SharePolicy::kDotProd, SharePolicy::kRandom}) {
+    scorers.emplace_back(SharePolicyName(policy));
+  }
+  YAML_FIELD_TRY(scorer, OneOf(*scorer_field, scorers));
+  out.scorer = *scorer;
+  POLICY_TRY(Optional(*map, "tasks", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kTasks[] = {"fractional", "single_task"};
+    YAML_FIELD_TRY(tasks, OneOf(value, kTasks));
+    out.every_single_task = *tasks == "single_task";
+    return {};
+  }));
+  return Optional(*map, "typical_coverage", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(coverage, value.Number(0, false, 1, "a share above 0 and at most 1"));
+    out.typical_coverage = *coverage;
+    return {};
+  });
+}
+
 Status ParsePlacement(const YamlField& field, PolicyConfig& out) {
-  YAML_FIELD_TRY(
-      map, field.Map({"gang", "domain_order", "domains_tried_per_level", "filters", "scorers"}));
+  YAML_FIELD_TRY(map, field.Map({"gang", "domain_order", "domains_tried_per_level", "filters",
+                                 "scorers", "share"}));
   POLICY_TRY(Optional(*map, "gang", [&](const YamlField& value) -> Status {
     constexpr std::string_view kGangs[] = {"per_task", "topology_block"};
     YAML_FIELD_TRY(gang, OneOf(value, kGangs));
@@ -182,6 +207,8 @@ Status ParsePlacement(const YamlField& field, PolicyConfig& out) {
     }
     return {};
   }));
+  POLICY_TRY(Optional(*map, "share",
+                      [&](const YamlField& value) { return ParseShare(value, out.share); }));
   return Optional(*map, "scorers",
                   [&](const YamlField& value) { return ParseScorers(value, out); });
 }

@@ -24,7 +24,6 @@ SharePlacer::SharePlacer(const model::Cluster& cluster, SharePolicy policy,
       cpu_per_gpu_milli_(CpuPerGpuMilli(typical_)),
       packing_(typical_),
       node_model_(cluster.nodes().size(), UINT32_MAX),
-      node_version_(cluster.nodes().size(), 0),
       node_kinds_(cluster.nodes().size()),
       node_rank_(cluster.nodes().size()) {
   {
@@ -38,12 +37,12 @@ SharePlacer::SharePlacer(const model::Cluster& cluster, SharePolicy policy,
       node_rank_[by_name[i]] = static_cast<uint32_t>(prefix[i]);
     }
   }
-  {
-    std::vector<double> share(cluster.device_classes().size(), 0);
-    for (const model::Device& d : cluster.devices()) share[d.device_class.value()] += 1;
-    for (double& s : share) s /= static_cast<double>(std::max<size_t>(1, cluster.device_count()));
-    scarcity_ = ModelScarcity(typical_, types_, share);
+  capacity_share_.assign(cluster.device_classes().size(), 0);
+  for (const model::Device& d : cluster.devices()) capacity_share_[d.device_class.value()] += 1;
+  for (double& s : capacity_share_) {
+    s /= static_cast<double>(std::max<size_t>(1, cluster.device_count()));
   }
+  scarcity_ = ModelScarcity(typical_, types_, capacity_share_);
   for (const model::Node& node : cluster.nodes()) {
     HR_CHECK(node.device_count <= kMaxShareGpus);
     if (node.device_count > 0) {
@@ -52,6 +51,16 @@ SharePlacer::SharePlacer(const model::Cluster& cluster, SharePolicy policy,
     }
     node_kinds_[node.id.value()].count_by_kind.assign(kMaxShareGpus + 1, 0);
   }
+}
+
+void SharePlacer::SetWorkload(std::vector<TypicalShape> typical, ShapeTypes types) {
+  typical_ = std::move(typical);
+  types_ = std::move(types);
+  cpu_per_gpu_milli_ = CpuPerGpuMilli(typical_);
+  packing_ = PackingValues(typical_);
+  scarcity_ = ModelScarcity(typical_, types_, capacity_share_);
+  shape_ids_.clear();
+  cache_.clear();
 }
 
 NodeView SharePlacer::ViewOf(const ClusterState& state, NodeId node) const {
@@ -102,31 +111,67 @@ TaskAllocation SharePlacer::Allocation(const NodeView& view, NodeId node, const 
   return task;
 }
 
-std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodShape& shape,
-                                                 int64_t memory_mib) {
+bool SharePlacer::Holds(const ReservedCapacity& avoid, uint32_t node) {
+  return avoid.node_devices[node] != 0 || avoid.node_cpu_milli[node] != 0 ||
+         avoid.node_memory_mib[node] != 0;
+}
+
+NodeView SharePlacer::ViewAvoiding(const ClusterState& state, NodeId node,
+                                   const ReservedCapacity& avoid) const {
+  NodeView view = ViewOf(state, node);
+  view.cpu_left -= avoid.node_cpu_milli[node.value()];
+  view.memory_left -= avoid.node_memory_mib[node.value()];
+  const uint32_t first = cluster_.node(node).first_device;
+  for (uint32_t g = 0; g < view.gpu_count; ++g) {
+    if (avoid.device_reserved[first + g] != 0) view.gpu_left[g] = 0;
+  }
+  return view;
+}
+
+std::optional<TaskAllocation> SharePlacer::Choose(const ClusterState& state, const PodShape& shape,
+                                                  int64_t memory_mib, const NodeGate* gate,
+                                                  const ReservedCapacity* avoid) {
   const uint32_t id = ShapeId(shape);
   std::vector<Cached>& cached = cache_[id];
   const ScoreContext context{&typical_,          &types_,    nullptr,
                              cpu_per_gpu_milli_, &scarcity_, &packing_};
+  auto score = [&](const NodeView& view, uint32_t n) {
+    ScoreContext node_context = context;
+    node_context.kinds = &node_kinds_[n];
+    return ScoreShareNode(policy_, view, shape, node_context);
+  };
+  // Nodes holding reserved capacity are few (one blocked job's): judged afresh, not cached.
+  const ReservedCapacity* held = avoid != nullptr && !avoid->empty() ? avoid : nullptr;
   feasible_scratch_.clear();
   score_scratch_.clear();
+  node_scores_.clear();
   const uint32_t node_count = static_cast<uint32_t>(cluster_.nodes().size());
   for (uint32_t n = 0; n < node_count; ++n) {
     if (state.drained(NodeId(n)) || state.free_memory_mib(NodeId(n)) < memory_mib) continue;
-    Cached& entry = cached[n];
-    if (entry.version != node_version_[n]) {
-      const NodeView view = ViewOf(state, NodeId(n));
-      entry.version = node_version_[n];
-      entry.feasible = Feasible(view, shape);
-      if (entry.feasible && policy_ != SharePolicy::kRandom) {
-        ScoreContext node_context = context;
-        node_context.kinds = &node_kinds_[n];
-        entry.score = ScoreShareNode(policy_, view, shape, node_context);
+    if (held != nullptr && Holds(*held, n)) {
+      const NodeView view = ViewAvoiding(state, NodeId(n), *held);
+      if (view.memory_left < memory_mib || !Feasible(view, shape) ||
+          (gate != nullptr && !(*gate)(NodeId(n)))) {
+        continue;
       }
+      const NodeScore node_score = policy_ == SharePolicy::kRandom ? NodeScore{} : score(view, n);
+      feasible_scratch_.push_back(n);
+      score_scratch_.push_back(node_score.score);
+      node_scores_.push_back(node_score);
+      continue;
+    }
+    Cached& entry = cached[n];
+    const uint64_t version = state.node_version(NodeId(n));
+    if (entry.version != version) {
+      const NodeView view = ViewOf(state, NodeId(n));
+      entry.version = version;
+      entry.feasible = Feasible(view, shape) && (gate == nullptr || (*gate)(NodeId(n)));
+      if (entry.feasible && policy_ != SharePolicy::kRandom) entry.score = score(view, n);
     }
     if (!entry.feasible) continue;
     feasible_scratch_.push_back(n);
     score_scratch_.push_back(entry.score.score);
+    if (held != nullptr) node_scores_.push_back(entry.score);
   }
   if (feasible_scratch_.empty()) return std::nullopt;
 
@@ -152,7 +197,9 @@ std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodS
   }
 
   const NodeId node(feasible_scratch_[chosen]);
-  const NodeView view = ViewOf(state, node);
+  const NodeView view = held != nullptr && Holds(*held, node.value())
+                            ? ViewAvoiding(state, node, *held)
+                            : ViewOf(state, node);
   int32_t gpu = -1;
   if (shape.shares_a_gpu()) {
     if (policy_ == SharePolicy::kRandom) {
@@ -163,17 +210,35 @@ std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodS
         }
       }
     } else if (policy_ == SharePolicy::kFgd || policy_ == SharePolicy::kHeadroom) {
-      gpu = cached[node.value()].score.gpu;
+      gpu = held != nullptr ? node_scores_[chosen].gpu : cached[node.value()].score.gpu;
     } else {
       gpu = TightestGpu(view, shape);
     }
   }
-  TaskAllocation task = Allocation(view, node, shape, gpu, memory_mib);
-  state.Allocate(task);
-  ++node_version_[node.value()];
-  if (shape.gpus > 0) {
-    NodeKinds& kinds = node_kinds_[node.value()];
-    if (kinds.count_by_kind[KindOf(shape)]++ == 0) ++kinds.distinct;
+  return Allocation(view, node, shape, gpu, memory_mib);
+}
+
+void SharePlacer::Track(const TaskAllocation& task, int sign) {
+  if (task.devices.empty()) return;
+  PodShape shape;
+  shape.gpus = static_cast<uint32_t>(task.devices.size());
+  shape.milli_per_gpu = task.milli_per_device;
+  NodeKinds& kinds = node_kinds_[task.node.value()];
+  uint32_t& count = kinds.count_by_kind[KindOf(shape)];
+  if (sign > 0) {
+    if (count++ == 0) ++kinds.distinct;
+  } else {
+    HR_CHECK(count > 0);
+    if (--count == 0) --kinds.distinct;
+  }
+}
+
+std::optional<TaskAllocation> SharePlacer::Place(ClusterState& state, const PodShape& shape,
+                                                 int64_t memory_mib) {
+  auto task = Choose(state, shape, memory_mib, nullptr, nullptr);
+  if (task) {
+    state.Allocate(*task);
+    Track(*task, +1);
   }
   return task;
 }

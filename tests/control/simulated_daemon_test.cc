@@ -219,6 +219,39 @@ TEST(DaemonSimulated, WaitingJobSaysWhy) {
             200);  // Idempotent.
 }
 
+// A job asking for part of a GPU, through the API, is placed by the headroom policy's share
+// scoring: a 300-milli job beside a running 500 goes to a free GPU (left beside the 500 it
+// would leave 200 milli that neither shape can use), where the node scorers' best fit would
+// take the tighter, shared GPU.
+TEST(DaemonSimulated, AFractionalJobIsPlacedByShareScoring) {
+  TestDaemon daemon(TestDaemon::Simulated());
+  auto submit = [&](int share) -> uint64_t {
+    const std::string spec =
+        "kind: Job\nmetadata: {name: part}\nspec:\n  timeLimit: 2h\n  runtime: 1h\n"
+        "  devices: {requests: [{count: 1, share: " +
+        std::to_string(share) + "}]}\n";
+    auto reply = daemon.Post("/v1/jobs", daemon.admin(), spec, "application/yaml");
+    EXPECT_EQ(reply.status, 201) << reply.body.dump();
+    return reply.body.value("id", uint64_t{0});
+  };
+  auto device_of = [&](uint64_t id) {
+    Json job;
+    EXPECT_TRUE(WaitFor([&] {
+      job = daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
+      return job.value("state", "") == "running";
+    })) << job.dump();
+    EXPECT_EQ(job["placement"].size(), 1u) << job.dump();
+    if (job["placement"].size() != 1) return Json();
+    return Json::array({job["placement"][0]["node"], job["placement"][0]["devices"]});
+  };
+  const Json first = device_of(submit(500));
+  const Json second = device_of(submit(300));
+  ASSERT_FALSE(first.is_null());
+  ASSERT_FALSE(second.is_null());
+  EXPECT_NE(first, second) << first.dump() << " " << second.dump();
+  EXPECT_EQ(daemon.Get("/v1/cluster", daemon.admin()).body["allocated_milli"], 800);
+}
+
 // spec.topology through the API: a gang that requires one rack waits while no rack has room
 // (though two nodes in two racks do), starts inside one rack once it has; level names the
 // cluster lacks are refused with the levels it has.

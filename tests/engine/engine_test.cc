@@ -173,9 +173,13 @@ TEST(EngineScenario, DrainedNodesTakeNoNewWork) {
   EXPECT_EQ(h.NodesOf(job), std::vector<std::string>{"n1"});
 }
 
+// The node scorers' best fit for shares of a device (the headroom preset places them by share
+// scoring instead: tests/engine/share_placement_test.cc).
 TEST(EngineScenario, SharesOfOneDevicePackBestFit) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0", 2}}}});
-  Harness h(cluster, "headroom");
+  PolicyConfig policy = testing::Preset("headroom");
+  policy.share.scorer.clear();
+  Harness h(cluster, policy);
   model::Job half = MakeJob(1, 1, 100);
   half.task.milli_per_device = 500;
   model::Job quarter = half;

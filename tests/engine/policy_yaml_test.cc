@@ -60,6 +60,7 @@ placement:
   domain_order: worst_fit
   domains_tried_per_level: all
   filters: [device_selector]
+  share: {scorer: fgd, tasks: single_task, typical_coverage: 0.9}
   scorers:
     - {name: most_allocated, weight: 2}
     - {name: first_fit}
@@ -93,6 +94,9 @@ migration:
   EXPECT_EQ(policy->domain_order, FitOrder::kWorstFit);
   EXPECT_EQ(policy->domains_tried_per_level, UINT32_MAX);
   EXPECT_EQ(policy->filters, std::vector<std::string>{"device_selector"});
+  EXPECT_EQ(policy->share.scorer, "fgd");
+  EXPECT_TRUE(policy->share.every_single_task);
+  EXPECT_EQ(policy->share.typical_coverage, 0.9);
   ASSERT_EQ(policy->node_scorers.size(), 2u);
   EXPECT_EQ(policy->node_scorers[0].name, "most_allocated");
   EXPECT_EQ(policy->node_scorers[0].weight, 2);
@@ -119,6 +123,7 @@ TEST(PolicyYamlTest, AbsentKeysKeepTheDefaults) {
   ASSERT_EQ(policy->node_scorers.size(), 1u);
   EXPECT_EQ(policy->node_scorers[0].name, defaults.node_scorers[0].name);
   EXPECT_EQ(policy->victim_selector, defaults.victim_selector);
+  EXPECT_EQ(policy->share.scorer, "");  // Off: every job placed by the node scorers.
   EXPECT_EQ(policy->migration.enabled, defaults.migration.enabled);
   EXPECT_EQ(policy->multifactor.recalc_period_us, defaults.multifactor.recalc_period_us);
 }
@@ -142,6 +147,15 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
        "p.yaml:3: field 'placement.scorers': expected a list of at least one scorer"},
       {"name: x\nplacement:\n  filters: [drained, healthy]\n",
        "field 'placement.filters[1]': expected one of drained, device_selector"},
+      {"name: x\nplacement:\n  share: {scorer: fdg}\n",
+       "p.yaml:3: field 'placement.share.scorer': expected one of headroom, fgd, bestfit, "
+       "packing, clustering, dotprod, random, got \"fdg\""},
+      {"name: x\nplacement:\n  share: {tasks: fractional}\n",
+       "p.yaml:3: field 'placement.share.scorer': expected a share scorer, got nothing"},
+      {"name: x\nplacement:\n  share: {scorer: fgd, tasks: gangs}\n",
+       "field 'placement.share.tasks': expected one of fractional, single_task"},
+      {"name: x\nplacement:\n  share: {scorer: fgd, typical_coverage: 0}\n",
+       "field 'placement.share.typical_coverage': expected a share above 0 and at most 1"},
       {"name: x\nvictim_selector: oldest\n",
        "p.yaml:2: field 'victim_selector': expected one of cheapest_move, lowest_priority"},
       {"name: x\nbackfill: {mode: easy, interval_s: -5}\n",

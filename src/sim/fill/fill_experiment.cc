@@ -7,24 +7,26 @@
 #include <map>
 #include <thread>
 
+#include "base/check.h"
 #include "base/go_rand.h"
 #include "engine/cluster_state.h"
+#include "engine/engine.h"
 #include "engine/frag.h"
-#include "engine/share_placer.h"
+#include "engine/share_placement.h"
 #include "sim/fill/artifact_arithmetic.h"
 
 namespace headroom::sim {
 namespace {
 
 struct Pod {
-  const std::string* name;
+  const model::Job* job;
   engine::PodShape shape;
-  int64_t memory_mib;
 };
 
 struct Prepared {
   std::vector<Pod> pods;  // Sorted by name.
   engine::ShapeTypes types;
+  std::map<std::string, uint32_t> type_by_selector;
   std::vector<engine::TypicalShape> typical;
   uint64_t capacity_milli = 0;
 };
@@ -32,8 +34,21 @@ struct Prepared {
 Result<Prepared> Prepare(const model::Cluster& cluster, const model::Workload& workload,
                          double typical_coverage) {
   Prepared prepared;
+  for (const model::Node& node : cluster.nodes()) {
+    const DeviceId first(node.first_device);
+    for (uint32_t d = 0; d < node.device_count; ++d) {
+      if (node.device_count > engine::kMaxShareGpus ||
+          cluster.device(DeviceId(node.first_device + d)).device_class !=
+              cluster.device(first).device_class) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "node '{}': the fill experiment places on nodes of at most {} devices, "
+                         "all of one class",
+                         node.name, engine::kMaxShareGpus);
+      }
+    }
+  }
   prepared.types.accepts.emplace_back(cluster.device_classes().size(), 1);  // Type 0: any.
-  std::map<std::string, uint32_t> type_by_selector;
+  std::map<std::string, uint32_t>& type_by_selector = prepared.type_by_selector;
   prepared.pods.reserve(workload.jobs.size());
   for (const model::Job& job : workload.jobs) {
     if (job.task_count != 1) {
@@ -59,10 +74,10 @@ Result<Prepared> Prepare(const model::Cluster& cluster, const model::Workload& w
     shape.gpus = job.task.devices;
     shape.milli_per_gpu = job.task.devices == 0 ? 0 : job.task.milli_per_device;
     shape.type = type;
-    prepared.pods.push_back({&job.name, shape, job.task.memory_mib});
+    prepared.pods.push_back({&job, shape});
   }
   std::stable_sort(prepared.pods.begin(), prepared.pods.end(),
-                   [](const Pod& a, const Pod& b) { return *a.name < *b.name; });
+                   [](const Pod& a, const Pod& b) { return a.job->name < b.job->name; });
   std::vector<engine::PodShape> shapes;
   shapes.reserve(prepared.pods.size());
   for (const Pod& pod : prepared.pods) shapes.push_back(pod.shape);
@@ -114,13 +129,31 @@ struct Bin {
   uint64_t ratio_count = 0;
 };
 
+// The engine as the artifact's scheduler runs: every pod placed by the share scorer, one at a
+// time in arrival order; a pod that does not fit fails and is not tried again (cancelled).
+engine::PolicyConfig FillPolicy(engine::SharePolicy policy) {
+  engine::PolicyConfig config;
+  config.name = fmt::format("fill-{}", engine::SharePolicyName(policy));
+  config.queue_order = "fifo";
+  config.backfill = engine::BackfillMode::kNone;
+  config.share.scorer = engine::SharePolicyName(policy);
+  config.share.every_single_task = true;
+  auto valid = engine::ValidatePolicy(std::move(config));
+  HR_CHECK(valid.has_value());
+  return *valid;
+}
+
 FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
                       engine::SharePolicy policy, uint64_t seed, double tune) {
   GoRand rng(static_cast<int64_t>(seed));
   const std::vector<uint32_t> order = ArrivalOrder(prepared, rng, tune);
   for (int i = 0; i < kInformerDraws; ++i) (void)rng.Int63();
-  engine::ClusterState state(cluster);
-  engine::SharePlacer placer(cluster, policy, prepared.typical, prepared.types, std::move(rng));
+  const engine::ShareSetup setup{prepared.typical, prepared.types, prepared.type_by_selector,
+                                 std::move(rng)};
+  engine::Engine engine(cluster, FillPolicy(policy), {}, &setup);
+  HR_CHECK(engine.share_placement() != nullptr);
+  const engine::SharePlacer& placer = engine.share_placement()->placer();
+  const engine::ClusterState& state = engine.cluster_state();
   std::vector<double> node_frag(cluster.nodes().size());
   double total_frag = 0;
   for (const model::Node& node : cluster.nodes()) {
@@ -148,19 +181,28 @@ FillCurve RunPrepared(const model::Cluster& cluster, const Prepared& prepared,
       ++bin.ratio_count;
     }
   };
+  uint32_t next_id = 0;
+  std::vector<engine::Event> events;
   for (uint32_t index : order) {
     const Pod& pod = prepared.pods[index];
     arrived += pod.shape.total_milli();
     ++curve.tasks;
-    auto placed = placer.Place(state, pod.shape, pod.memory_mib);
-    if (placed) {
-      const uint32_t n = placed->node.value();
+    const JobId id(next_id++);
+    events.clear();
+    events.emplace_back(engine::JobSubmitted{id, *pod.job});
+    const engine::Decisions decisions = engine.Step(events, 0);
+    if (!decisions.starts.empty()) {
+      const NodeId node = decisions.starts.front().tasks.front().node;
+      const uint32_t n = node.value();
       total_frag -= node_frag[n];
-      node_frag[n] = engine::NodeFragMilli(placer.ViewOf(state, placed->node), prepared.typical,
-                                           prepared.types);
+      node_frag[n] =
+          engine::NodeFragMilli(placer.ViewOf(state, node), prepared.typical, prepared.types);
       total_frag += node_frag[n];
     } else {
       ++curve.failed;
+      events.clear();
+      events.emplace_back(engine::JobCancelled{id});
+      engine.Step(events, 0);
     }
     record();
   }

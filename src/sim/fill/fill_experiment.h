@@ -9,7 +9,9 @@
 //     total plus the drawn task's per-GPU milli stays within the target — the artifact's test,
 //     which stops at the first draw that does not fit; when it asks for more, tasks chosen
 //     uniformly at random are removed until the total is within the target.
-//  3. Tasks arrive one at a time and are placed (share_placer.h) or fail; nothing departs.
+//  3. Tasks arrive one at a time, each submitted to the engine (Engine::Step) under a policy
+//     whose share placement takes every pod (share_placement.h), and start or fail; a failed
+//     pod is cancelled, not tried again; nothing departs.
 //  4. After every arrival: arrived milli-GPUs (placed or not), allocated milli-GPUs and the
 //     cluster's fragmentation (frag.h, over the trace's typical shapes, 95% coverage).
 //  5. Curves on the arrived-percent grid 0..130: the mean, over the arrivals whose arrived
