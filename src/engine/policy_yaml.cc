@@ -150,12 +150,8 @@ Status ParseScorers(const YamlField& field, PolicyConfig& out) {
 Status ParseShare(const YamlField& field, SharePlacementConfig& out) {
   YAML_FIELD_TRY(map, field.Map({"scorer", "tasks", "typical_coverage"}));
   YAML_FIELD_TRY(scorer_field, map->Require("scorer", "a share scorer"));
-  std::vector<std::string> scorers;
-  for (const SharePolicy policy :
-       {SharePolicy::kHeadroom, SharePolicy::kFgd, SharePolicy::kBestFit, SharePolicy::kPacking,
-        SharePolicy::kClustering, SharePolicy::kDotProd, SharePolicy::kRandom}) {
-    scorers.emplace_back(SharePolicyName(policy));
-  }
+  std::vector<std::string_view> scorers;
+  for (const auto& [name, summary] : SharePolicySummaries()) scorers.push_back(name);
   YAML_FIELD_TRY(scorer, OneOf(*scorer_field, scorers));
   out.scorer = *scorer;
   POLICY_TRY(Optional(*map, "tasks", [&](const YamlField& value) -> Status {

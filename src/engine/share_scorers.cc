@@ -20,15 +20,21 @@ struct PolicyName {
   SharePolicy policy;
   std::string_view name;
   std::string_view artifact;
+  std::string_view summary;
 };
 constexpr std::array<PolicyName, 7> kPolicies = {{
-    {SharePolicy::kRandom, "random", "01-Random"},
-    {SharePolicy::kDotProd, "dotprod", "02-DotProd"},
-    {SharePolicy::kClustering, "clustering", "03-GpuClustering"},
-    {SharePolicy::kPacking, "packing", "04-GpuPacking"},
-    {SharePolicy::kBestFit, "bestfit", "05-BestFit"},
-    {SharePolicy::kFgd, "fgd", "06-FGD"},
-    {SharePolicy::kHeadroom, "headroom", ""},
+    {SharePolicy::kRandom, "random", "01-Random", "any node that fits, at random (FGD's baseline)"},
+    {SharePolicy::kDotProd, "dotprod", "02-DotProd",
+     "Tetris: free resources best aligned with the demand (FGD's baseline)"},
+    {SharePolicy::kClustering, "clustering", "03-GpuClustering",
+     "keep tasks of one kind together (FGD's baseline)"},
+    {SharePolicy::kPacking, "packing", "04-GpuPacking",
+     "a shared GPU in use first, then partly used nodes (FGD's baseline)"},
+    {SharePolicy::kBestFit, "bestfit", "05-BestFit", "least free left after (FGD's baseline)"},
+    {SharePolicy::kFgd, "fgd", "06-FGD",
+     "least growth of fragmentation for the workload (Weng et al., ATC'23)"},
+    {SharePolicy::kHeadroom, "headroom", "",
+     "least packing loss, then FGD's gradient with CPU and model scarcity (ours)"},
 }};
 
 // plugin/dot_product_score.go with dimExtMethod "merge", normMethod "max".
@@ -178,6 +184,12 @@ Result<SharePolicy> SharePolicyByName(std::string_view name) {
                    "unknown packing policy \"{}\": expected random, dotprod, clustering, "
                    "packing, bestfit, fgd or headroom",
                    name);
+}
+
+std::vector<std::pair<std::string_view, std::string_view>> SharePolicySummaries() {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (const PolicyName& p : kPolicies) out.emplace_back(p.name, p.summary);
+  return out;
 }
 
 std::string_view SharePolicyName(SharePolicy policy) {

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -40,6 +41,8 @@ enum class SharePolicy { kRandom, kDotProd, kClustering, kPacking, kBestFit, kFg
 
 Result<SharePolicy> SharePolicyByName(std::string_view name);
 std::string_view SharePolicyName(SharePolicy policy);
+// Every policy's name and a line on what it prefers, in the order above.
+std::vector<std::pair<std::string_view, std::string_view>> SharePolicySummaries();
 // The artifact's directory name for the policy ("06-FGD"); empty for headroom.
 std::string_view SharePolicyArtifactName(SharePolicy policy);
 

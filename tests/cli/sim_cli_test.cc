@@ -16,6 +16,7 @@
 #include "engine/filter.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
+#include "engine/share_scorers.h"
 #include "engine/victim_selector.h"
 #include "testing/traces.h"
 
@@ -157,6 +158,10 @@ TEST_F(SimCliTest, PolicyListShowAndCheck) {
     for (std::string_view name : names) {
       EXPECT_NE(list.output.find("  " + std::string(name) + " "), std::string::npos) << name;
     }
+  }
+  EXPECT_NE(list.output.find("share scorers (placement.share.scorer):"), std::string::npos);
+  for (const auto& [name, summary] : headroom::engine::SharePolicySummaries()) {
+    EXPECT_NE(list.output.find("  " + std::string(name) + " "), std::string::npos) << name;
   }
   const Outcome show = RunHeadroom("policy show slurm-like");
   ASSERT_EQ(show.status, 0) << show.output;

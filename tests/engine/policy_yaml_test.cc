@@ -148,8 +148,8 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
       {"name: x\nplacement:\n  filters: [drained, healthy]\n",
        "field 'placement.filters[1]': expected one of drained, device_selector"},
       {"name: x\nplacement:\n  share: {scorer: fdg}\n",
-       "p.yaml:3: field 'placement.share.scorer': expected one of headroom, fgd, bestfit, "
-       "packing, clustering, dotprod, random, got \"fdg\""},
+       "p.yaml:3: field 'placement.share.scorer': expected one of random, dotprod, clustering, "
+       "packing, bestfit, fgd, headroom, got \"fdg\""},
       {"name: x\nplacement:\n  share: {tasks: fractional}\n",
        "p.yaml:3: field 'placement.share.scorer': expected a share scorer, got nothing"},
       {"name: x\nplacement:\n  share: {scorer: fgd, tasks: gangs}\n",

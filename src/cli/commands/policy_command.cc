@@ -18,6 +18,7 @@
 #include "engine/presets.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
+#include "engine/share_scorers.h"
 #include "engine/victim_selector.h"
 #include "sim/policy_files.h"
 
@@ -51,6 +52,11 @@ int List() {
   ListRole("scorers (placement.scorers)", engine::Scorers());
   ListRole("queue orders (queue.order)", engine::QueueOrders());
   ListRole("victim selectors (victim_selector)", engine::VictimSelectors());
+  std::printf("share scorers (placement.share.scorer):\n");
+  for (const auto& [name, summary] : engine::SharePolicySummaries()) {
+    std::printf("  %-18.*s %.*s\n", static_cast<int>(name.size()), name.data(),
+                static_cast<int>(summary.size()), summary.data());
+  }
   return 0;
 }
 
