@@ -81,6 +81,10 @@ void LiveLoop::RunCall(std::function<void()> call) {
   finished.wait();
 }
 
+void LiveLoop::Barrier() {
+  RunCall([] {});
+}
+
 TimeUs LiveLoop::Now() {
   last_now_us_ = std::max(last_now_us_, clock_.NowUs());
   return last_now_us_;
@@ -151,7 +155,7 @@ void LiveLoop::Run() {
       if (stopping_) continue;  // Finish the queued calls, schedule nothing new.
     }
     Iterate(now);
-    PublishPendingReasons();
+    PublishPending();
     cycle_seconds_.Observe(std::chrono::duration<double>(clock_.SteadyNow() - cycle_start).count());
   }
   FlushEngineLog(Now(), true);

@@ -113,6 +113,9 @@ class LiveLoop {
   void Submitted(uint64_t job, std::shared_ptr<const std::string> spec_json = nullptr);
   // Something the backend will report on its next Poll arrived: run an iteration soon.
   void Wake();
+  // Returns once the loop has run every input queued before this call (a no-op call queued
+  // behind them): a barrier for callers that must see the loop past a point.
+  void Barrier();
 
   ApiResult<JobRecord> Cancel(uint64_t job);
   // Cancels the service: no replica replaces an ended one any more, and every live replica is
@@ -124,12 +127,14 @@ class LiveLoop {
   // replaced as before, so the count holds.
   ApiResult<ServiceScaled> ScaleService(uint64_t service, uint32_t replicas);
   ApiResult<NodeRecord> SetDrain(const std::string& node, bool drained, std::string reason);
-  // `with_nodes`: also the node tallies, O(nodes) per job (for one job, not a listing).
+  // Why `jobs` wait, as the loop last published it (after steps, at a bounded cost: see
+  // PublishPending), without waiting for the loop; a job the publication does not know yet is
+  // not_considered. `with_nodes`: also the node tallies.
   std::map<uint64_t, PendingInfo> Explain(const std::vector<uint64_t>& jobs,
-                                          bool with_nodes = false);
+                                          bool with_nodes = false) const;
   // Pending jobs by the reason they wait, as the loop last published them (each step, or less
-  // often when counting takes long: see PublishPendingReasons), so that a scrape never waits
-  // for a step; jobs submitted since count as not_considered.
+  // often when counting takes long: see PublishPending), so that a scrape never waits for a
+  // step; jobs submitted since count as not_considered.
   std::map<std::string, uint64_t> PendingByReason();
 
  private:
@@ -181,11 +186,10 @@ class LiveLoop {
   std::optional<std::vector<engine::TaskAllocation>> ToAllocations(
       const std::vector<TaskPlacement>& placement, std::vector<uint32_t>& used_milli,
       std::vector<int64_t>& used_cpu, std::vector<int64_t>& used_memory) const;
-  PendingInfo ExplainOne(uint64_t job, bool with_nodes) const;
-  // Counts the engine's pending jobs by reason into published_. Skipped while less than ten
-  // times the last count's cost has passed since it, so that a queue of 200,000 jobs (~10 ms a
-  // count) spends at most a tenth of the loop on it.
-  void PublishPendingReasons();
+  // Publishes why the engine's pending jobs wait (published_). Skipped while less than ten times
+  // the last publication's cost has passed since it, so that a queue of 200,000 jobs spends at
+  // most a tenth of the loop on it.
+  void PublishPending();
   void Log(std::string type, std::optional<uint64_t> job, std::optional<std::string> node,
            std::string message, TimeUs now);
 
@@ -234,13 +238,18 @@ class LiveLoop {
   std::chrono::steady_clock::time_point last_publish_;
   std::chrono::steady_clock::duration last_publish_cost_{};
 
-  struct PublishedReasons {
+  // Why the pending jobs wait, as last published: immutable once published, so readers on
+  // other threads use it without waiting for the loop.
+  struct PendingView {
     bool engine = false;  // Without an engine every pending job is unschedulable.
-    std::map<std::string, uint64_t> counts;
-    uint64_t explained = 0;  // Their sum.
+    std::map<std::string, uint64_t> counts;  // By first reason, for /metrics.
+    uint64_t explained = 0;                  // Their sum.
+    engine::PendingSnapshot snapshot;
+    std::vector<std::pair<uint64_t, uint32_t>> by_job;  // (daemon job id, index in jobs), sorted.
   };
-  std::mutex published_mu_;
-  PublishedReasons published_;  // Guarded by published_mu_.
+  std::shared_ptr<const PendingView> Published() const;
+  mutable std::mutex published_mu_;
+  std::shared_ptr<const PendingView> published_;  // Swapped under published_mu_.
   // Guards options_.policy and policy_text against readers on other threads; the loop thread
   // alone writes them (SetPolicy) and reads them without it.
   mutable std::mutex policy_mu_;

@@ -81,11 +81,12 @@ class Engine {
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.
   PendingStatus Explain(JobId job, ExplainDetail detail = ExplainDetail::kBrief) const;
-  // Pending jobs, except those in `excluded`, by the first reason Explain gives (kNone when it
-  // gives none). Jobs of one request shape with the same verdict from the last pass get the
-  // same reasons, so Explain runs once per such group: O(pending) hash look-ups plus
-  // O(groups) Explains, for metrics over a long queue.
-  std::map<PendingCode, uint64_t> PendingCodeCounts(std::span<const JobId> excluded) const;
+  // Why every pending job but those in `excluded` waits, as Explain would say (kBrief, or kNodes
+  // with `with_nodes`), in groups (pending_reason.h): jobs of one request shape with the same
+  // verdict from the last pass get the same reasons, so the shared part is worked out once per
+  // group. O(pending) hash look-ups, the start plan, and per group one explanation (O(nodes)
+  // with tallies): for a view readers use without asking the engine, and for metrics.
+  PendingSnapshot SnapshotPending(std::span<const JobId> excluded, bool with_nodes) const;
   // Expected start of pending jobs by id, from a plan of the queue as it stands after the last
   // step (engine_start_plan.cc); a job it does not reach is absent.
   const std::unordered_map<uint32_t, TimeUs>& ExpectedStarts() const;
@@ -133,6 +134,10 @@ class Engine {
   bool ComputeReservation(JobId head, TimeUs now);
   PendingCode Analyze(const JobRecord& record) const;
   PlacementRequest RequestOf(const JobRecord& record) const;
+  // What Explain says of `record` that every job of its shape and verdict shares: reasons,
+  // message, and with `with_nodes` the tallies (their sentence into `nodes_sentence`).
+  PendingStatus ExplainShared(const JobRecord& record, bool with_nodes,
+                              std::string& nodes_sentence) const;
   // Explain's node tallies for `record` into `status` (pending_reason.h).
   void TallyNodes(const JobRecord& record, PendingStatus& status) const;
   void ResolveLevels(JobRecord& record) const;

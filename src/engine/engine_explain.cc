@@ -48,18 +48,43 @@ std::string NodesSentence(const PendingStatus& status, size_t nodes, uint32_t ta
 
 }  // namespace
 
+std::string ExpectedStartSentence(TimeUs expected_start_us, bool reserved, TimeUs now_us) {
+  if (expected_start_us == kNever) return {};
+  return fmt::format(" {} to start {}.", reserved ? "Reserved" : "Expected",
+                     FromNow(expected_start_us - now_us));
+}
+
 PendingStatus Engine::Explain(JobId job, ExplainDetail detail) const {
-  PendingStatus status;
   const JobRecord* r = find(job);
-  if (r == nullptr || r->state != JobState::kPending) return status;
+  if (r == nullptr || r->state != JobState::kPending) return {};
+  std::string nodes_sentence;
+  PendingStatus status = ExplainShared(*r, detail == ExplainDetail::kNodes, nodes_sentence);
   status.queue_position = r->position;
-  const bool with_nodes = detail == ExplainDetail::kNodes && !r->unknown_level;
-  if (with_nodes) TallyNodes(*r, status);
-  const std::string nodes_sentence =
-      with_nodes ? NodesSentence(status, cluster_.nodes().size(), r->job.task_count,
-                                 r->required_level == kNoLevel ? std::string_view()
-                                                               : r->job.required_topology_level)
-                 : std::string();
+  if (!r->unknown_level && !r->never_fits) {
+    status.reserved = job == blocked_head_ && reserved_start_us_ != kNever;
+    if (status.reserved) {
+      status.expected_start_us = reserved_start_us_;
+    } else if (detail != ExplainDetail::kReasons) {
+      const auto& plan = ExpectedStarts();
+      if (auto it = plan.find(job.value()); it != plan.end()) status.expected_start_us = it->second;
+    }
+  }
+  status.message += nodes_sentence;
+  status.message += ExpectedStartSentence(status.expected_start_us, status.reserved, last_now_us_);
+  return status;
+}
+
+PendingStatus Engine::ExplainShared(const JobRecord& record, bool with_nodes,
+                                    std::string& nodes_sentence) const {
+  const JobRecord* r = &record;
+  PendingStatus status;
+  with_nodes = with_nodes && !r->unknown_level;
+  if (with_nodes) {
+    TallyNodes(*r, status);
+    nodes_sentence = NodesSentence(
+        status, cluster_.nodes().size(), r->job.task_count,
+        r->required_level == kNoLevel ? std::string_view() : r->job.required_topology_level);
+  }
   const PlacementRequest request = RequestOf(*r);
   const uint64_t free_matching = Placer::DomainBoundMilli(state_, DomainId(0), request);
   const uint64_t need = request.milli();
@@ -81,16 +106,7 @@ PendingStatus Engine::Explain(JobId job, ExplainDetail detail) const {
         r->required_level == kNoLevel
             ? std::string()
             : fmt::format(", inside one {}", r->job.required_topology_level));
-    status.message += nodes_sentence;
     return status;
-  }
-  const bool reserved = job == blocked_head_ && reserved_start_us_ != kNever;
-  status.reserved = reserved;
-  if (reserved) {
-    status.expected_start_us = reserved_start_us_;
-  } else if (detail != ExplainDetail::kReasons) {
-    const auto& plan = ExpectedStarts();
-    if (auto it = plan.find(job.value()); it != plan.end()) status.expected_start_us = it->second;
   }
   // Add the capacity picture whatever the pass said, so a user sees every constraint.
   if (need > 0 && free_matching < need && r->code != PendingCode::kCapacity) {
@@ -162,11 +178,6 @@ PendingStatus Engine::Explain(JobId job, ExplainDetail detail) const {
     default:
       status.message = "Pending.";
       break;
-  }
-  status.message += nodes_sentence;
-  if (status.expected_start_us != kNever) {
-    status.message += fmt::format(" {} to start {}.", reserved ? "Reserved" : "Expected",
-                                  FromNow(status.expected_start_us - last_now_us_));
   }
   return status;
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/ids.h"
 #include "base/time.h"
 
 namespace headroom::engine {
@@ -47,6 +48,30 @@ struct PendingStatus {
   std::vector<NodeTally> nodes;
   uint64_t tasks_placeable = 0;
 };
+
+// Why every pending job waits, for a view published to readers (Engine::SnapshotPending). Jobs
+// of one request shape with one verdict from the last pass share their reasons, message and
+// node tallies: those are kept once per group.
+struct PendingGroup {
+  PendingStatus status;        // Reasons, message and tallies; no position, start or sentences.
+  std::string nodes_sentence;  // " Of 1,250 nodes: ..." when tallied, else empty.
+};
+struct PendingJob {
+  JobId job;
+  uint32_t group = 0;  // Index into PendingSnapshot::groups.
+  uint32_t queue_position = 0;
+  TimeUs expected_start_us = kNever;
+  bool reserved = false;
+};
+struct PendingSnapshot {
+  TimeUs as_of_us = 0;  // The engine's last step.
+  std::vector<PendingGroup> groups;
+  std::vector<PendingJob> jobs;
+};
+
+// What Explain appends about the expected start: " Expected to start in 4 min 5 s." (or
+// "Reserved ..."); empty for kNever.
+std::string ExpectedStartSentence(TimeUs expected_start_us, bool reserved, TimeUs now_us);
 
 enum class ExplainDetail : uint8_t {
   kReasons,  // Reasons, message and position only.

@@ -8,8 +8,10 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <map>
 #include <mutex>
 #include <set>
@@ -122,8 +124,8 @@ class LiveLoopTest : public ::testing::Test {
 
   // Lets the loop run one whole iteration at the clock's present time.
   void Iterated() {
-    loop_->Explain({});
-    loop_->Explain({});
+    loop_->Barrier();
+    loop_->Barrier();
   }
 
   // The engine log's records as stored.
@@ -253,7 +255,7 @@ TEST_F(LiveLoopTest, ACompletionFreesTheDevicesForTheNextJob) {
   clock_.AdvanceUs(60 * kUsPerSecond);
   // A call runs on the loop after it read its clock for that iteration: from here on, every
   // iteration's time is past the advance, and so is the completion's.
-  loop_->Explain({});
+  loop_->Barrier();
   backend_->Report(BackendReport{
       .completions = {Completion{.job = whole, .exit_code = 0, .end_us = clock_.NowUs()}}});
   loop_->Wake();
@@ -265,6 +267,39 @@ TEST_F(LiveLoopTest, ACompletionFreesTheDevicesForTheNextJob) {
   EXPECT_EQ(ended.end_us, clock_.NowUs());
   EXPECT_EQ(ended.spec.tasks, 4u);
   EXPECT_EQ(OnDisk(next).state, JobState::kRunning);
+}
+
+// Readers use the view the loop published: while the loop is busy (here: held inside a start it
+// hands the backend), why a job waits and the metrics' reasons are answered at once, as of the
+// last publication.
+TEST_F(LiveLoopTest, ReadersDoNotWaitForABusyLoop) {
+  const uint64_t whole = Submit(4, 4);  // All 16 devices.
+  ASSERT_TRUE(WaitForState(whole, JobState::kRunning, 1));
+  const uint64_t next = Submit(1, 1);
+  ASSERT_TRUE(testing::WaitFor([&] { return loop_->Explain({next}).at(next).code == "capacity"; }));
+
+  std::promise<void> release;
+  const std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> in_start{false};
+  backend_->on_start = [&](const JobRecord&) {
+    in_start = true;
+    released.wait();
+  };
+  backend_->Report(BackendReport{
+      .completions = {Completion{.job = whole, .exit_code = 0, .end_us = clock_.NowUs()}}});
+  loop_->Wake();
+  ASSERT_TRUE(testing::WaitFor([&] { return in_start.load(); }));
+  auto why = std::async(std::launch::async, [&] { return loop_->Explain({next}, true); });
+  auto reasons = std::async(std::launch::async, [&] { return loop_->PendingByReason(); });
+  const bool answered = why.wait_for(std::chrono::seconds(5)) == std::future_status::ready &&
+                        reasons.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  release.set_value();
+  ASSERT_TRUE(answered);
+  const PendingInfo info = why.get().at(next);
+  EXPECT_EQ(info.code, "capacity");  // As published before the step now under way.
+  ASSERT_TRUE(info.nodes.has_value());
+  EXPECT_NE(info.message.find("Of 4 nodes:"), std::string::npos) << info.message;
+  EXPECT_TRUE(WaitForState(next, JobState::kRunning, 1));
 }
 
 TEST_F(LiveLoopTest, ALostNodeRequeuesItsJobWhichStartsAgainAsTheNextAttempt) {
@@ -315,7 +350,7 @@ TEST_F(LiveLoopTest, AGangBlockedByFragmentationStartsAfterTheLoopMovesARunningJ
   const std::string node_a = on_node.begin()->first;
   const std::string node_b = std::next(on_node.begin())->first;
   clock_.AdvanceUs(60 * kUsPerSecond);
-  loop_->Explain({});
+  loop_->Barrier();
   backend_->Report(BackendReport{.completions = {{.job = on_node[node_a][0], .exit_code = 0},
                                                  {.job = on_node[node_b][0], .exit_code = 0}}});
   loop_->Wake();
@@ -359,12 +394,12 @@ TEST_F(LiveLoopTest, TheEngineLogReplaysCompletionsCancelsAndLostNodesAndCatches
       testing::WaitFor([&] { return loop_->Explain({waiting}).at(waiting).code == "capacity"; }));
   ASSERT_TRUE(loop_->Cancel(cancelled).has_value());
   clock_.AdvanceUs(60 * kUsPerSecond);
-  loop_->Explain({});
+  loop_->Barrier();
   backend_->Report(BackendReport{.completions = {{.job = whole, .exit_code = 0}}});
   loop_->Wake();
   ASSERT_TRUE(WaitForState(waiting, JobState::kRunning, 1));
   clock_.AdvanceUs(60 * kUsPerSecond);
-  loop_->Explain({});
+  loop_->Barrier();
   backend_->Report(BackendReport{.lost_nodes = {InState(waiting).placement.at(0).node}});
   loop_->Wake();
   ASSERT_TRUE(WaitForState(waiting, JobState::kRunning, 2));

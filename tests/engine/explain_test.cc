@@ -142,5 +142,49 @@ RC_GTEST_PROP(ExplainTest, ThePlanIsWithinTheHorizonAndAgreesWithTheReservation,
   }));
 }
 
+// The view the daemon publishes (SnapshotPending) says of every pending job exactly what
+// Explain says of it: reasons, message with the node sentence and expected start, tallies,
+// position; and lists each pending job once, no other.
+RC_GTEST_PROP(ExplainTest, TheSnapshotSaysWhatExplainSays, ()) {
+  const model::Cluster cluster = (*headroom::testing::GenClusterSpec()).Build();
+  const auto jobs = headroom::testing::ToJobs(*headroom::testing::GenWorkload());
+  const std::string preset = *rc::gen::element<std::string>("headroom", "slurm-like", "fifo");
+  headroom::testing::EngineDriver driver(cluster, *PresetPolicy(preset), jobs);
+  RC_ASSERT(driver.Run([&](const headroom::testing::StepInfo&) {
+    const Engine& engine = driver.engine();
+    const PendingSnapshot snapshot = engine.SnapshotPending({}, /*with_nodes=*/true);
+    size_t pending = 0;
+    for (uint32_t j = 0; j < jobs.size(); ++j)
+      pending += engine.state(JobId(j)) == JobState::kPending;
+    RC_ASSERT(snapshot.jobs.size() == pending);
+    for (const PendingJob& job : snapshot.jobs) {
+      RC_ASSERT(engine.state(job.job) == JobState::kPending);
+      RC_ASSERT(job.group < snapshot.groups.size());
+      const PendingGroup& group = snapshot.groups[job.group];
+      const PendingStatus status = engine.Explain(job.job, ExplainDetail::kNodes);
+      RC_ASSERT(group.status.reasons == status.reasons);
+      RC_ASSERT(group.status.message + group.nodes_sentence +
+                    ExpectedStartSentence(job.expected_start_us, job.reserved, snapshot.as_of_us) ==
+                status.message);
+      RC_ASSERT(job.expected_start_us == status.expected_start_us);
+      RC_ASSERT(job.reserved == status.reserved);
+      RC_ASSERT(job.queue_position == status.queue_position);
+      RC_ASSERT(group.status.tasks_placeable == status.tasks_placeable);
+      RC_ASSERT(group.status.nodes.size() == status.nodes.size());
+      for (size_t i = 0; i < status.nodes.size(); ++i) {
+        RC_ASSERT(group.status.nodes[i].constraint == status.nodes[i].constraint);
+        RC_ASSERT(group.status.nodes[i].nodes == status.nodes[i].nodes);
+      }
+    }
+    // Excluded jobs are left out.
+    if (!snapshot.jobs.empty()) {
+      const JobId first = snapshot.jobs.front().job;
+      const PendingSnapshot without = engine.SnapshotPending({&first, 1}, false);
+      RC_ASSERT(without.jobs.size() + 1 == snapshot.jobs.size());
+      for (const PendingJob& job : without.jobs) RC_ASSERT(job.job != first);
+    }
+  }));
+}
+
 }  // namespace
 }  // namespace headroom::engine
