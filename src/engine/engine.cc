@@ -169,7 +169,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.never_fits = NeverFits(r);
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
   max_priority_ = std::max(max_priority_, r.job.priority);
-  if (share_ != nullptr && share_->Takes(r.job)) share_->Submitted(r.job);
+  if (SharePlaced(r)) share_->Submitted(r.job);
   arrivals_.push_back(id);
   dirty_ = true;
 }
@@ -198,7 +198,7 @@ void Engine::Restore(JobRestored& restored) {
   r.code = PendingCode::kNone;
   r.tasks = std::move(restored.tasks);
   TrackTasks(r.tasks, +1);
-  if (share_ != nullptr && share_->Takes(r.job)) share_->Submitted(r.job);
+  if (SharePlaced(r)) share_->Submitted(r.job);
   r.start_us = restored.started_us;
   r.expected_end_us = r.start_us + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});

@@ -124,6 +124,7 @@ class Engine {
   bool ReorderDue(TimeUs now) const;
   bool BackfillDue(TimeUs now) const;
   bool TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions);
+  // Whether the policy's share placement takes the job (share_placement.h).
   bool SharePlaced(const JobRecord& record) const;
   // Tasks placed (sign +1) or gone (-1), for the share placement's books.
   void TrackTasks(const std::vector<TaskAllocation>& tasks, int sign);

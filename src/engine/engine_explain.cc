@@ -74,54 +74,52 @@ PendingStatus Engine::Explain(JobId job, ExplainDetail detail) const {
   return status;
 }
 
-PendingStatus Engine::ExplainShared(const JobRecord& record, bool with_nodes,
+PendingStatus Engine::ExplainShared(const JobRecord& r, bool with_nodes,
                                     std::string& nodes_sentence) const {
-  const JobRecord* r = &record;
   PendingStatus status;
-  with_nodes = with_nodes && !r->unknown_level;
+  with_nodes = with_nodes && !r.unknown_level;
   if (with_nodes) {
-    TallyNodes(*r, status);
+    TallyNodes(r, status);
     nodes_sentence = NodesSentence(
-        status, cluster_.nodes().size(), r->job.task_count,
-        r->required_level == kNoLevel ? std::string_view() : r->job.required_topology_level);
+        status, cluster_.nodes().size(), r.job.task_count,
+        r.required_level == kNoLevel ? std::string_view() : r.job.required_topology_level);
   }
-  const PlacementRequest request = RequestOf(*r);
+  const PlacementRequest request = RequestOf(r);
   const uint64_t free_matching = Placer::DomainBoundMilli(state_, DomainId(0), request);
   const uint64_t need = request.milli();
   auto devices = [](uint64_t milli) { return static_cast<double>(milli) / 1000.0; };
   std::vector<PendingCode>& reasons = status.reasons;
-  if (r->code != PendingCode::kNone) reasons.push_back(r->code);
-  if (r->unknown_level) {
+  if (r.code != PendingCode::kNone) reasons.push_back(r.code);
+  if (r.unknown_level) {
     status.message = fmt::format(
         "It states a topology level this cluster does not have (required '{}', preferred '{}').",
-        r->job.required_topology_level, r->job.preferred_topology_level);
+        r.job.required_topology_level, r.job.preferred_topology_level);
     return status;
   }
-  if (r->never_fits) {
+  if (r.never_fits) {
     status.message = fmt::format(
         "No node in this cluster can ever hold it: {} task(s) of {} device(s) matching '{}' with "
         "{} mCPU and {} MiB each{}.",
-        r->job.task_count, r->job.task.devices, r->job.task.selector.text(), r->job.task.cpu_milli,
-        r->job.task.memory_mib,
-        r->required_level == kNoLevel
+        r.job.task_count, r.job.task.devices, r.job.task.selector.text(), r.job.task.cpu_milli,
+        r.job.task.memory_mib,
+        r.required_level == kNoLevel
             ? std::string()
-            : fmt::format(", inside one {}", r->job.required_topology_level));
+            : fmt::format(", inside one {}", r.job.required_topology_level));
     return status;
   }
   // Add the capacity picture whatever the pass said, so a user sees every constraint.
-  if (need > 0 && free_matching < need && r->code != PendingCode::kCapacity) {
+  if (need > 0 && free_matching < need && r.code != PendingCode::kCapacity) {
     reasons.push_back(PendingCode::kCapacity);
   }
   // Devices would do, node CPU or memory would not: the nodes together take the gang once CPU
   // and memory are set aside (the sum of per-node task capacities decides feasibility).
-  if (r->code == PendingCode::kTopology &&
-      (r->job.task.cpu_milli > 0 || r->job.task.memory_mib > 0)) {
-    model::TaskShape devices_only = r->job.task;
+  if (r.code == PendingCode::kTopology && (r.job.task.cpu_milli > 0 || r.job.task.memory_mib > 0)) {
+    model::TaskShape devices_only = r.job.task;
     devices_only.cpu_milli = 0;
     devices_only.memory_mib = 0;
-    const PlacementRequest relaxed{&devices_only, r->job.task_count, &masks_[r->mask]};
+    const PlacementRequest relaxed{&devices_only, r.job.task_count, &masks_[r.mask]};
     // Summed per domain of the required level (nodes come in domain order), else overall.
-    const uint32_t block_level = r->required_level == kNoLevel ? 0 : r->required_level;
+    const uint32_t block_level = r.required_level == kNoLevel ? 0 : r.required_level;
     uint64_t tasks = 0;
     uint64_t most_tasks = 0;
     DomainId block;
@@ -132,7 +130,7 @@ PendingStatus Engine::ExplainShared(const JobRecord& record, bool with_nodes,
       tasks += placer_.NodeCapacity(state_, node.id, relaxed, nullptr);
       most_tasks = std::max(most_tasks, tasks);
     }
-    if (most_tasks >= r->job.task_count) {
+    if (most_tasks >= r.job.task_count) {
       std::erase(reasons, PendingCode::kTopology);
       reasons.push_back(PendingCode::kCpuMemory);
     }
@@ -146,18 +144,18 @@ PendingStatus Engine::ExplainShared(const JobRecord& record, bool with_nodes,
                       devices(need), devices(free_matching));
       break;
     case PendingCode::kTopology:
-      if (r->required_level != kNoLevel) {
+      if (r.required_level != kNoLevel) {
         status.message = fmt::format(
             "{:g} matching device(s) are free, but no single {} holds {} task(s) of {}: the job "
             "requires its gang inside one domain of topology level '{}'.",
-            devices(free_matching), r->job.required_topology_level, r->job.task_count,
-            r->job.task.devices, r->job.required_topology_level);
+            devices(free_matching), r.job.required_topology_level, r.job.task_count,
+            r.job.task.devices, r.job.required_topology_level);
         break;
       }
       status.message = fmt::format(
           "{:g} matching device(s) are free, but not {} task(s) of {} on nodes that can take them "
           "(fragmentation, topology, CPU or memory).",
-          devices(free_matching), r->job.task_count, r->job.task.devices);
+          devices(free_matching), r.job.task_count, r.job.task.devices);
       break;
     case PendingCode::kCpuMemory:
       status.message =
