@@ -278,22 +278,25 @@ TEST_F(LiveLoopTest, ReadersDoNotWaitForABusyLoop) {
   const uint64_t next = Submit(1, 1);
   ASSERT_TRUE(testing::WaitFor([&] { return loop_->Explain({next}).at(next).code == "capacity"; }));
 
+  // The hook owns what it uses: the loop may still be leaving it when the test body ends.
   std::promise<void> release;
   const std::shared_future<void> released = release.get_future().share();
-  std::atomic<bool> in_start{false};
-  backend_->on_start = [&](const JobRecord&) {
-    in_start = true;
+  // Released on every way out of the test, so that the loop can stop.
+  std::shared_ptr<void> releaser(nullptr, [&release](void*) { release.set_value(); });
+  const auto in_start = std::make_shared<std::atomic<bool>>(false);
+  backend_->on_start = [released, in_start](const JobRecord&) {
+    *in_start = true;
     released.wait();
   };
   backend_->Report(BackendReport{
       .completions = {Completion{.job = whole, .exit_code = 0, .end_us = clock_.NowUs()}}});
   loop_->Wake();
-  ASSERT_TRUE(testing::WaitFor([&] { return in_start.load(); }));
+  ASSERT_TRUE(testing::WaitFor([&] { return in_start->load(); }));
   auto why = std::async(std::launch::async, [&] { return loop_->Explain({next}, true); });
   auto reasons = std::async(std::launch::async, [&] { return loop_->PendingByReason(); });
   const bool answered = why.wait_for(std::chrono::seconds(5)) == std::future_status::ready &&
                         reasons.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
-  release.set_value();
+  releaser.reset();
   ASSERT_TRUE(answered);
   const PendingInfo info = why.get().at(next);
   EXPECT_EQ(info.code, "capacity");  // As published before the step now under way.
