@@ -6,20 +6,43 @@
 
 namespace headroom::engine {
 
+bool SharePlaceable(const model::Cluster& cluster) {
+  for (const model::Node& node : cluster.nodes()) {
+    if (node.device_count > kMaxShareGpus) return false;
+    for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+      if (cluster.devices()[d].device_class != cluster.devices()[node.first_device].device_class) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<uint8_t> AcceptedModels(const model::Cluster& cluster,
+                                    const model::Selector& selector) {
+  std::vector<uint8_t> accepts;
+  for (const model::DeviceClass& c : cluster.device_classes()) {
+    accepts.push_back(selector.Matches(c.attributes) ? 1 : 0);
+  }
+  return accepts;
+}
+
+PodShape PodShapeOf(const model::TaskShape& task, uint32_t type) {
+  PodShape shape;
+  shape.cpu_milli = task.cpu_milli;
+  shape.gpus = task.devices;
+  shape.milli_per_gpu = task.devices == 0 ? 0 : task.milli_per_device;
+  shape.type = type;
+  return shape;
+}
+
 std::unique_ptr<SharePlacement> SharePlacement::Make(const model::Cluster& cluster,
                                                      const SharePlacementConfig& config,
                                                      std::optional<ShareSetup> setup) {
   if (config.scorer.empty()) return nullptr;
   auto policy = SharePolicyByName(config.scorer);
   HR_CHECK(policy.has_value());
-  for (const model::Node& node : cluster.nodes()) {
-    if (node.device_count > kMaxShareGpus) return nullptr;
-    for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
-      if (cluster.devices()[d].device_class != cluster.devices()[node.first_device].device_class) {
-        return nullptr;
-      }
-    }
-  }
+  if (!SharePlaceable(cluster)) return nullptr;
   const bool learning = !setup.has_value();
   if (learning) {
     // Type 0 accepts every model; the others come with the selectors the jobs name.
@@ -53,22 +76,13 @@ uint32_t SharePlacement::TypeOf(const model::Selector& selector) {
   if (inserted) {
     // Only while learning: a given setup names every selector of its workload.
     HR_CHECK(learning_);
-    std::vector<uint8_t> accepts;
-    for (const model::DeviceClass& c : cluster_.device_classes()) {
-      accepts.push_back(selector.Matches(c.attributes) ? 1 : 0);
-    }
-    types_.accepts.push_back(std::move(accepts));
+    types_.accepts.push_back(AcceptedModels(cluster_, selector));
   }
   return it->second;
 }
 
 PodShape SharePlacement::ShapeOf(const model::Job& job) {
-  PodShape shape;
-  shape.cpu_milli = job.task.cpu_milli;
-  shape.gpus = job.task.devices;
-  shape.milli_per_gpu = job.task.devices == 0 ? 0 : job.task.milli_per_device;
-  shape.type = TypeOf(job.task.selector);
-  return shape;
+  return PodShapeOf(job.task, TypeOf(job.task.selector));
 }
 
 void SharePlacement::Submitted(const model::Job& job) {

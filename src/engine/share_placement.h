@@ -36,6 +36,13 @@
 
 namespace headroom::engine {
 
+// Whether the share placer can model every node: at most kMaxShareGpus devices, of one class.
+bool SharePlaceable(const model::Cluster& cluster);
+// A task type's row of ShapeTypes::accepts: by device class, whether `selector` accepts it.
+std::vector<uint8_t> AcceptedModels(const model::Cluster& cluster, const model::Selector& selector);
+// The share placer's view of a task of type `type`.
+PodShape PodShapeOf(const model::TaskShape& task, uint32_t type);
+
 // A fixed target workload and random stream for share placement.
 struct ShareSetup {
   std::vector<TypicalShape> typical;

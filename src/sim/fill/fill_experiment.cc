@@ -34,18 +34,10 @@ struct Prepared {
 Result<Prepared> Prepare(const model::Cluster& cluster, const model::Workload& workload,
                          double typical_coverage) {
   Prepared prepared;
-  for (const model::Node& node : cluster.nodes()) {
-    const DeviceId first(node.first_device);
-    for (uint32_t d = 0; d < node.device_count; ++d) {
-      if (node.device_count > engine::kMaxShareGpus ||
-          cluster.device(DeviceId(node.first_device + d)).device_class !=
-              cluster.device(first).device_class) {
-        return MakeError(ErrorCode::kInvalidArgument,
-                         "node '{}': the fill experiment places on nodes of at most {} devices, "
-                         "all of one class",
-                         node.name, engine::kMaxShareGpus);
-      }
-    }
+  if (!engine::SharePlaceable(cluster)) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the fill experiment places on nodes of at most {} devices, all of one class",
+                     engine::kMaxShareGpus);
   }
   prepared.types.accepts.emplace_back(cluster.device_classes().size(), 1);  // Type 0: any.
   std::map<std::string, uint32_t>& type_by_selector = prepared.type_by_selector;
@@ -61,20 +53,11 @@ Result<Prepared> Prepare(const model::Cluster& cluster, const model::Workload& w
       auto [it, inserted] = type_by_selector.try_emplace(
           job.task.selector.text(), static_cast<uint32_t>(prepared.types.accepts.size()));
       if (inserted) {
-        std::vector<uint8_t> accepts;
-        for (const model::DeviceClass& c : cluster.device_classes()) {
-          accepts.push_back(job.task.selector.Matches(c.attributes) ? 1 : 0);
-        }
-        prepared.types.accepts.push_back(std::move(accepts));
+        prepared.types.accepts.push_back(engine::AcceptedModels(cluster, job.task.selector));
       }
       type = it->second;
     }
-    engine::PodShape shape;
-    shape.cpu_milli = job.task.cpu_milli;
-    shape.gpus = job.task.devices;
-    shape.milli_per_gpu = job.task.devices == 0 ? 0 : job.task.milli_per_device;
-    shape.type = type;
-    prepared.pods.push_back({&job, shape});
+    prepared.pods.push_back({&job, engine::PodShapeOf(job.task, type)});
   }
   std::stable_sort(prepared.pods.begin(), prepared.pods.end(),
                    [](const Pod& a, const Pod& b) { return a.job->name < b.job->name; });
