@@ -52,13 +52,22 @@ std::optional<std::vector<engine::TaskAllocation>> AllocationsOn(
 
 Json BuildRecord(const model::Cluster& cluster, std::string_view policy_text,
                  const engine::CarriedState& carried) {
+  // Runs by tenant as [size in milli-devices, runs, seconds summed] triples.
+  Json runtimes = Json::object();
+  for (const auto& [tenant, sizes] : carried.runtimes) {
+    Json& triples = runtimes[tenant] = Json::array();
+    for (const auto& [size_milli, tally] : sizes) {
+      triples.push_back(Json::array({size_milli, tally.runs, tally.sum_s}));
+    }
+  }
   return {{"build",
            {{"cluster", model::WriteClusterYaml(cluster)},
             {"policy", policy_text},
             {"carried",
              {{"as_of_us", carried.as_of_us},
               {"tenant_usage", carried.tenant_usage},
-              {"migration_spent", carried.migration_spent}}}}}};
+              {"migration_spent", carried.migration_spent},
+              {"runtimes", std::move(runtimes)}}}}}};
 }
 
 Result<engine::CarriedState> CarriedOf(const Json& build) {
@@ -91,6 +100,24 @@ Result<engine::CarriedState> CarriedOf(const Json& build) {
       return bad("'migration_spent': expected a list of [time, cost] integer pairs");
     }
     carried.migration_spent.emplace_back(charge[0].get<TimeUs>(), charge[1].get<int64_t>());
+  }
+  const Json runtimes = in.value("runtimes", Json::object());
+  if (!runtimes.is_object()) return bad("'runtimes': expected an object of lists");
+  for (const auto& [tenant, triples] : runtimes.items()) {
+    const std::string expected = fmt::format(
+        "'runtimes.{}': expected a list of [size in milli-devices, runs, seconds] triples, none "
+        "negative",
+        tenant);
+    if (!triples.is_array()) return bad(expected);
+    for (const Json& triple : triples) {
+      if (!triple.is_array() || triple.size() != 3 || !triple[0].is_number_unsigned() ||
+          !triple[1].is_number_unsigned() || !triple[2].is_number() ||
+          !std::isfinite(triple[2].get<double>()) || triple[2].get<double>() < 0) {
+        return bad(expected);
+      }
+      carried.runtimes[tenant][triple[0].get<uint64_t>()] =
+          engine::RuntimeTally{.runs = triple[1].get<uint64_t>(), .sum_s = triple[2].get<double>()};
+    }
   }
   return carried;
 }

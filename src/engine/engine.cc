@@ -24,7 +24,7 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
       failed_shapes_(std::make_unique<FailureCache>()),
       failed_avoiding_(std::make_unique<FailureCache>()),
       defrag_(policy.migration, *VictimSelectors().Make(policy.victim_selector)) {
-  auto order = MakeQueueOrder(policy.queue_order, policy.multifactor);
+  auto order = MakeQueueOrder(policy.queue_order, policy);
   HR_CHECK(order.has_value());
   order_ = std::move(*order);
   reservation_.Resize(cluster.nodes().size(), cluster.devices().size());
@@ -33,6 +33,10 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
     for (const auto& [tenant, usage] : carried.tenant_usage) {
       fair_share_.Seed(TenantOf(tenant), usage, carried.as_of_us);
     }
+  }
+  for (const auto& [tenant, sizes] : carried.runtimes) {
+    const TenantId id = TenantOf(tenant);
+    for (const auto& [size_milli, tally] : sizes) runtimes_.Seed(id, size_milli, tally);
   }
   for (const auto& [time_us, cost_device_us] : carried.migration_spent) {
     defrag_.Record(time_us, cost_device_us);
@@ -45,9 +49,12 @@ CarriedState Engine::Carried(TimeUs now) const {
   CarriedState carried{.as_of_us = std::max(now, last_now_us_),
                        .migration_spent = defrag_.SpentSince(now)};
   const std::vector<double> usage = fair_share_.UsageAt(carried.as_of_us);
+  std::vector<const std::string*> names(tenant_ids_.size(), nullptr);
   for (const auto& [tenant, id] : tenant_ids_) {
     carried.tenant_usage[tenant] = id < usage.size() ? usage[id] : 0;
+    names[id] = &tenant;
   }
+  carried.runtimes = runtimes_.Tallies(names);
   return carried;
 }
 
@@ -216,6 +223,7 @@ void Engine::Finish(JobId id, JobState final_state) {
     for (const TaskAllocation& task : r.tasks) state_.Release(task);
     TrackTasks(r.tasks, -1);
     fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
+    runtimes_.Record(r.tenant, r.job.total_milli(), last_now_us_ - r.start_us);
     running_by_end_.erase({r.expected_end_us, id.value()});
     ++release_epoch_;
   } else if (r.state == JobState::kPending) {

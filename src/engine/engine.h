@@ -50,6 +50,7 @@
 #include "engine/placement.h"
 #include "engine/policy_config.h"
 #include "engine/queue_order.h"
+#include "engine/runtime_history.h"
 #include "model/cluster.h"
 #include "model/job_state.h"
 
@@ -155,6 +156,7 @@ class Engine {
   std::unique_ptr<SharePlacement> share_;
   ClusterState state_;
   FairShare fair_share_;
+  RuntimeHistory runtimes_;
 
   std::vector<JobRecord> jobs_;                           // By JobId.
   std::vector<JobId> queue_;                              // Pending, in order.

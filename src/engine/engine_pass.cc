@@ -37,15 +37,16 @@ void Engine::Reorder(TimeUs now) {
     if (recompute) fair_share_.Advance(now);
     factors = fair_share_.Factors();
   }
-  auto fairshare_of = [&](const JobRecord& r) {
-    return r.tenant.value() < factors.size() ? factors[r.tenant.value()] : 1.0;
+  auto contextualize = [&](const JobRecord& r) {
+    context.fairshare = r.tenant.value() < factors.size() ? factors[r.tenant.value()] : 1.0;
+    context.predicted_runtime_us = runtimes_.Predict(r.tenant, r.job.total_milli());
   };
   if (recompute) {
     last_reorder_us_ = now;
     reordered_once_ = true;
     for (JobId id : queue_) {
       JobRecord& r = record(id);
-      context.fairshare = fairshare_of(r);
+      contextualize(r);
       r.key = order_->Key(r.job, id, context);
     }
     std::sort(queue_.begin(), queue_.end(),
@@ -54,7 +55,7 @@ void Engine::Reorder(TimeUs now) {
   if (arrivals_.empty()) return;
   for (JobId id : arrivals_) {
     JobRecord& r = record(id);
-    context.fairshare = fairshare_of(r);
+    contextualize(r);
     r.key = order_->Key(r.job, id, context);
   }
   auto by_key = [&](JobId a, JobId b) { return record(a).key < record(b).key; };
@@ -165,7 +166,13 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
           blocked = true;
           blocked_head_ = id;
           r.code = Analyze(r);
-          if (policy_.backfill == BackfillMode::kEasy && backfill_pass) {
+          if (policy_.backfill == BackfillMode::kEasy && backfill_pass &&
+              now - r.job.submit_time_us < policy_.reserve_after_us) {
+            // Not waited long enough to be held for: nothing is reserved, the rest may start.
+            reservation_.Clear();
+            reservation_head_ = JobId();
+            reserved_start_us_ = kNever;
+          } else if (policy_.backfill == BackfillMode::kEasy && backfill_pass) {
             // A reservation stays valid while its head is the same, no capacity came back,
             // no node was drained or undrained, nothing started ahead of it (everything
             // started since respected it) and its start has not passed (work that overran its

@@ -12,7 +12,7 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
   auto context = [&](Error error) {
     return tl::unexpected(WithContext(std::move(error), "policy '" + config.name + "'"));
   };
-  if (auto order = MakeQueueOrder(config.queue_order, config.multifactor); !order) {
+  if (auto order = MakeQueueOrder(config.queue_order, config); !order) {
     return context(order.error());
   }
   if (config.node_scorers.empty()) {
@@ -46,9 +46,15 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
     return context(Error{ErrorCode::kInvalidArgument,
                          "multifactor: expected positive max age, half-life and period"});
   }
-  if (config.backfill_interval_us < 0) {
-    return context(
-        Error{ErrorCode::kInvalidArgument, "backfill_interval: expected a non-negative time"});
+  if (config.backfill_interval_us < 0 || config.reserve_after_us < 0 ||
+      config.service.age_limit_us < 0) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "backfill interval, reserve_after and qssf age_limit: expected "
+                         "non-negative times"});
+  }
+  if (config.reserve_after_us > 0 && config.backfill != BackfillMode::kEasy) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "backfill.reserve_after_s: only backfill mode easy makes reservations"});
   }
   const MigrationConfig& m = config.migration;
   if (m.checkpoint_us < 0 || m.restart_us < 0 || m.horizon_us < 0) {

@@ -39,6 +39,13 @@ enum class BackfillMode {
           // delay it (Lifka 1995; Mu'alem & Feitelson 2001; Slurm sched/backfill).
 };
 
+// Quasi-shortest-service-first (queue_orders/qssf.cc).
+struct ServiceOrderConfig {
+  // A job that has waited this long goes ahead of every job that has not, oldest first: the
+  // bound that keeps large, long jobs from starving behind short ones. 0: never.
+  TimeUs age_limit_us = 0;
+};
+
 struct MultifactorWeights {
   // Slurm priority/multifactor (https://slurm.schedmd.com/priority_multifactor.html):
   // priority = w_age·age + w_fairshare·fairshare + w_job_size·size + w_qos·qos.
@@ -94,13 +101,18 @@ struct PolicyConfig {
   std::string name;
   std::string description;
 
-  // Queue order: "fifo", "priority" or "multifactor" (queue_order.h).
+  // Queue order by name (queue_order.h): "fifo", "priority", "multifactor", "qssf".
   std::string queue_order = "fifo";
   MultifactorWeights multifactor;
+  ServiceOrderConfig service;
 
   BackfillMode backfill = BackfillMode::kNone;
   // Backfill runs at most this often (Slurm bf_interval); 0 = on every step.
   TimeUs backfill_interval_us = 0;
+  // kEasy: the first blocked job gets its reservation only once it has waited this long; until
+  // then nothing is held for it and the jobs behind it start wherever they fit (as kSkip).
+  // 0: at once (EASY as published).
+  TimeUs reserve_after_us = 0;
   // Jobs looked at per backfill pass (Slurm bf_max_job_test); 0 = all.
   uint32_t backfill_max_jobs = 0;
   // Jobs looked at per step by the main pass before the first blocked one (Slurm

@@ -91,7 +91,7 @@ Status ParseMultifactor(const YamlField& field, MultifactorWeights& out) {
 }
 
 Status ParseQueue(const YamlField& field, PolicyConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"order", "main_depth", "multifactor"}));
+  YAML_FIELD_TRY(map, field.Map({"order", "main_depth", "multifactor", "qssf"}));
   POLICY_TRY(Optional(*map, "order", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(name, Registered(value, QueueOrders()));
     out.queue_order = *name;
@@ -102,12 +102,21 @@ Status ParseQueue(const YamlField& field, PolicyConfig& out) {
     out.main_queue_depth = *depth;
     return {};
   }));
-  return Optional(*map, "multifactor",
-                  [&](const YamlField& value) { return ParseMultifactor(value, out.multifactor); });
+  POLICY_TRY(Optional(*map, "multifactor", [&](const YamlField& value) {
+    return ParseMultifactor(value, out.multifactor);
+  }));
+  return Optional(*map, "qssf", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(qssf, value.Map({"age_limit_s"}));
+    return Optional(*qssf, "age_limit_s", [&](const YamlField& limit) -> Status {
+      YAML_FIELD_TRY(us, Seconds(limit, false));
+      out.service.age_limit_us = *us;
+      return {};
+    });
+  });
 }
 
 Status ParseBackfill(const YamlField& field, PolicyConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"mode", "interval_s", "max_jobs"}));
+  YAML_FIELD_TRY(map, field.Map({"mode", "interval_s", "max_jobs", "reserve_after_s"}));
   POLICY_TRY(Optional(*map, "mode", [&](const YamlField& value) -> Status {
     constexpr std::string_view kModes[] = {"none", "skip", "easy"};
     YAML_FIELD_TRY(mode, OneOf(value, kModes));
@@ -119,6 +128,14 @@ Status ParseBackfill(const YamlField& field, PolicyConfig& out) {
   POLICY_TRY(Optional(*map, "interval_s", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(us, Seconds(value, false));
     out.backfill_interval_us = *us;
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "reserve_after_s", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(us, Seconds(value, false));
+    if (*us > 0 && out.backfill != BackfillMode::kEasy) {
+      return tl::unexpected(value.Invalid("0, or mode easy (only EASY makes reservations)"));
+    }
+    out.reserve_after_us = *us;
     return {};
   }));
   return Optional(*map, "max_jobs", [&](const YamlField& value) -> Status {

@@ -6,13 +6,15 @@
 
 namespace headroom::engine {
 
-const Registry<QueueOrder, const MultifactorWeights&>& QueueOrders() {
-  using OrderRegistry = Registry<QueueOrder, const MultifactorWeights&>;
-  static constexpr std::array<OrderRegistry::Entry, 3> kEntries = {{
+const Registry<QueueOrder, const PolicyConfig&>& QueueOrders() {
+  using OrderRegistry = Registry<QueueOrder, const PolicyConfig&>;
+  static constexpr std::array<OrderRegistry::Entry, 4> kEntries = {{
       {"fifo", "submit time", &MakeFifoOrder},
       {"priority", "priority descending, then submit time", &MakePriorityOrder},
       {"multifactor", "Slurm priority/multifactor: age, fair share, size, QoS",
        &MakeMultifactorOrder},
+      {"qssf", "quasi-shortest-service-first: devices x runtime from the tenant's history, aged",
+       &MakeServiceOrder},
   }};
   static const OrderRegistry registry("queue order", kEntries);
   return registry;

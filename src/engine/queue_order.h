@@ -16,6 +16,10 @@
 //                 qos       = priority ÷ the highest priority seen (0 when none is positive)
 //               (https://slurm.schedmd.com/priority_multifactor.html). Keys change with time, so
 //               the engine recomputes them every PriorityCalcPeriod, as Slurm does.
+//  qssf         Helios's quasi-shortest-service-first (Hu et al., SC'21 §5): predicted service
+//               = devices × runtime predicted from the tenant's history (runtime_history.h),
+//               ascending; a job waiting longer than the age limit goes first, oldest first.
+//               Recomputed every PriorityCalcPeriod too (history grows, jobs age).
 #pragma once
 
 #include <cstdint>
@@ -50,6 +54,8 @@ struct OrderContext {
   int32_t max_priority = 0;
   // Fair-share factor of the job's tenant, in [0, 1] (fair_share.h).
   double fairshare = 1;
+  // The job's runtime as its tenant's history predicts it (runtime_history.h); 0: no history.
+  TimeUs predicted_runtime_us = 0;
 };
 
 class QueueOrder {
@@ -61,13 +67,12 @@ class QueueOrder {
   virtual bool time_dependent() const { return false; }
 };
 
-// Every built-in order, by name; the factory takes the multifactor weights (the others ignore
-// them).
-const Registry<QueueOrder, const MultifactorWeights&>& QueueOrders();
+// Every built-in order, by name; the factory reads its own parameters from the policy.
+const Registry<QueueOrder, const PolicyConfig&>& QueueOrders();
 
 inline Result<std::unique_ptr<QueueOrder>> MakeQueueOrder(std::string_view name,
-                                                          const MultifactorWeights& weights) {
-  return QueueOrders().Make(name, weights);
+                                                          const PolicyConfig& policy) {
+  return QueueOrders().Make(name, policy);
 }
 
 }  // namespace headroom::engine

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "control/engine_log.h"
 #include "daemon_fixture.h"
 #include "engine/presets.h"
 #include "model/cluster_yaml.h"
@@ -126,6 +127,36 @@ TEST(EngineReplay, RecordsBeforeTheFirstBuildAreSkipped) {
   ASSERT_TRUE(replay.Apply(Step(1, 10, Json::array(), Json::array())).has_value());
   EXPECT_EQ(replay.skipped(), 1u);
   EXPECT_EQ(replay.engine(), nullptr);
+}
+
+}  // namespace
+}  // namespace headroom::control
+
+namespace headroom::control {
+namespace {
+
+// What a build record carries comes back as it was, runtimes included; a bad runtime is an
+// error naming the field.
+TEST(EngineLogCarried, ABuildRecordCarriesFairShareBudgetAndRuntimes) {
+  auto cluster = model::LoadClusterYaml(testing::TinyClusterFile());
+  ASSERT_TRUE(cluster.has_value());
+  engine::CarriedState carried{.as_of_us = 5 * kUsPerSecond,
+                               .tenant_usage = {{"a", 1500.5}},
+                               .migration_spent = {{4 * kUsPerSecond, 90}},
+                               .runtimes = {{"a", {{8000, {.runs = 3, .sum_s = 720.25}}}},
+                                            {"b", {{500, {.runs = 1, .sum_s = 0}}}}}};
+  const Json record = BuildRecord(*cluster, "name: fifo\n", carried);
+  auto back = CarriedOf(Json::parse(record.dump())["build"]);
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(*back, carried);
+
+  Json bad = record["build"];
+  bad["carried"]["runtimes"]["a"] = Json::array({Json::array({8000, 3, -1.0})});
+  auto refused = CarriedOf(bad);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message.find("'runtimes.a': expected a list of [size"),
+            std::string::npos)
+      << refused.error().message;
 }
 
 }  // namespace

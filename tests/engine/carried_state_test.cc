@@ -71,6 +71,32 @@ TEST(CarriedStateTest, TheMigrationBudgetsRollingHourCarriesAndForgetsOlderCharg
   EXPECT_EQ(out.migration_spent, (std::vector<std::pair<TimeUs, int64_t>>{{hour_us + 10, 11}}));
 }
 
+TEST(CarriedStateTest, RuntimeHistoryCarriesSoANewEngineOrdersByPredictedService) {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0", 4}}}});
+  PolicyConfig policy = Preset("headroom");
+  policy.queue_order = "qssf";
+  Harness old_engine(cluster, policy);
+  const JobId long_a = old_engine.Submit(OfTenant(MakeJob(1, 4, 1000), "a"));
+  old_engine.Step(0);
+  old_engine.Finish(long_a);
+  const JobId short_b = old_engine.Submit(OfTenant(MakeJob(1, 4, 10), "b"));
+  old_engine.Step(1000);
+  old_engine.Finish(short_b);
+  old_engine.Step(1010);
+  const TimeUs now = SecondsToUs(1010);
+  const CarriedState carried = old_engine.engine().Carried(now);
+  EXPECT_EQ(carried.runtimes.at("a").at(4000), (RuntimeTally{.runs = 1, .sum_s = 1000}));
+  EXPECT_EQ(carried.runtimes.at("b").at(4000), (RuntimeTally{.runs = 1, .sum_s = 10}));
+
+  // Tenant b's jobs have run 10 s, a's 1000 s: b's goes first, where arrival order decides
+  // without history.
+  Engine carrying(cluster, policy, carried);
+  EXPECT_EQ(FirstStarted(carrying, now), JobId(1));
+  Engine fresh(cluster, policy);
+  EXPECT_EQ(FirstStarted(fresh, now), JobId(0));
+  EXPECT_EQ(carrying.Carried(now).runtimes, carried.runtimes);
+}
+
 TEST(CarriedStateTest, SeededUsageDecaysOverTheGapWithoutCountingTodaysWorkAsThen) {
   FairShare share(kWeekUs);
   share.Seed(TenantId(0), 1000, 0);

@@ -134,6 +134,39 @@ TEST(EngineScenario, EasyBackfillReservesTheHeadAndFillsAroundIt) {
   EXPECT_EQ(h.NodesOf(head), (std::vector<std::string>{"n0", "n1"}));
 }
 
+TEST(EngineScenario, AReservationWaitsUntilTheHeadHasWaitedReserveAfter) {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}});
+  PolicyConfig policy = testing::InArrivalOrder("headroom");
+  policy.reserve_after_us = SecondsToUs(100);
+  Harness h(cluster, policy);
+  const JobId j1 = h.Submit(MakeJob(1, 8, 100));
+  const JobId j2 = h.Submit(MakeJob(1, 4, 200));
+  const JobId head = h.Submit(MakeJob(2, 8, 50));
+  const JobId too_long = h.Submit(MakeJob(1, 4, 300));
+  const JobId short_one = h.Submit(MakeJob(1, 4, 150));
+  // The head has not waited 100 s: nothing is held for it, and the job that EASY would keep off
+  // n1 (it ends after the head could start) starts there.
+  ASSERT_EQ(h.Step(0).starts.size(), 3u);
+  EXPECT_EQ(h.NodesOf(too_long), std::vector<std::string>{"n1"});
+  EXPECT_EQ(h.engine().state(short_one), JobState::kPending);
+
+  // Now it has: it is reserved for when too_long ends, and only work that ends by then starts.
+  h.Finish(j1);
+  h.Step(100);
+  EXPECT_EQ(h.engine().Explain(head).expected_start_us, SecondsToUs(300));
+  EXPECT_EQ(h.NodesOf(short_one), std::vector<std::string>{"n0"});
+  const JobId late = h.Submit(MakeJob(1, 4, 1000));
+  h.Step(101);
+  EXPECT_EQ(h.engine().state(late), JobState::kPending);
+  h.Finish(j2);
+  h.Step(200);
+  h.Finish(short_one);
+  h.Step(250);
+  h.Finish(too_long);
+  h.Step(300);
+  EXPECT_EQ(h.NodesOf(head), (std::vector<std::string>{"n0", "n1"}));
+}
+
 TEST(EngineScenario, JobsThatCanNeverFitAreUnschedulableAndDoNotBlock) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}, {"n2"}}}});
   Harness h(cluster, "fifo");

@@ -54,7 +54,8 @@ queue:
     max_age_s: 3600
     decay_half_life_s: 7200
     recalc_period_s: 30
-backfill: {mode: skip, interval_s: 10, max_jobs: 20}
+  qssf: {age_limit_s: 86400}
+backfill: {mode: easy, interval_s: 10, max_jobs: 20, reserve_after_s: 600}
 placement:
   gang: per_task
   domain_order: worst_fit
@@ -87,9 +88,11 @@ migration:
   EXPECT_EQ(policy->multifactor.max_age_us, 3600 * kUsPerSecond);
   EXPECT_EQ(policy->multifactor.decay_half_life_us, 7200 * kUsPerSecond);
   EXPECT_EQ(policy->multifactor.recalc_period_us, 30 * kUsPerSecond);
-  EXPECT_EQ(policy->backfill, BackfillMode::kSkip);
+  EXPECT_EQ(policy->backfill, BackfillMode::kEasy);
   EXPECT_EQ(policy->backfill_interval_us, 10 * kUsPerSecond);
   EXPECT_EQ(policy->backfill_max_jobs, 20u);
+  EXPECT_EQ(policy->reserve_after_us, 600 * kUsPerSecond);
+  EXPECT_EQ(policy->service.age_limit_us, 86400 * kUsPerSecond);
   EXPECT_EQ(policy->gang_placement, GangPlacement::kPerTask);
   EXPECT_EQ(policy->domain_order, FitOrder::kWorstFit);
   EXPECT_EQ(policy->domains_tried_per_level, UINT32_MAX);
@@ -137,7 +140,8 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
       {"", "p.yaml:1: document: expected a policy"},
       {"description: x\n", "p.yaml:1: field 'name': expected a policy name, got nothing"},
       {"name: x\nqueue:\n  order: lifo\n",
-       "p.yaml:3: field 'queue.order': expected one of fifo, priority, multifactor, got \"lifo\""},
+       "p.yaml:3: field 'queue.order': expected one of fifo, priority, multifactor, qssf, got "
+       "\"lifo\""},
       {"name: x\nplacement:\n  scorers:\n    - {name: best_fit}\n    - {name: bset_fit}\n",
        "p.yaml:5: field 'placement.scorers[1].name': expected one of best_fit, least_allocated, "
        "most_allocated, first_fit, keep_whole_nodes, domain_pack, got \"bset_fit\""},
@@ -160,6 +164,11 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
        "p.yaml:2: field 'victim_selector': expected one of cheapest_move, lowest_priority"},
       {"name: x\nbackfill: {mode: easy, interval_s: -5}\n",
        "p.yaml:2: field 'backfill.interval_s': expected a whole number of seconds, 0 or more"},
+      {"name: x\nbackfill: {mode: skip, reserve_after_s: 60}\n",
+       "p.yaml:2: field 'backfill.reserve_after_s': expected 0, or mode easy (only EASY makes "
+       "reservations), got \"60\""},
+      {"name: x\nqueue:\n  qssf: {age_limit_s: 1.5}\n",
+       "p.yaml:3: field 'queue.qssf.age_limit_s': expected a whole number of seconds, 0 or more"},
       {"name: x\nbackfill: {mode: eager}\n", "field 'backfill.mode': expected one of none, skip"},
       {"name: x\nmigration:\n  enabled: yes please\n",
        "p.yaml:3: field 'migration.enabled': expected one of true, false"},

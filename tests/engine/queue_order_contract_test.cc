@@ -20,20 +20,23 @@ OrderContext GenContext() {
   context.cluster_devices = *rc::gen::inRange<uint64_t>(1, 100'000);
   context.max_priority = *rc::gen::inRange<int32_t>(0, 5);
   context.fairshare = *rc::gen::element(0.0, 0.25, 0.5, 1.0);
+  context.predicted_runtime_us = *rc::gen::element<TimeUs>(0, kUsPerSecond, 3600 * kUsPerSecond);
   return context;
 }
 
 RC_GTEST_PROP(QueueOrderContract, KeysArePureTotalAndStableWhenTimeIndependent, ()) {
-  MultifactorWeights weights;
+  PolicyConfig policy;
+  MultifactorWeights& weights = policy.multifactor;
   weights.age = *rc::gen::element(0.0, 1.0, 1000.0);
   weights.fairshare = *rc::gen::element(0.0, 100000.0);
   weights.job_size = *rc::gen::element(0.0, 1000.0);
   weights.qos = *rc::gen::element(0.0, 10000.0);
+  policy.service.age_limit_us = *rc::gen::element<TimeUs>(0, 600 * kUsPerSecond);
   const auto jobs = headroom::testing::ToJobs(*headroom::testing::GenWorkload());
   const OrderContext context = GenContext();
   const OrderContext other = GenContext();
   for (const auto& entry : QueueOrders().entries()) {
-    const std::unique_ptr<QueueOrder> order = entry.make(weights);
+    const std::unique_ptr<QueueOrder> order = entry.make(policy);
     RC_ASSERT(order->name() == entry.name);
     std::vector<QueueKey> keys;
     for (uint32_t i = 0; i < jobs.size(); ++i) {
@@ -55,14 +58,14 @@ RC_GTEST_PROP(QueueOrderContract, KeysArePureTotalAndStableWhenTimeIndependent, 
 
 TEST(QueueOrderContract, EveryOrderIsRegisteredUnderItsOwnName) {
   EXPECT_EQ(QueueOrders().Names(),
-            (std::vector<std::string_view>{"fifo", "priority", "multifactor"}));
+            (std::vector<std::string_view>{"fifo", "priority", "multifactor", "qssf"}));
   for (const auto& entry : QueueOrders().entries()) {
-    EXPECT_EQ(entry.make(MultifactorWeights{})->name(), entry.name);
+    EXPECT_EQ(entry.make(PolicyConfig{})->name(), entry.name);
   }
-  auto unknown = MakeQueueOrder("lifo", MultifactorWeights{});
+  auto unknown = MakeQueueOrder("lifo", PolicyConfig{});
   ASSERT_FALSE(unknown.has_value());
   EXPECT_EQ(unknown.error().message,
-            "queue order 'lifo': expected one of fifo, priority, multifactor");
+            "queue order 'lifo': expected one of fifo, priority, multifactor, qssf");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Each built-in queue order's exact keys (queue_order.h): fifo by submit time, priority by
-// priority then submit time, multifactor by Slurm's weighted factors.
+// priority then submit time, multifactor by Slurm's weighted factors, qssf by predicted service
+// with an age limit.
 #include "engine/queue_order.h"
 
 #include <gtest/gtest.h>
@@ -18,8 +19,8 @@ model::Job JobAt(double submit_s, int32_t priority, uint32_t devices) {
 
 TEST(QueueOrderTest, FifoAndPriorityKeys) {
   const OrderContext context;
-  auto fifo = *MakeQueueOrder("fifo", MultifactorWeights{});
-  auto priority = *MakeQueueOrder("priority", MultifactorWeights{});
+  auto fifo = *MakeQueueOrder("fifo", PolicyConfig{});
+  auto priority = *MakeQueueOrder("priority", PolicyConfig{});
   const model::Job early_low = JobAt(10, 0, 1);
   const model::Job late_high = JobAt(20, 5, 1);
   EXPECT_LT(fifo->Key(early_low, JobId(1), context), fifo->Key(late_high, JobId(0), context));
@@ -32,13 +33,14 @@ TEST(QueueOrderTest, FifoAndPriorityKeys) {
 }
 
 TEST(QueueOrderTest, MultifactorWeighsAgeFairShareSizeAndQos) {
-  MultifactorWeights weights;
+  PolicyConfig policy;
+  MultifactorWeights& weights = policy.multifactor;
   weights.age = 1000;
   weights.fairshare = 100000;
   weights.job_size = 1000;
   weights.qos = 10000;
   weights.max_age_us = 7 * 24 * 3600 * kUsPerSecond;
-  auto order = *MakeQueueOrder("multifactor", weights);
+  auto order = *MakeQueueOrder("multifactor", policy);
   EXPECT_TRUE(order->time_dependent());
   OrderContext context;
   context.now_us = weights.max_age_us / 2;  // Half the maximum age: age factor 0.5.
@@ -52,6 +54,38 @@ TEST(QueueOrderTest, MultifactorWeighsAgeFairShareSizeAndQos) {
   context.now_us = weights.max_age_us * 3;
   EXPECT_DOUBLE_EQ(order->Key(JobAt(0, 1, 8), JobId(3), context).primary,
                    -(1000 * 1.0 + 100000 * 0.5 + 1000 * 0.125 + 10000 * 0.5));
+}
+
+TEST(QueueOrderTest, QssfPutsTheLeastPredictedServiceFirstUntilTheAgeLimit) {
+  PolicyConfig policy;
+  policy.service.age_limit_us = 3600 * kUsPerSecond;
+  auto order = *MakeQueueOrder("qssf", policy);
+  EXPECT_TRUE(order->time_dependent());
+  OrderContext context;
+  context.now_us = 600 * kUsPerSecond;
+  // 8 devices for a predicted 100 s (800 device-seconds) go before 1 device for 1000 s.
+  context.predicted_runtime_us = 100 * kUsPerSecond;
+  const QueueKey wide_short = order->Key(JobAt(10, 0, 8), JobId(1), context);
+  EXPECT_DOUBLE_EQ(wide_short.primary, 800);
+  context.predicted_runtime_us = 1000 * kUsPerSecond;
+  const QueueKey narrow_long = order->Key(JobAt(0, 0, 1), JobId(0), context);
+  EXPECT_DOUBLE_EQ(narrow_long.primary, 1000);
+  EXPECT_LT(wide_short, narrow_long);
+  // Without history a job counts 1 s: the order is by size.
+  context.predicted_runtime_us = 0;
+  EXPECT_DOUBLE_EQ(order->Key(JobAt(0, 0, 4), JobId(2), context).primary, 4);
+  // Past the age limit a job goes before every younger one, whatever its service; among the
+  // aged, the oldest first.
+  context.now_us = 3600 * kUsPerSecond + 5 * kUsPerSecond;
+  context.predicted_runtime_us = 1000 * kUsPerSecond;
+  const QueueKey aged_late = order->Key(JobAt(5, 0, 64), JobId(3), context);
+  const QueueKey aged_early = order->Key(JobAt(4, 0, 64), JobId(4), context);
+  const QueueKey young = order->Key(JobAt(10, 0, 1), JobId(5), context);
+  EXPECT_LT(aged_late, young);
+  EXPECT_LT(aged_early, aged_late);
+  // No limit: never aged.
+  auto unaged = *MakeQueueOrder("qssf", PolicyConfig{});
+  EXPECT_GT(unaged->Key(JobAt(0, 0, 64), JobId(6), context).primary, 0);
 }
 
 }  // namespace

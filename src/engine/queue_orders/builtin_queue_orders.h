@@ -8,8 +8,9 @@
 
 namespace headroom::engine {
 
-std::unique_ptr<QueueOrder> MakeFifoOrder(const MultifactorWeights& weights);
-std::unique_ptr<QueueOrder> MakePriorityOrder(const MultifactorWeights& weights);
-std::unique_ptr<QueueOrder> MakeMultifactorOrder(const MultifactorWeights& weights);
+std::unique_ptr<QueueOrder> MakeFifoOrder(const PolicyConfig& policy);
+std::unique_ptr<QueueOrder> MakePriorityOrder(const PolicyConfig& policy);
+std::unique_ptr<QueueOrder> MakeMultifactorOrder(const PolicyConfig& policy);
+std::unique_ptr<QueueOrder> MakeServiceOrder(const PolicyConfig& policy);
 
 }  // namespace headroom::engine

@@ -14,7 +14,7 @@ class FifoOrder final : public QueueOrder {
 
 }  // namespace
 
-std::unique_ptr<QueueOrder> MakeFifoOrder(const MultifactorWeights&) {
+std::unique_ptr<QueueOrder> MakeFifoOrder(const PolicyConfig&) {
   return std::make_unique<FifoOrder>();
 }
 

@@ -35,8 +35,8 @@ class MultifactorOrder final : public QueueOrder {
 
 }  // namespace
 
-std::unique_ptr<QueueOrder> MakeMultifactorOrder(const MultifactorWeights& weights) {
-  return std::make_unique<MultifactorOrder>(weights);
+std::unique_ptr<QueueOrder> MakeMultifactorOrder(const PolicyConfig& policy) {
+  return std::make_unique<MultifactorOrder>(policy.multifactor);
 }
 
 }  // namespace headroom::engine

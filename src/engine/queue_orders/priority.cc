@@ -14,7 +14,7 @@ class PriorityOrder final : public QueueOrder {
 
 }  // namespace
 
-std::unique_ptr<QueueOrder> MakePriorityOrder(const MultifactorWeights&) {
+std::unique_ptr<QueueOrder> MakePriorityOrder(const PolicyConfig&) {
   return std::make_unique<PriorityOrder>();
 }
 
