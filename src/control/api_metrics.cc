@@ -11,6 +11,28 @@ std::string MetricsBody(ApiContext& context) {
   for (const auto& [reason, count] : reasons) {
     out.Sample("headroom_queue_jobs", {{"reason", reason}}, static_cast<double>(count));
   }
+  // Fair share by tenant: Prometheus wants each family's samples together.
+  using TenantFairShare = engine::Engine::TenantFairShare;
+  const std::vector<TenantFairShare> tenants = context.loop.TenantFairShares();
+  const struct {
+    const char* name;
+    const char* help;
+    double TenantFairShare::*value;
+  } fair_share_families[] = {
+      {"headroom_tenant_fairshare",
+       "Fair-share factor 2^(-U/S) by tenant (Slurm's classic formula), in (0, 1].",
+       &TenantFairShare::factor},
+      {"headroom_tenant_share", "Normalized fair-share share S by tenant.",
+       &TenantFairShare::share},
+      {"headroom_tenant_usage_device_seconds",
+       "Decayed device usage U by tenant (half-life: the policy's decay_half_life_s).",
+       &TenantFairShare::usage_device_s}};
+  for (const auto& family : fair_share_families) {
+    out.Family(family.name, "gauge", family.help);
+    for (const TenantFairShare& tenant : tenants) {
+      out.Sample(family.name, {{"tenant", tenant.tenant}}, tenant.*family.value);
+    }
+  }
   std::lock_guard lock(context.state.mu);
   DaemonState& state = context.state;
   out.Family("headroom_jobs", "gauge", "Jobs by state.");

@@ -136,6 +136,9 @@ class LiveLoop {
   // often when counting takes long: see PublishPending), so that a scrape never waits for a
   // step; jobs submitted since count as not_considered.
   std::map<std::string, uint64_t> PendingByReason();
+  // Each tenant's fair share as the engine had it at its last step, published with the pending
+  // view (empty without an engine).
+  std::vector<engine::Engine::TenantFairShare> TenantFairShares() const;
 
  private:
   struct Input {
@@ -246,6 +249,7 @@ class LiveLoop {
     uint64_t explained = 0;                  // Their sum.
     engine::PendingSnapshot snapshot;
     std::vector<std::pair<uint64_t, uint32_t>> by_job;  // (daemon job id, index in jobs), sorted.
+    std::vector<engine::Engine::TenantFairShare> tenants;
   };
   std::shared_ptr<const PendingView> Published() const;
   mutable std::mutex published_mu_;

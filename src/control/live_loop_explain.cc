@@ -39,6 +39,7 @@ void LiveLoop::PublishPending() {
           per_group[g];
     }
     view->explained = view->snapshot.jobs.size();
+    view->tenants = engine_->TenantFairShares();
   }
   {
     std::lock_guard lock(published_mu_);
@@ -51,6 +52,11 @@ void LiveLoop::PublishPending() {
 std::shared_ptr<const LiveLoop::PendingView> LiveLoop::Published() const {
   std::lock_guard lock(published_mu_);
   return published_;
+}
+
+std::vector<engine::Engine::TenantFairShare> LiveLoop::TenantFairShares() const {
+  const std::shared_ptr<const PendingView> view = Published();
+  return view == nullptr ? std::vector<engine::Engine::TenantFairShare>{} : view->tenants;
 }
 
 std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& jobs,

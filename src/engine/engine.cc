@@ -62,7 +62,29 @@ TenantId Engine::TenantOf(const std::string& name) {
   auto [tenant, inserted] = tenant_ids_.emplace(name, static_cast<uint32_t>(tenant_ids_.size()));
   const TenantId id(tenant->second);
   fair_share_.EnsureTenant(id);
+  if (inserted) {
+    const auto& shares = policy_.multifactor.tenant_shares;
+    if (auto share = shares.find(name); share != shares.end()) {
+      fair_share_.SetShare(id, share->second);
+    }
+  }
   return id;
+}
+
+std::vector<Engine::TenantFairShare> Engine::TenantFairShares() const {
+  const std::vector<double> usage = fair_share_.UsageAt(last_now_us_);
+  const std::vector<double> factors = fair_share_.FactorsAt(last_now_us_);
+  const std::vector<double> shares = fair_share_.NormalizedShares();
+  std::vector<TenantFairShare> out;
+  for (const auto& [tenant, id] : tenant_ids_) {
+    out.push_back({.tenant = tenant,
+                   .share = shares[id],
+                   .usage_device_s = usage[id] / model::kMilliPerDevice,
+                   .factor = factors[id]});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const TenantFairShare& a, const TenantFairShare& b) { return a.tenant < b.tenant; });
+  return out;
 }
 
 Engine::JobRecord& Engine::record(JobId id) {
@@ -275,6 +297,9 @@ Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   // Usage carried from an earlier engine decays up to the first step; what runs now did not
   // run in that gap (carried_state.h).
   if (steps_++ == 0) fair_share_.DecayTo(now);
+  // The work that ran since the last step is charged before this step's starts and ends change
+  // what runs (as Slurm charges a job's last stretch at its end, not at the next decay pass).
+  fair_share_.Advance(now);
   for (Event& event : events) Apply(event);
   Decisions decisions;
   // A pass runs when something changed, or when a periodic pass (priority recalculation, a

@@ -108,6 +108,16 @@ class Engine {
   // on (0 when nothing is blocked). O(nodes); for metrics sampling.
   uint64_t FragmentedMilli() const;
 
+  // Every tenant's normalized share, decayed usage and fair-share factor (fair_share.h) as of
+  // the last step, by tenant name: for metrics. O(tenants).
+  struct TenantFairShare {
+    std::string tenant;
+    double share = 1;
+    double usage_device_s = 0;
+    double factor = 1;
+  };
+  std::vector<TenantFairShare> TenantFairShares() const;
+
   // Empty when every invariant holds; else the first violation. O(cluster + jobs).
   std::string CheckInvariants() const;
 

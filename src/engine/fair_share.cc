@@ -2,13 +2,30 @@
 
 #include <cmath>
 
+#include "base/check.h"
+
 namespace headroom::engine {
 
 void FairShare::EnsureTenant(TenantId tenant) {
   if (tenant.value() >= usage_.size()) {
     usage_.resize(tenant.value() + 1, 0);
     running_milli_.resize(tenant.value() + 1, 0);
+    shares_.resize(tenant.value() + 1, 1.0);
   }
+}
+
+void FairShare::SetShare(TenantId tenant, double share) {
+  HR_CHECK(share > 0 && std::isfinite(share));
+  EnsureTenant(tenant);
+  shares_[tenant.value()] = share;
+}
+
+std::vector<double> FairShare::NormalizedShares() const {
+  double total = 0;
+  for (double share : shares_) total += share;
+  std::vector<double> normalized(shares_.size());
+  for (size_t t = 0; t < shares_.size(); ++t) normalized[t] = shares_[t] / total;
+  return normalized;
 }
 
 void FairShare::AddRunning(TenantId tenant, int64_t milli) {
@@ -60,14 +77,14 @@ double FairShare::Factor(TenantId tenant) const {
   return Factors()[tenant.value()];
 }
 
-std::vector<double> FairShare::Factors() const {
-  std::vector<double> factors(usage_.size(), 1.0);
+std::vector<double> FairShare::FactorsOf(const std::vector<double>& usage) const {
+  std::vector<double> factors(usage.size(), 1.0);
   double total = 0;
-  for (double usage : usage_) total += usage;
+  for (double tenant_usage : usage) total += tenant_usage;
   if (total <= 0) return factors;
-  const double share = 1.0 / static_cast<double>(usage_.size());
-  for (size_t t = 0; t < usage_.size(); ++t) {
-    factors[t] = std::exp2(-(usage_[t] / total) / share);
+  const std::vector<double> shares = NormalizedShares();
+  for (size_t t = 0; t < usage.size(); ++t) {
+    factors[t] = std::exp2(-(usage[t] / total) / shares[t]);
   }
   return factors;
 }

@@ -1,7 +1,7 @@
 // FairShare: decayed device usage per tenant, for the multifactor queue order. Usage is
 // integrated in milli-device-seconds between updates and halves every decay half-life
-// (Slurm PriorityDecayHalfLife). Tenants have equal shares; the factor is Slurm's classic
-// 2^(−U/S) with U = tenant usage ÷ total usage and S = 1 ÷ number of tenants.
+// (Slurm PriorityDecayHalfLife). The factor is Slurm's classic 2^(−U/S) with U = tenant usage ÷
+// total usage and S = the tenant's raw share ÷ the sum of every tenant's (1 each unless set).
 // Threading: single-threaded, owned by the engine.
 #pragma once
 
@@ -18,13 +18,19 @@ class FairShare {
   explicit FairShare(TimeUs half_life_us) : half_life_us_(half_life_us) {}
 
   void EnsureTenant(TenantId tenant);
+  // The tenant's raw share (> 0); 1 until set.
+  void SetShare(TenantId tenant, double share);
+  // Normalized shares S by tenant id (they sum to 1).
+  std::vector<double> NormalizedShares() const;
   // Running allocation changes (milli-devices) for a tenant.
   void AddRunning(TenantId tenant, int64_t milli);
   // Integrates usage up to `now` and applies decay.
   void Advance(TimeUs now);
   double Factor(TenantId tenant) const;
   // Factors of every tenant at once, by tenant id: O(tenants) rather than O(tenants²).
-  std::vector<double> Factors() const;
+  std::vector<double> Factors() const { return FactorsOf(usage_); }
+  // Factors on the usage UsageAt(now) gives, without changing anything.
+  std::vector<double> FactorsAt(TimeUs now) const { return FactorsOf(UsageAt(now)); }
 
   // Each tenant's usage as Advance(now) would make it, without changing anything.
   std::vector<double> UsageAt(TimeUs now) const;
@@ -35,6 +41,7 @@ class FairShare {
   void DecayTo(TimeUs now);
 
  private:
+  std::vector<double> FactorsOf(const std::vector<double>& usage) const;
   // `usage` decayed from last_us_ to `now`, plus (with `count_running`) the running work over
   // that time.
   void Integrate(std::vector<double>& usage, TimeUs now, bool count_running) const;
@@ -44,6 +51,7 @@ class FairShare {
   bool started_ = false;
   std::vector<double> usage_;  // Decayed milli-device-seconds.
   std::vector<int64_t> running_milli_;
+  std::vector<double> shares_;  // Raw shares.
 };
 
 }  // namespace headroom::engine

@@ -1,5 +1,7 @@
 #include "engine/policy_config.h"
 
+#include <cmath>
+
 #include "engine/filter.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
@@ -45,6 +47,13 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
   if (w.max_age_us <= 0 || w.decay_half_life_us <= 0 || w.recalc_period_us <= 0) {
     return context(Error{ErrorCode::kInvalidArgument,
                          "multifactor: expected positive max age, half-life and period"});
+  }
+  for (const auto& [tenant, share] : w.tenant_shares) {
+    if (!(share > 0 && std::isfinite(share))) {
+      return context(Error{
+          ErrorCode::kInvalidArgument,
+          fmt::format("multifactor.shares.{}: expected a share above 0, got {}", tenant, share)});
+    }
   }
   if (config.backfill_interval_us < 0 || config.reserve_after_us < 0 ||
       config.service.age_limit_us < 0) {

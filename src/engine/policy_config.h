@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,9 @@ struct MultifactorWeights {
   TimeUs max_age_us = 7 * 24 * 3600 * kUsPerSecond;          // PriorityMaxAge (7-0).
   TimeUs decay_half_life_us = 7 * 24 * 3600 * kUsPerSecond;  // PriorityDecayHalfLife (7-0).
   TimeUs recalc_period_us = 5 * 60 * kUsPerSecond;           // PriorityCalcPeriod (5 min).
+  // Raw fair-share shares by tenant (sacctmgr's Fairshare=); a tenant not named has 1. A
+  // tenant's normalized share S is its raw share over the sum of every known tenant's.
+  std::map<std::string, double> tenant_shares;
 };
 
 struct NamedWeight {

@@ -62,7 +62,16 @@ Status Optional(const YamlMap& map, std::string_view key, Parse parse) {
   }
 
 Status ParseMultifactor(const YamlField& field, MultifactorWeights& out) {
-  YAML_FIELD_TRY(map, field.Map({"weights", "max_age_s", "decay_half_life_s", "recalc_period_s"}));
+  YAML_FIELD_TRY(
+      map, field.Map({"weights", "max_age_s", "decay_half_life_s", "recalc_period_s", "shares"}));
+  POLICY_TRY(Optional(*map, "shares", [&](const YamlField& shares) -> Status {
+    YAML_FIELD_TRY(by_tenant, shares.FreeMap());
+    for (const auto& [tenant, value] : by_tenant->entries()) {
+      YAML_FIELD_TRY(share, value.Number(0, false, kMaxWeight, "a share above 0"));
+      out.tenant_shares[tenant] = *share;
+    }
+    return {};
+  }));
   POLICY_TRY(Optional(*map, "weights", [&](const YamlField& weights) -> Status {
     YAML_FIELD_TRY(w, weights.Map({"age", "fairshare", "job_size", "qos"}));
     for (const auto& [key, value] : w->entries()) {

@@ -54,6 +54,19 @@ TEST(DaemonSimulated, SubmitStartFinish) {
   EXPECT_NE(metrics->body.find("headroom_jobs{state=\"completed\"} 1"), std::string::npos);
   EXPECT_NE(metrics->body.find("headroom_cycle_seconds_count"), std::string::npos);
   EXPECT_NE(metrics->body.find("headroom_devices{class=\"T4\"} 16"), std::string::npos);
+  // The one tenant's fair share, as the loop published it after a step: all of S is its own.
+  std::string scraped;
+  EXPECT_TRUE(WaitFor([&] {
+    const auto scrape = httplib::Client("127.0.0.1", daemon.port()).Get("/metrics");
+    scraped = scrape ? scrape->body : "";
+    return scraped.find("headroom_tenant_share{tenant=\"default\"} 1\n") != std::string::npos;
+  })) << scraped;
+  EXPECT_NE(scraped.find("# TYPE headroom_tenant_fairshare gauge\nheadroom_tenant_fairshare{"
+                         "tenant=\"default\"} "),
+            std::string::npos)
+      << scraped;
+  EXPECT_NE(scraped.find("headroom_tenant_usage_device_seconds{tenant=\"default\"} "),
+            std::string::npos);
 }
 
 TEST(DaemonSimulated, ServiceReplicasAreReplacedWhenTheyEnd) {

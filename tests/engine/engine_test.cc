@@ -167,6 +167,48 @@ TEST(EngineScenario, AReservationWaitsUntilTheHeadHasWaitedReserveAfter) {
   EXPECT_EQ(h.NodesOf(head), (std::vector<std::string>{"n0", "n1"}));
 }
 
+TEST(EngineScenario, ALargerFairShareGoesFirstAtEqualUsage) {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0", 4}}}});
+  auto run = [&](std::map<std::string, double> shares) {
+    PolicyConfig policy = testing::Preset("headroom");  // Fair share outweighs every other factor.
+    policy.multifactor.tenant_shares = std::move(shares);
+    Harness h(cluster, policy);
+    auto of = [](std::string tenant) {
+      model::Job job = MakeJob(1, 4, 100);
+      job.tenant = std::move(tenant);
+      return job;
+    };
+    const JobId a = h.Submit(of("a"));
+    h.Step(0);
+    h.Finish(a);
+    const JobId b = h.Submit(of("b"));
+    h.Step(100);
+    h.Finish(b);
+    const JobId next_a = h.Submit(of("a"));
+    const JobId next_b = h.Submit(of("b"));
+    const Decisions decisions = h.Step(200);
+    EXPECT_EQ(decisions.starts.size(), 1u);
+    const auto tenants = h.engine().TenantFairShares();
+    EXPECT_EQ(tenants.size(), 2u);
+    for (const Engine::TenantFairShare& tenant : tenants) {
+      EXPECT_NEAR(tenant.usage_device_s, 400, 1) << tenant.tenant;  // 4 devices for 100 s.
+    }
+    const JobId first = decisions.starts.empty() ? JobId() : decisions.starts.front().job;
+    return std::pair{first == next_a   ? "a"
+                     : first == next_b ? "b"
+                                       : "none",
+                     tenants.empty() ? 0.0 : tenants.back().share};  // b's.
+  };
+  // Equal shares: a's usage is the older, so the more decayed; a goes first.
+  const auto [equal_first, equal_b_share] = run({});
+  EXPECT_STREQ(equal_first, "a");
+  EXPECT_DOUBLE_EQ(equal_b_share, 0.5);
+  // b's share three times a's: b goes first.
+  const auto [weighted_first, weighted_b_share] = run({{"b", 3}});
+  EXPECT_STREQ(weighted_first, "b");
+  EXPECT_DOUBLE_EQ(weighted_b_share, 0.75);
+}
+
 TEST(EngineScenario, JobsThatCanNeverFitAreUnschedulableAndDoNotBlock) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}, {"n2"}}}});
   Harness h(cluster, "fifo");

@@ -1,5 +1,5 @@
 // FairShare (fair_share.h): usage integrates running milli-devices over time, halves every
-// half-life, and the factor is Slurm's classic 2^(-U/S) with equal shares.
+// half-life, and the factor is Slurm's classic 2^(-U/S), with equal shares unless set.
 #include "engine/fair_share.h"
 
 #include <cmath>
@@ -50,6 +50,24 @@ TEST(FairShareTest, OldUsageHalvesEveryHalfLife) {
   ASSERT_EQ(after.size(), 2u);
   EXPECT_NEAR(after[0], before[0], 1e-12);
   EXPECT_NEAR(after[1], before[1], 1e-12);
+}
+
+TEST(FairShareTest, SharesSetEachTenantsS) {
+  FairShare share(kHalfLifeUs);
+  share.SetShare(TenantId(0), 3);  // Tenant 1 keeps the default 1: S = 3/4 and 1/4.
+  share.EnsureTenant(TenantId(1));
+  EXPECT_EQ(share.NormalizedShares(), (std::vector<double>{0.75, 0.25}));
+  share.Advance(0);
+  share.AddRunning(TenantId(0), 1000);
+  share.AddRunning(TenantId(1), 1000);
+  share.Advance(SecondsToUs(10));
+  // Each used half: 2^(-0.5/0.75) and 2^(-0.5/0.25).
+  EXPECT_DOUBLE_EQ(share.Factor(TenantId(0)), std::exp2(-2.0 / 3.0));
+  EXPECT_DOUBLE_EQ(share.Factor(TenantId(1)), 0.25);
+  // FactorsAt looks ahead without changing anything.
+  const std::vector<double> later = share.FactorsAt(SecondsToUs(20));
+  EXPECT_DOUBLE_EQ(later[1], 0.25);
+  EXPECT_DOUBLE_EQ(share.Factor(TenantId(1)), 0.25);
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ queue:
     max_age_s: 3600
     decay_half_life_s: 7200
     recalc_period_s: 30
+    shares: {team-a: 3, team-b: 0.5}
   qssf: {age_limit_s: 86400}
 backfill: {mode: easy, interval_s: 10, max_jobs: 20, reserve_after_s: 600}
 placement:
@@ -92,6 +93,8 @@ migration:
   EXPECT_EQ(policy->backfill_interval_us, 10 * kUsPerSecond);
   EXPECT_EQ(policy->backfill_max_jobs, 20u);
   EXPECT_EQ(policy->reserve_after_us, 600 * kUsPerSecond);
+  EXPECT_EQ(policy->multifactor.tenant_shares,
+            (std::map<std::string, double>{{"team-a", 3}, {"team-b", 0.5}}));
   EXPECT_EQ(policy->service.age_limit_us, 86400 * kUsPerSecond);
   EXPECT_EQ(policy->gang_placement, GangPlacement::kPerTask);
   EXPECT_EQ(policy->domain_order, FitOrder::kWorstFit);
@@ -167,6 +170,8 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
       {"name: x\nbackfill: {mode: skip, reserve_after_s: 60}\n",
        "p.yaml:2: field 'backfill.reserve_after_s': expected 0, or mode easy (only EASY makes "
        "reservations), got \"60\""},
+      {"name: x\nqueue:\n  multifactor:\n    shares: {team-a: 0}\n",
+       "p.yaml:4: field 'queue.multifactor.shares.team-a': expected a share above 0, got \"0\""},
       {"name: x\nqueue:\n  qssf: {age_limit_s: 1.5}\n",
        "p.yaml:3: field 'queue.qssf.age_limit_s': expected a whole number of seconds, 0 or more"},
       {"name: x\nbackfill: {mode: eager}\n", "field 'backfill.mode': expected one of none, skip"},
