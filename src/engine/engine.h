@@ -144,6 +144,8 @@ class Engine {
   // Starts the blocked job `id` by migrating running jobs, when a plan pays (engine_migrate.cc).
   bool StartByMigration(JobId id, TimeUs now, Decisions& decisions);
   bool ComputeReservation(JobId head, TimeUs now);
+  // Holds nothing for anyone.
+  void DropReservation();
   PendingCode Analyze(const JobRecord& record) const;
   PlacementRequest RequestOf(const JobRecord& record) const;
   // What Explain says of `record` that every job of its shape and verdict shares: reasons,

@@ -37,9 +37,10 @@ void Engine::Reorder(TimeUs now) {
     if (recompute) fair_share_.Advance(now);
     factors = fair_share_.Factors();
   }
+  const bool predicts = order_->uses_predicted_runtime();
   auto contextualize = [&](const JobRecord& r) {
     context.fairshare = r.tenant.value() < factors.size() ? factors[r.tenant.value()] : 1.0;
-    context.predicted_runtime_us = runtimes_.Predict(r.tenant, r.job.total_milli());
+    if (predicts) context.predicted_runtime_us = runtimes_.Predict(r.tenant, r.job.total_milli());
   };
   if (recompute) {
     last_reorder_us_ = now;
@@ -166,13 +167,10 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
           blocked = true;
           blocked_head_ = id;
           r.code = Analyze(r);
-          if (policy_.backfill == BackfillMode::kEasy && backfill_pass &&
-              now - r.job.submit_time_us < policy_.reserve_after_us) {
-            // Not waited long enough to be held for: nothing is reserved, the rest may start.
-            reservation_.Clear();
-            reservation_head_ = JobId();
-            reserved_start_us_ = kNever;
-          } else if (policy_.backfill == BackfillMode::kEasy && backfill_pass) {
+          const bool reserves = policy_.backfill == BackfillMode::kEasy && backfill_pass;
+          if (reserves && now - r.job.submit_time_us < policy_.reserve_after_us) {
+            DropReservation();  // Not waited long enough to be held for: the rest may start.
+          } else if (reserves) {
             // A reservation stays valid while its head is the same, no capacity came back,
             // no node was drained or undrained, nothing started ahead of it (everything
             // started since respected it) and its start has not passed (work that overran its
@@ -222,9 +220,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
   if (!blocked_head_.valid() || reserved_start_us_ < now ||
       (policy_.backfill == BackfillMode::kEasy && !backfill_pass &&
        blocked_head_ != reservation_head_)) {
-    reservation_.Clear();
-    reservation_head_ = JobId();
-    reserved_start_us_ = kNever;
+    DropReservation();
   }
   queue_ = std::move(still_pending);
   position = 0;

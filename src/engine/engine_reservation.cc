@@ -10,6 +10,12 @@
 
 namespace headroom::engine {
 
+void Engine::DropReservation() {
+  reservation_.Clear();
+  reservation_head_ = JobId();
+  reserved_start_us_ = kNever;
+}
+
 // Finds the earliest time the head fits once running jobs end at their expected ends, and the
 // placement it would get then; holds that placement in `reservation_`.
 bool Engine::ComputeReservation(JobId head, TimeUs now) {

@@ -65,6 +65,8 @@ class QueueOrder {
   virtual QueueKey Key(const model::Job& job, JobId id, const OrderContext& context) const = 0;
   // True when keys drift with time or usage and must be recomputed periodically.
   virtual bool time_dependent() const { return false; }
+  // True when keys read OrderContext::predicted_runtime_us (left 0 for the others).
+  virtual bool uses_predicted_runtime() const { return false; }
 };
 
 // Every built-in order, by name; the factory reads its own parameters from the policy.

@@ -18,6 +18,7 @@ class ServiceOrder final : public QueueOrder {
   explicit ServiceOrder(ServiceOrderConfig config) : config_(config) {}
   std::string_view name() const override { return "qssf"; }
   bool time_dependent() const override { return true; }
+  bool uses_predicted_runtime() const override { return true; }
 
   QueueKey Key(const model::Job& job, JobId id, const OrderContext& context) const override {
     if (config_.age_limit_us > 0 && context.now_us - job.submit_time_us >= config_.age_limit_us) {
