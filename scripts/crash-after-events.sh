@@ -9,19 +9,23 @@
 #      the engine log's rows and the store's size, and that a new submission gets an id above
 #      every acknowledged one (ids are given in order from 1; none is reused or lost).
 # The daemon runs on its defaults otherwise: engine snapshots every hour of its clock (a real
-# second here), finished jobs kept a day (24 real seconds) and at most 100,000.
+# second here), finished jobs kept a day (24 real seconds) and at most 100,000. --snapshot-s S
+# sets --engine-snapshot-s: 1e9 takes none after the first, so that recovery follows the whole
+# engine log as its tail (the worst case of snapshot + tail).
 #
-# Usage: scripts/crash-after-events.sh [--build DIR] [--events N] [--devices N]
+# Usage: scripts/crash-after-events.sh [--build DIR] [--events N] [--devices N] [--snapshot-s S]
 # Needs the build's headroom, headroomd and headroom_http_bench (-DHEADROOM_BENCH=ON), curl, jq.
 set -euo pipefail
 build=build
 events=1000000
 devices=8192
+snapshot_s=3600
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --events) events=$2; shift 2 ;;
     --devices) devices=$2; shift 2 ;;
+    --snapshot-s) snapshot_s=$2; shift 2 ;;
     *) echo "crash-after-events.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -37,6 +41,7 @@ trap cleanup EXIT
 start_daemon() {  # $1: log name; sets pid, port
   rm -f "$work/port"
   "$build/bin/headroomd" --cluster "$work/cluster.yaml" --time-scale 3600 --data-dir "$work/data" \
+    --engine-snapshot-s "$snapshot_s" \
     --listen 127.0.0.1:0 --port-file "$work/port" >"$work/$1.log" 2>&1 &
   pid=$!
   until [ -s "$work/port" ] && curl -sf "http://127.0.0.1:$(cat "$work/port")/healthz" >/dev/null; do

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "control/engine_log.h"
+#include "control/engine_replay.h"
 #include "control/simulated_backend.h"
 #include "engine/policy_yaml.h"
 #include "model/cluster_yaml.h"
@@ -22,22 +24,44 @@ namespace {
 
 constexpr const char* kClockOriginKey = "clock_origin_us";
 
-// What the engine before this start had learned, as of the store's newest engine snapshot; none
-// when the log has no readable one (a new data dir, an older headroomd's log).
-engine::CarriedState LastCarriedState(SqliteStore& store) {
+// What the engine before this start had learned (fair-share usage, runtime history, the
+// migration budget), as of the last step it logged: the newest snapshot of the engine log (a
+// build record) and the records after it, followed (Engine::Follow: their recorded decisions
+// executed, no queue pass), so recovery costs the reading of the tail, not the passes that made
+// it. A tail that cannot be followed (a damaged record) leaves the snapshot's; none when the log
+// has no readable snapshot (a new data dir, an older headroomd's log).
+engine::CarriedState RecoveredCarriedState(SqliteStore& store) {
   auto newest = store.NewestEngineLogBuild();
   if (!newest || !*newest) return {};
   const nlohmann::json body = nlohmann::json::parse((*newest)->body, nullptr, false);
-  Result<engine::CarriedState> carried =
+  Result<engine::CarriedState> snapshot =
       body.is_object() && body.contains("build") && body["build"].is_object()
           ? CarriedOf(body["build"])
           : MakeError(ErrorCode::kInvalidArgument, "not a build record");
-  if (!carried) {
+  if (!snapshot) {
     spdlog::warn("engine log record {}: {}; the engine starts without fair-share history",
-                 (*newest)->seq, carried.error().message);
+                 (*newest)->seq, snapshot.error().message);
     return {};
   }
-  return *carried;
+  EngineReplay replay(ReplayMode::kFollow);
+  auto followed = replay.Apply(**newest);
+  if (followed) {
+    followed = store.ForEachEngineLogRecord(
+        (*newest)->seq, [&](const EngineLogRecord& record) { return replay.Apply(record); });
+  }
+  if (!followed || replay.engine() == nullptr) {
+    spdlog::warn(
+        "engine log after record {}: {}; the engine starts from that snapshot's "
+        "fair-share history",
+        (*newest)->seq, followed ? "no engine" : followed.error().message);
+    return *snapshot;
+  }
+  const TimeUs as_of_us = std::max(replay.last_step_us(), snapshot->as_of_us);
+  spdlog::info(
+      "engine history recovered from the snapshot at engine log record {} and {} "
+      "steps after it ({} events, {} decisions), as of {:.3f} s",
+      (*newest)->seq, replay.steps(), replay.events(), replay.decisions(), UsToSeconds(as_of_us));
+  return replay.engine()->Carried(as_of_us);
 }
 
 }  // namespace
@@ -84,7 +108,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   daemon->store_ = std::move(*store);
   auto snapshot = daemon->LoadStore(options);
   if (!snapshot) return tl::unexpected(snapshot.error());
-  engine::CarriedState carried = LastCarriedState(*daemon->store_);
+  engine::CarriedState carried = RecoveredCarriedState(*daemon->store_);
   daemon->journal_ = std::make_unique<Journal>(*daemon->store_);
   if (auto ok = daemon->ChoosePolicy(options, snapshot->meta, *policy); !ok) {
     return tl::unexpected(ok.error());
@@ -114,6 +138,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
                   .keep_finished_us = options.keep_finished_us,
                   .max_finished = options.max_finished,
                   .engine_snapshot_interval_us = options.engine_snapshot_interval_us,
+                  .engine_snapshot_events = options.engine_snapshot_events,
                   .engine_log_keep_us = options.engine_log_keep_us,
                   .carried = std::move(carried)});
   daemon->loop_->Start();

@@ -58,6 +58,7 @@ struct DaemonOptions {
   TimeUs keep_finished_us = 24 * 3600 * kUsPerSecond;  // LoopOptions.
   size_t max_finished = 100'000;
   TimeUs engine_snapshot_interval_us = 3600 * kUsPerSecond;  // LoopOptions.
+  uint64_t engine_snapshot_events = 250'000;                 // LoopOptions.
   TimeUs engine_log_keep_us = 7 * 24 * 3600 * kUsPerSecond;  // LoopOptions.
   // Pending jobs taken per tenant and in total (admission.h).
   AdmissionLimits admission;

@@ -62,7 +62,8 @@ tl::expected<void, Error> EngineReplay::Apply(const EngineLogRecord& record) {
       first_step_ = false;
       ++steps_;
       std::vector<engine::Event> none;
-      Compare(record, Json::array(), engine_->Step(none, time.get<TimeUs>()));
+      result = Run(none, Json::array(), record, time.get<TimeUs>());
+      if (!result) break;
     }
   } else if (body.is_object() && body.contains("step")) {
     result = Step(body["step"], record);
@@ -144,7 +145,7 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         return MakeError(ErrorCode::kInvalidArgument,
                          "a submit or restore lacks an id, spec or time");
       }
-      auto spec = ParseJobSpec((*spec_text)->get<std::string>(), "spec");
+      auto spec = specs_.Parse((*spec_text)->get<std::string>(), "spec");
       if (!spec) return tl::unexpected(spec.error());
       model::Job job = ToModelJob(*spec, spec->tenant, (*submit_us)->get<TimeUs>());
       if (!restore) {
@@ -205,8 +206,62 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
   last_step_us_ = record.time_us;
   ++steps_;
   events_ += inputs.size();
-  Compare(record, **recorded, engine_->Step(inputs, record.time_us));
+  return Run(inputs, **recorded, record, record.time_us);
+}
+
+tl::expected<void, Error> EngineReplay::Run(std::vector<engine::Event>& inputs,
+                                            const Json& recorded, const EngineLogRecord& record,
+                                            TimeUs time_us) {
+  if (mode_ == ReplayMode::kCheck) {
+    Compare(record, recorded, engine_->Step(inputs, time_us));
+    return {};
+  }
+  auto decisions = Recorded(recorded);
+  if (!decisions) return tl::unexpected(decisions.error());
+  decisions_ += recorded.size();
+  if (std::string bad = engine_->Follow(inputs, *decisions, time_us); !bad.empty()) {
+    return MakeError(ErrorCode::kInvalidArgument, "its decisions do not apply: {}", bad);
+  }
   return {};
+}
+
+Result<engine::Decisions> EngineReplay::Recorded(const Json& recorded) const {
+  engine::Decisions decisions;
+  for (const Json& decision : recorded) {
+    const bool move = decision.is_object() && decision.contains("move");
+    if (!decision.is_object() || (!move && !decision.contains("start"))) {
+      return MakeError(ErrorCode::kInvalidArgument, "a decision is neither a start nor a move");
+    }
+    const Json& id = decision[move ? "move" : "start"];
+    auto it = id.is_number_unsigned() ? engine_of_daemon_.find(id.get<uint64_t>())
+                                      : engine_of_daemon_.end();
+    auto placement_text = Member(decision, "placement", Json::value_t::string);
+    if (it == engine_of_daemon_.end() || !placement_text) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "a decision names no job of this engine, or lacks its placement");
+    }
+    auto placement = PlacementFromJson((*placement_text)->get<std::string>());
+    if (!placement) return tl::unexpected(placement.error());
+    auto tasks = AllocationsOn(*cluster_, *placement);
+    if (!tasks) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "job {}'s placement names no device of the "
+                       "cluster",
+                       id.get<uint64_t>());
+    }
+    if (!move) {
+      decisions.starts.push_back(engine::StartJob{it->second, std::move(*tasks)});
+      continue;
+    }
+    auto pause_us = Member(decision, "pause_us", Json::value_t::number_integer);
+    if (!pause_us || (*pause_us)->get<TimeUs>() < 0) {
+      return MakeError(ErrorCode::kInvalidArgument, "job {}'s move lacks its pause",
+                       id.get<uint64_t>());
+    }
+    decisions.migrations.push_back(engine::MigrateJob{
+        .job = it->second, .tasks = std::move(*tasks), .pause_us = (*pause_us)->get<TimeUs>()});
+  }
+  return decisions;
 }
 
 void EngineReplay::Compare(const EngineLogRecord& record, const Json& recorded,

@@ -4,6 +4,10 @@
 // recorded events at the recorded time and compares the engine's decisions with the recorded
 // ones; an idle record steps with no input at each of its times and expects no decision.
 //
+// Two modes: kCheck (`headroom replay`) searches every step again and counts the decisions that
+// come out differently; kFollow (recovery, daemon.cc) executes the recorded decisions through
+// Engine::Follow, without the queue passes, to bring what the engine learned up to the log's end.
+//
 // Promises:
 //  1. Deterministic: the same records give the same counts and mismatches.
 //  2. A record it cannot use (not JSON, an unknown job or node, a placement that does not fit)
@@ -23,6 +27,7 @@
 
 #include "base/ids.h"
 #include "base/result.h"
+#include "control/job_spec.h"
 #include "control/sqlite_store.h"
 #include "engine/engine.h"
 #include "model/cluster.h"
@@ -36,8 +41,12 @@ struct ReplayMismatch {
   std::string replayed;  // As the engine made them again.
 };
 
+enum class ReplayMode { kCheck, kFollow };
+
 class EngineReplay {
  public:
+  explicit EngineReplay(ReplayMode mode = ReplayMode::kCheck) : mode_(mode) {}
+
   tl::expected<void, Error> Apply(const EngineLogRecord& record);
 
   // The engine as of the last record applied (nullptr before the first build).
@@ -45,6 +54,8 @@ class EngineReplay {
   // The engine's id of daemon job `job` in the current engine.
   std::optional<JobId> EngineIdOf(uint64_t job) const;
 
+  // The time of the last step applied.
+  TimeUs last_step_us() const { return last_step_us_; }
   uint64_t builds() const { return builds_; }
   uint64_t steps() const { return steps_; }
   uint64_t events() const { return events_; }
@@ -57,10 +68,17 @@ class EngineReplay {
  private:
   tl::expected<void, Error> Build(const nlohmann::json& build, int64_t seq);
   tl::expected<void, Error> Step(const nlohmann::json& step, const EngineLogRecord& record);
+  // Steps the engine on `inputs` at `time_us`: searching and comparing with `recorded`
+  // (kCheck), or executing `recorded` (kFollow).
+  tl::expected<void, Error> Run(std::vector<engine::Event>& inputs, const nlohmann::json& recorded,
+                                const EngineLogRecord& record, TimeUs time_us);
+  Result<engine::Decisions> Recorded(const nlohmann::json& recorded) const;
   void Compare(const EngineLogRecord& record, const nlohmann::json& recorded,
                const engine::Decisions& decisions);
   JobId NewEngineId(uint64_t job);
 
+  ReplayMode mode_;
+  JobSpecCache specs_;  // Submissions in a loop log one spec text many times.
   std::shared_ptr<const model::Cluster> cluster_;
   std::unique_ptr<engine::Engine> engine_;
   std::vector<uint64_t> daemon_of_engine_;

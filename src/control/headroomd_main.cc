@@ -65,6 +65,10 @@ int main(int argc, char** argv) {
   app.add_option("--engine-snapshot-s", engine_snapshot_s,
                  "Snapshot the engine log (a rebuild that carries fair-share usage) at least this "
                  "often (default 3600)");
+  app.add_option("--engine-snapshot-events", options.engine_snapshot_events,
+                 "... and once this many events were logged since the last snapshot, bounding "
+                 "what a restart replays (default 250000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
   app.add_option("--engine-log-keep-s", engine_log_keep_s,
                  "Keep the engine log records that replay this many seconds back (default "
                  "604800)");

@@ -179,7 +179,11 @@ void LiveLoop::Iterate(TimeUs now) {
   BackendReport report = backend_.Poll(now);
   // A periodic snapshot of the engine log is a rebuild: its build record carries what the engine
   // learned, and the first step after it restores every job (engine_log.h).
-  if (report.cluster_changed || (engine_ != nullptr && now >= next_snapshot_us_)) rebuild_ = true;
+  if (report.cluster_changed ||
+      (engine_ != nullptr &&
+       (now >= next_snapshot_us_ || events_since_snapshot_ >= options_.engine_snapshot_events))) {
+    rebuild_ = true;
+  }
   if (rebuild_) {
     if (now < retry_at_us_) return;
     Rebuild(now);

@@ -3,6 +3,9 @@
 // decisions of a step, or at least once a second (live_loop.h).
 #include "control/live_loop.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <spdlog/spdlog.h>
 
 #include "control/engine_log.h"
@@ -20,6 +23,8 @@ void LiveLoop::ClearEvents() {
 }
 
 void LiveLoop::LogStep(TimeUs now, nlohmann::json events, const engine::Decisions& decisions) {
+  const size_t snapshot_events = std::min(std::exchange(snapshot_events_, 0), events.size());
+  events_since_snapshot_ += events.size() - snapshot_events;
   if (events.empty() && decisions.empty()) {
     idle_steps_us_.push_back(now);
     return;

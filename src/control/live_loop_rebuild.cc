@@ -86,6 +86,7 @@ void LiveLoop::Rebuild(TimeUs now) {
       now, EngineLogText(BuildRecord(*cluster_, options_.policy_text, carried_)), true});
   engine_log_.push_back(EngineLogTrim{now - options_.engine_log_keep_us});
   next_snapshot_us_ = now + options_.engine_snapshot_interval_us;
+  events_since_snapshot_ = 0;
   drained_in_engine_.assign(cluster_->nodes().size(), 0);
   synced_gates_version_.reset();
   std::vector<uint32_t> used_milli(cluster_->devices().size(), 0);
@@ -105,6 +106,7 @@ void LiveLoop::Rebuild(TimeUs now) {
              RestoreEvent(job));
   }
   for (const JobRecord& job : pending) EnqueueSubmit(job);
+  snapshot_events_ = events_.size();
   spdlog::info("engine rebuilt: {} nodes, {} devices, {} running restored, {} pending",
                cluster_->nodes().size(), cluster_->devices().size(),
                running.size() - misfits.size(), pending.size());

@@ -26,6 +26,8 @@ struct TaskAllocation {
   uint32_t milli_per_device = 1000;
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
+
+  bool operator==(const TaskAllocation&) const = default;
 };
 
 struct StartJob {

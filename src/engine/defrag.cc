@@ -44,7 +44,13 @@ int64_t Defragmenter::BudgetLeftDeviceUs(TimeUs now) {
 }
 
 void Defragmenter::Record(TimeUs now, int64_t cost_device_us) {
-  spent_.emplace_back(now, cost_device_us);
+  // One entry per moment, however many plans ran in it: the budget is the same, and an engine
+  // that follows a step's recorded moves (Engine::Follow) carries the same list.
+  if (!spent_.empty() && spent_.back().first == now) {
+    spent_.back().second += cost_device_us;
+  } else {
+    spent_.emplace_back(now, cost_device_us);
+  }
   spent_device_us_ += cost_device_us;
 }
 

@@ -76,6 +76,15 @@ class Engine {
   // Events are consumed (moved from). `now` must not go backwards.
   Decisions Step(std::span<Event> events, TimeUs now);
 
+  // Steps as Step does, but executes `decisions` — made by an engine in the same state, as the
+  // daemon's engine log records its live engine's — instead of searching for its own:
+  // O(events + decisions), no queue pass. Jobs, capacity and what the engine learns (Carried)
+  // come out as after the step that made them; queue order and reservation are planned afresh
+  // at the next Step. Empty when followed; else why a decision does not apply (a start of a job
+  // not pending, a move of one not running, capacity not free), and no decision was applied
+  // (the events were). For recovery (control/engine_replay.h).
+  std::string Follow(std::span<Event> events, const Decisions& decisions, TimeUs now);
+
   // nullopt for a job never submitted.
   std::optional<JobState> state(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
@@ -131,6 +140,11 @@ class Engine {
   void Restore(JobRestored& restored);
   void Finish(JobId id, JobState final_state);
   void Schedule(TimeUs now, Decisions& decisions);
+  // A running job's new tasks taken, its books moved to them and its end pushed back by the
+  // move's pause; its old tasks must have been released.
+  void Relocate(const MigrateJob& move, TimeUs now);
+  // Why Follow cannot execute `decisions` on the books as they stand; empty when it can.
+  std::string CheckFollowed(const Decisions& decisions) const;
   void Reorder(TimeUs now);
   bool ReorderDue(TimeUs now) const;
   bool BackfillDue(TimeUs now) const;

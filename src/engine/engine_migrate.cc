@@ -67,15 +67,8 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
   ++release_epoch_;  // Capacity changed shape: cached placement failures no longer hold.
   Launch(id, std::move(plan->head_tasks), now, decisions);
   for (MigrateJob& move : plan->moves) {
-    JobRecord& v = record(move.job);
-    HR_CHECK(v.state == JobState::kRunning && move.job != id);
-    for (const TaskAllocation& task : move.tasks) state_.Allocate(task);
-    TrackTasks(move.tasks, +1);
-    v.tasks = move.tasks;
-    v.moved_us = now;
-    running_by_end_.erase({v.expected_end_us, move.job.value()});
-    v.expected_end_us += move.pause_us;
-    running_by_end_.insert({v.expected_end_us, move.job.value()});
+    HR_CHECK(record(move.job).state == JobState::kRunning && move.job != id);
+    Relocate(move, now);
     decisions.migrations.push_back(std::move(move));
   }
   defrag_.Record(now, plan->cost_device_us);
@@ -85,6 +78,17 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
   reserved_start_us_ = kNever;
   reservation_stale_ = true;
   return true;
+}
+
+void Engine::Relocate(const MigrateJob& move, TimeUs now) {
+  JobRecord& v = record(move.job);
+  for (const TaskAllocation& task : move.tasks) state_.Allocate(task);
+  TrackTasks(move.tasks, +1);
+  v.tasks = move.tasks;
+  v.moved_us = now;
+  running_by_end_.erase({v.expected_end_us, move.job.value()});
+  v.expected_end_us += move.pause_us;
+  running_by_end_.insert({v.expected_end_us, move.job.value()});
 }
 
 }  // namespace headroom::engine

@@ -122,6 +122,57 @@ TEST_F(EngineReplayTest, RecordsItCannotUseAreErrorsNamingTheRecord) {
             std::string::npos);
 }
 
+// kFollow executes the recorded decisions: job 7 runs where the record says, even where the
+// engine would have chosen otherwise; what it learns (usage, runtimes) comes out as the check
+// mode's; a decision that does not apply is an error naming the record.
+TEST_F(EngineReplayTest, FollowingExecutesTheRecordedDecisions) {
+  const Json decisions = FirstDecisions();
+  ASSERT_EQ(decisions.size(), 1u);
+  Json elsewhere = decisions;  // The last four devices of the last node instead.
+  auto cluster = model::LoadClusterYaml(testing::TinyClusterFile());
+  ASSERT_TRUE(cluster.has_value());
+  elsewhere[0]["placement"] = PlacementToJson({TaskPlacement{
+      .rank = 0, .node = cluster->nodes().back().name, .device_indices = {0, 1, 2, 3}}});
+  ASSERT_NE(elsewhere, decisions);
+
+  EngineReplay follow(ReplayMode::kFollow);
+  ASSERT_TRUE(follow.Apply({1, 0, BuildBody()}).has_value());
+  ASSERT_TRUE(follow.Apply(Step(2, 10, Json::array({Submit(7, 4)}), elsewhere)).has_value());
+  const std::vector<engine::TaskAllocation>* tasks =
+      follow.engine()->allocations(*follow.EngineIdOf(7));
+  ASSERT_NE(tasks, nullptr);
+  EXPECT_EQ(PlacementOn(*cluster, *tasks).front().node, cluster->nodes().back().name);
+  ASSERT_TRUE(follow.Apply({3, 20, R"({"idle": [12, 15]})"}).has_value());
+  ASSERT_TRUE(follow.Apply(Step(4, 30, Json::array({{{"finish", 7}}}), Json::array())).has_value());
+  EXPECT_EQ(follow.last_step_us(), 30);
+  EXPECT_EQ(follow.decisions(), 1u);
+  EXPECT_EQ(follow.mismatch_count(), 0u);
+
+  ASSERT_TRUE(replay_.Apply(Step(2, 10, Json::array({Submit(7, 4)}), decisions)).has_value());
+  ASSERT_TRUE(replay_.Apply({3, 20, R"({"idle": [12, 15]})"}).has_value());
+  ASSERT_TRUE(
+      replay_.Apply(Step(4, 30, Json::array({{{"finish", 7}}}), Json::array())).has_value());
+  EXPECT_EQ(follow.engine()->Carried(30), replay_.engine()->Carried(30));
+  EXPECT_GT(follow.engine()->Carried(30).tenant_usage.at("t"), 0);
+
+  // Job 8 cannot start on devices job 9 holds.
+  ASSERT_TRUE(
+      follow
+          .Apply(Step(5, 40, Json::array({Submit(8, 4), Submit(9, 4)}),
+                      Json::array({{{"start", 9}, {"placement", decisions[0]["placement"]}}})))
+          .has_value());
+  auto taken =
+      follow.Apply(Step(6, 50, Json::array(),
+                        Json::array({{{"start", 8}, {"placement", decisions[0]["placement"]}}})));
+  ASSERT_FALSE(taken.has_value());
+  EXPECT_NE(taken.error().message.find("engine log record 6: its decisions do not apply"),
+            std::string::npos)
+      << taken.error().message;
+  auto unknown = follow.Apply(Step(7, 50, Json::array(), Json::array({{{"start", 99}}})));
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().message.find("names no job"), std::string::npos);
+}
+
 TEST(EngineReplay, RecordsBeforeTheFirstBuildAreSkipped) {
   EngineReplay replay;
   ASSERT_TRUE(replay.Apply(Step(1, 10, Json::array(), Json::array())).has_value());

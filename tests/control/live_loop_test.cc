@@ -489,5 +489,22 @@ TEST_F(LiveLoopTest, SnapshotsCarryFairShareAndRetentionKeepsALogThatReplays) {
   EXPECT_EQ(*restarted_carried, *carried);
 }
 
+// A snapshot also comes once engine_snapshot_events events were logged since the last, however
+// little time passed (it bounds the tail a restart follows); the restores that complete a
+// snapshot do not count toward the next.
+TEST_F(LiveLoopTest, ASnapshotComesAfterTheConfiguredNumberOfEvents) {
+  StartLoop(LoopOptions{.engine_snapshot_events = 3});
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t job = Submit(1, 1);
+    ASSERT_TRUE(WaitForState(job, JobState::kRunning, 1));
+  }
+  for (int i = 0; i < 3; ++i) Iterated();
+  const EngineReplay replay = ReplayLog();
+  EXPECT_EQ(replay.builds(), 2u);
+  EXPECT_EQ(replay.events(), 6u);  // Three submissions, then the snapshot's three restores.
+  EXPECT_EQ(replay.decisions(), 3u);
+  EXPECT_EQ(replay.mismatch_count(), 0u);
+}
+
 }  // namespace
 }  // namespace headroom::control

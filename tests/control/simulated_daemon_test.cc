@@ -364,6 +364,37 @@ TEST(DaemonSimulated, RestartRecoversQueueRunningWorkAndDrains) {
   EXPECT_GT(later, cancelled);
 }
 
+// A tenant's decayed usage (fair share) as /metrics exports it once the loop has published a
+// view naming the tenant; -1 when it does not appear within the wait.
+double TenantUsage(const TestDaemon& daemon, const std::string& tenant) {
+  const std::string line = "headroom_tenant_usage_device_seconds{tenant=\"" + tenant + "\"} ";
+  double usage = -1;
+  WaitFor([&] {
+    const auto scrape = httplib::Client("127.0.0.1", daemon.port()).Get("/metrics");
+    const size_t at = scrape ? scrape->body.find(line) : std::string::npos;
+    if (at != std::string::npos) usage = std::stod(scrape->body.substr(at + line.size()));
+    return usage > 0;
+  });
+  return usage;
+}
+
+// Recovery is the newest engine-log snapshot and the records after it: the usage a job earned
+// after the snapshot the daemon took at its start survives the restart, where the snapshot alone
+// would know of none.
+TEST(DaemonSimulated, RestartRecoversFairShareUsageFromTheEngineLogTail) {
+  TestDaemon daemon(TestDaemon::Simulated(600));
+  const uint64_t id = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 2, 60)).body["id"];
+  ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, id) == "completed"; }));
+  const double before = TenantUsage(daemon, "default");
+  // Two devices for 60 simulated seconds; a week's half-life takes almost nothing of it.
+  EXPECT_NEAR(before, 120.0, 0.5);
+
+  daemon.Stop();
+  daemon.Start();
+  ASSERT_TRUE(daemon.WaitLoopPassed());
+  EXPECT_NEAR(TenantUsage(daemon, "default"), before, 0.5);
+}
+
 // Retention: finished jobs beyond the newest max_finished, or ended longer than keep_finished
 // ago, leave the state, the API and the store; ids stay unique after a restart.
 TEST(DaemonSimulated, FinishedJobsAreForgottenAndIdsNeverReused) {

@@ -7,7 +7,10 @@
 //     new ones taken; finishes) never books a device share past 1000 milli or a node past its
 //     CPU or memory;
 //  4. no job is dropped or duplicated: at the end nothing runs, every job that started finished
-//     exactly once, and every job that never started is unschedulable.
+//     exactly once, and every job that never started is unschedulable;
+//  5. an engine that follows the decisions (Engine::Follow, as recovery does from the engine
+//     log) with the same events accepts each step's, keeps its invariants, has every job in the
+//     same state and carries the same learned state (Carried) after every step.
 // The driver finishes a job `runtime` after it starts plus every migration pause, continuing
 // its remaining work after each move, as the simulator does.
 #include <algorithm>
@@ -42,6 +45,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   policy->migration.horizon_us = 3600 * kUsPerSecond;
   policy->migration.budget_device_s_per_hour = 1'000'000;
   Engine engine(cluster, *policy);
+  Engine follower(cluster, *policy);
 
   FreeCapacity free = FreeCapacity::Empty(cluster);
   std::map<uint32_t, std::vector<TaskAllocation>> running;  // The test's own view.
@@ -88,8 +92,16 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       events.push_back(JobFinished{JobId(job)});
     }
     const size_t running_before = engine.running_count();
+    std::vector<Event> followed_events = events;  // Step consumes its events.
     const Decisions decisions = engine.Step(events, now);
     RC_ASSERT(engine.CheckInvariants() == "");
+    RC_ASSERT(follower.Follow(followed_events, decisions, now) == "");
+    RC_ASSERT(follower.CheckInvariants() == "");
+    RC_ASSERT(follower.Carried(now) == engine.Carried(now));
+    for (size_t i = 0; i < next; ++i) {
+      const JobId id(static_cast<uint32_t>(i));
+      RC_ASSERT(follower.state(id) == engine.state(id));
+    }
 
     std::set<uint32_t> named;
     for (const MigrateJob& move : decisions.migrations) {

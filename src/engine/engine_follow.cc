@@ -1,0 +1,147 @@
+// Engine::Follow (engine.h): a step that executes decisions made elsewhere — the live engine's,
+// as its log records them — instead of searching for its own. Recovery runs a log's tail
+// through it to learn what the live engine had learned by the crash (fair-share usage, runtime
+// history, the migration budget) at the cost of reading the records, not of the queue passes
+// that made them.
+//
+// A decision is checked against the engine's books before any of the step's decisions changes
+// them, so one that does not apply (a start of a job that is not pending, a move of one not
+// running, devices or CPU or memory not free) leaves capacity and jobs as the events left them.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "base/check.h"
+#include "engine/engine.h"
+#include "engine/engine_records.h"
+
+namespace headroom::engine {
+namespace {
+
+// Free capacity the decisions would leave, for the devices and nodes they touch.
+struct Ledger {
+  std::unordered_map<uint32_t, int64_t> device_milli;
+  std::unordered_map<uint32_t, int64_t> node_cpu_milli;
+  std::unordered_map<uint32_t, int64_t> node_memory_mib;
+};
+
+}  // namespace
+
+std::string Engine::CheckFollowed(const Decisions& decisions) const {
+  Ledger free;
+  const auto device_free = [&](uint32_t device) -> int64_t& {
+    return free.device_milli.try_emplace(device, state_.free_milli(DeviceId(device))).first->second;
+  };
+  const auto cpu_free = [&](NodeId node) -> int64_t& {
+    return free.node_cpu_milli.try_emplace(node.value(), state_.free_cpu_milli(node)).first->second;
+  };
+  const auto memory_free = [&](NodeId node) -> int64_t& {
+    return free.node_memory_mib.try_emplace(node.value(), state_.free_memory_mib(node))
+        .first->second;
+  };
+  const auto take = [&](const std::vector<TaskAllocation>& tasks, int sign) -> std::string {
+    for (const TaskAllocation& task : tasks) {
+      if (task.node.value() >= cluster_.nodes().size()) return "a task on no node of the cluster";
+      if (task.milli_per_device == 0 || task.milli_per_device > 1000) {
+        return "a share of a device outside (0, 1000] milli";
+      }
+      cpu_free(task.node) -= sign * task.cpu_milli;
+      memory_free(task.node) -= sign * task.memory_mib;
+      for (DeviceId device : task.devices) {
+        if (device.value() >= cluster_.devices().size() ||
+            cluster_.device(device).node != task.node) {
+          return "a device not on its task's node";
+        }
+        device_free(device.value()) -= sign * static_cast<int64_t>(task.milli_per_device);
+      }
+    }
+    return {};
+  };
+  std::unordered_set<uint32_t> decided;
+  for (const MigrateJob& move : decisions.migrations) {
+    const JobRecord* r = find(move.job);
+    if (r == nullptr || r->state != JobState::kRunning ||
+        !decided.insert(move.job.value()).second) {
+      return fmt::format("job {} moves but is not running, or moves twice", move.job.value());
+    }
+    if (move.tasks.size() != r->job.task_count) {
+      return fmt::format("job {} moves onto {} tasks, not its {}", move.job.value(),
+                         move.tasks.size(), r->job.task_count);
+    }
+    if (std::string bad = take(r->tasks, -1); !bad.empty()) return bad;
+  }
+  for (const MigrateJob& move : decisions.migrations) {
+    if (std::string bad = take(move.tasks, +1); !bad.empty()) {
+      return fmt::format("job {}'s move: {}", move.job.value(), bad);
+    }
+  }
+  for (const StartJob& start : decisions.starts) {
+    const JobRecord* r = find(start.job);
+    if (r == nullptr || r->state != JobState::kPending ||
+        !decided.insert(start.job.value()).second) {
+      return fmt::format("job {} starts but is not pending, or is decided twice",
+                         start.job.value());
+    }
+    if (start.tasks.size() != r->job.task_count) {
+      return fmt::format("job {} starts on {} tasks, not its {}", start.job.value(),
+                         start.tasks.size(), r->job.task_count);
+    }
+    if (std::string bad = take(start.tasks, +1); !bad.empty()) {
+      return fmt::format("job {}'s start: {}", start.job.value(), bad);
+    }
+  }
+  const auto overdrawn = [](const std::unordered_map<uint32_t, int64_t>& remaining) {
+    return std::any_of(remaining.begin(), remaining.end(),
+                       [](const auto& entry) { return entry.second < 0; });
+  };
+  if (overdrawn(free.device_milli) || overdrawn(free.node_cpu_milli) ||
+      overdrawn(free.node_memory_mib)) {
+    return "the decisions take more devices, CPU or memory than are free";
+  }
+  return {};
+}
+
+std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, TimeUs now) {
+  if (now < last_now_us_) return "a step before the engine's last one";
+  last_now_us_ = now;
+  // As Step does: carried usage decays up to the first step, and the work that ran since the
+  // last step is charged before this step's events and decisions change what runs.
+  if (steps_++ == 0) fair_share_.DecayTo(now);
+  fair_share_.Advance(now);
+  for (Event& event : events) Apply(event);
+  if (std::string bad = CheckFollowed(decisions); !bad.empty()) return bad;
+
+  // In the order a migration plan is applied (engine_migrate.cc): free the moved jobs, start,
+  // then give the moved jobs their new tasks.
+  for (const MigrateJob& move : decisions.migrations) {
+    JobRecord& v = record(move.job);
+    for (const TaskAllocation& task : v.tasks) state_.Release(task);
+    TrackTasks(v.tasks, -1);
+  }
+  std::unordered_set<uint32_t> starting;
+  for (const StartJob& start : decisions.starts) starting.insert(start.job.value());
+  const auto starts = [&](JobId id) { return starting.contains(id.value()); };
+  std::erase_if(queue_, starts);
+  std::erase_if(arrivals_, starts);
+  Decisions launched;
+  for (const StartJob& start : decisions.starts) Launch(start.job, start.tasks, now, launched);
+  int64_t cost_device_us = 0;
+  for (const MigrateJob& move : decisions.migrations) {
+    Relocate(move, now);
+    cost_device_us += defrag_.CostDeviceUs(record(move.job).job.total_devices());
+  }
+  if (!decisions.migrations.empty()) {
+    ++release_epoch_;
+    defrag_.Record(now, cost_device_us);
+  }
+  // The next pass plans afresh: the queue and any reservation changed outside one.
+  reservation_stale_ = true;
+  dirty_ = true;
+  state_.Commit(0);
+  return {};
+}
+
+}  // namespace headroom::engine
