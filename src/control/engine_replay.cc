@@ -245,8 +245,7 @@ Result<engine::Decisions> EngineReplay::Recorded(const Json& recorded) const {
     auto tasks = AllocationsOn(*cluster_, *placement);
     if (!tasks) {
       return MakeError(ErrorCode::kInvalidArgument,
-                       "job {}'s placement names no device of the "
-                       "cluster",
+                       "job {}'s placement names a node or device the cluster lacks",
                        id.get<uint64_t>());
     }
     if (!move) {
