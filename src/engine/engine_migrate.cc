@@ -73,9 +73,7 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
   }
   defrag_.Record(now, plan->cost_device_us);
   // The head no longer needs its reservation; later jobs must not avoid it.
-  reservation_.Clear();
-  reservation_head_ = JobId();
-  reserved_start_us_ = kNever;
+  DropReservation();
   reservation_stale_ = true;
   return true;
 }
