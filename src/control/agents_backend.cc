@@ -169,6 +169,13 @@ void AgentsBackend::OnMigrate(const JobRecord& job, const engine::MigrateJob& mo
   OnStart(job, move.tasks, cluster);
 }
 
+void AgentsBackend::OnPreempt(const JobRecord& job, const engine::PreemptJob&, TimeUs) {
+  // The job's record is pending now, so no agent is asked to run it (DesiredTasks): each stops
+  // its task with the checkpoint signal and the stop grace; the task resumes from its own
+  // checkpoint when the job starts again as its next attempt.
+  EraseGang(job.id);
+}
+
 void AgentsBackend::OnStop(uint64_t job) { EraseGang(job); }
 
 void AgentsBackend::EraseGang(uint64_t job) {

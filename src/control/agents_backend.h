@@ -89,6 +89,8 @@ class AgentsBackend : public Backend {
                const model::Cluster& cluster) override;
   void OnMigrate(const JobRecord& job, const engine::MigrateJob& move, TimeUs now_us,
                  const model::Cluster& cluster) override;
+  void OnPreempt(const JobRecord& job, const engine::PreemptJob& preemption,
+                 TimeUs now_us) override;
   void OnStop(uint64_t job) override;
   BackendReport Poll(TimeUs now_us) override;
   TimeUs NextPollUs(TimeUs now_us) const override;

@@ -49,6 +49,12 @@ class Backend {
   // `move.pause_us` (checkpoint + restart). Its time limit still counts from `job.start_us`.
   virtual void OnMigrate(const JobRecord& job, const engine::MigrateJob& move, TimeUs now_us,
                          const model::Cluster& cluster) = 0;
+  // `job` was preempted at `now_us` and is pending again: its attempt gets the checkpoint
+  // signal and stops, and nothing is reported for it; its next start (OnStart) resumes from
+  // its last checkpoint (every `preemption.checkpoint_interval_us` of work) after
+  // `preemption.restart_us`.
+  virtual void OnPreempt(const JobRecord& job, const engine::PreemptJob& preemption,
+                         TimeUs now_us) = 0;
   // `job` must stop (cancelled or requeued); nothing is reported for it afterwards.
   virtual void OnStop(uint64_t job) = 0;
   virtual BackendReport Poll(TimeUs now_us) = 0;

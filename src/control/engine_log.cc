@@ -67,6 +67,7 @@ Json BuildRecord(const model::Cluster& cluster, std::string_view policy_text,
              {{"as_of_us", carried.as_of_us},
               {"tenant_usage", carried.tenant_usage},
               {"migration_spent", carried.migration_spent},
+              {"preemption_spent", carried.preemption_spent},
               {"runtimes", std::move(runtimes)}}}}}};
 }
 
@@ -81,7 +82,6 @@ Result<engine::CarriedState> CarriedOf(const Json& build) {
   if (!in.is_object()) return bad("expected an object");
   const Json as_of = in.value("as_of_us", Json());
   const Json usage = in.value("tenant_usage", Json::object());
-  const Json spent = in.value("migration_spent", Json::array());
   if (!as_of.is_number_integer() || as_of.get<TimeUs>() < 0) {
     return bad("'as_of_us': expected a time in µs, not negative");
   }
@@ -93,13 +93,19 @@ Result<engine::CarriedState> CarriedOf(const Json& build) {
     }
     carried.tenant_usage[tenant] = value.get<double>();
   }
-  if (!spent.is_array()) return bad("'migration_spent': expected a list of [time, cost]");
-  for (const Json& charge : spent) {
-    if (!charge.is_array() || charge.size() != 2 || !charge[0].is_number_integer() ||
-        !charge[1].is_number_integer()) {
-      return bad("'migration_spent': expected a list of [time, cost] integer pairs");
+  for (const auto& [key, slot] : {std::pair{"migration_spent", &carried.migration_spent},
+                                  std::pair{"preemption_spent", &carried.preemption_spent}}) {
+    const Json spent = in.value(key, Json::array());
+    const std::string expected =
+        fmt::format("'{}': expected a list of [time, cost] integer pairs", key);
+    if (!spent.is_array()) return bad(expected);
+    for (const Json& charge : spent) {
+      if (!charge.is_array() || charge.size() != 2 || !charge[0].is_number_integer() ||
+          !charge[1].is_number_integer()) {
+        return bad(expected);
+      }
+      slot->emplace_back(charge[0].get<TimeUs>(), charge[1].get<int64_t>());
     }
-    carried.migration_spent.emplace_back(charge[0].get<TimeUs>(), charge[1].get<int64_t>());
   }
   const Json runtimes = in.value("runtimes", Json::object());
   if (!runtimes.is_object()) return bad("'runtimes': expected an object of lists");
@@ -154,6 +160,13 @@ Json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& clu
                    const std::vector<uint64_t>& daemon_of_engine) {
   Json out = Json::array();
   decisions.Visit(engine::Handlers{
+      [&](const engine::PreemptJob& preemption) {
+        out.push_back({{"preempt", daemon_of_engine.at(preemption.job.value())},
+                       {"by", daemon_of_engine.at(preemption.preemptor.value())},
+                       {"checkpoint_interval_us", preemption.checkpoint_interval_us},
+                       {"lost_us", preemption.lost_us},
+                       {"restart_us", preemption.restart_us}});
+      },
       [&](const engine::MigrateJob& move) {
         out.push_back({{"move", daemon_of_engine.at(move.job.value())},
                        {"placement", PlacementToJson(PlacementOn(cluster, move.tasks))},

@@ -9,7 +9,8 @@
 //       records after it run on that engine. The first step after a build restores the running
 //       jobs and submits the pending ones, so a build and that step are a snapshot: retention
 //       drops the records before one (LoopOptions::engine_log_keep_us).
-// CARRIED: {"as_of_us": T, "tenant_usage": {TENANT: USAGE...}, "migration_spent": [[T, COST]...]}
+// CARRIED: {"as_of_us": T, "tenant_usage": {TENANT: USAGE...}, "migration_spent": [[T, COST]...],
+//          "preemption_spent": [[T, LOST]...]}
 //       what the engine before it had learned (engine/carried_state.h); absent in older logs
 //   {"step": {"events": [EVENT...], "decisions": [DECISION...]}}  one Engine::Step
 //   {"idle": [T...]}  steps at these times with no input and no decision (they still move the
@@ -17,7 +18,8 @@
 // EVENT: {"submit": ID, "spec": SPEC, "submit_us": T}
 //      | {"restore": ID, "spec": SPEC, "submit_us": T, "start_us": T, "placement": P}
 //      | {"finish": ID} | {"cancel": ID} | {"drain": NODE, "drained": BOOL}
-// DECISION: {"start": ID, "placement": P} | {"move": ID, "placement": P, "pause_us": T}
+// DECISION: {"start": ID, "placement": P} | {"move": ID, "placement": P, "pause_us": T} |
+//           {"preempt": ID, "by": ID, "checkpoint_interval_us": T, "lost_us": T, "restart_us": T}
 // IDs are the daemon's job ids, nodes go by name and devices by index on their node (SPEC and
 // P are the jobs table's JSON texts), so records outlive engine ids and cluster numbering.
 // A step's record is committed with its decisions' job rows, in one transaction.

@@ -1,6 +1,7 @@
 #include "control/engine_replay.h"
 
 #include <limits>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 
@@ -227,16 +228,42 @@ tl::expected<void, Error> EngineReplay::Run(std::vector<engine::Event>& inputs,
 
 Result<engine::Decisions> EngineReplay::Recorded(const Json& recorded) const {
   engine::Decisions decisions;
+  const auto engine_id = [&](const Json& id) -> std::optional<JobId> {
+    return id.is_number_unsigned() ? EngineIdOf(id.get<uint64_t>()) : std::nullopt;
+  };
   for (const Json& decision : recorded) {
+    if (decision.is_object() && decision.contains("preempt")) {
+      const auto job = engine_id(decision["preempt"]);
+      const auto by = engine_id(decision.value("by", Json()));
+      engine::PreemptJob preemption;
+      for (const auto& [key, slot] :
+           {std::pair{"checkpoint_interval_us", &preemption.checkpoint_interval_us},
+            std::pair{"lost_us", &preemption.lost_us},
+            std::pair{"restart_us", &preemption.restart_us}}) {
+        auto value = Member(decision, key, Json::value_t::number_integer);
+        if (!value || (*value)->get<TimeUs>() < 0) {
+          return MakeError(ErrorCode::kInvalidArgument, "a preemption lacks its {}", key);
+        }
+        *slot = (*value)->get<TimeUs>();
+      }
+      if (!job || !by) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "a preemption names no job of this engine as its victim or preemptor");
+      }
+      preemption.job = *job;
+      preemption.preemptor = *by;
+      decisions.preemptions.push_back(preemption);
+      continue;
+    }
     const bool move = decision.is_object() && decision.contains("move");
     if (!decision.is_object() || (!move && !decision.contains("start"))) {
-      return MakeError(ErrorCode::kInvalidArgument, "a decision is neither a start nor a move");
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "a decision is neither a start, a move nor a preemption");
     }
     const Json& id = decision[move ? "move" : "start"];
-    auto it = id.is_number_unsigned() ? engine_of_daemon_.find(id.get<uint64_t>())
-                                      : engine_of_daemon_.end();
+    const auto job = engine_id(id);
     auto placement_text = Member(decision, "placement", Json::value_t::string);
-    if (it == engine_of_daemon_.end() || !placement_text) {
+    if (!job || !placement_text) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "a decision names no job of this engine, or lacks its placement");
     }
@@ -249,7 +276,7 @@ Result<engine::Decisions> EngineReplay::Recorded(const Json& recorded) const {
                        id.get<uint64_t>());
     }
     if (!move) {
-      decisions.starts.push_back(engine::StartJob{it->second, std::move(*tasks)});
+      decisions.starts.push_back(engine::StartJob{*job, std::move(*tasks)});
       continue;
     }
     auto pause_us = Member(decision, "pause_us", Json::value_t::number_integer);
@@ -258,7 +285,7 @@ Result<engine::Decisions> EngineReplay::Recorded(const Json& recorded) const {
                        id.get<uint64_t>());
     }
     decisions.migrations.push_back(engine::MigrateJob{
-        .job = it->second, .tasks = std::move(*tasks), .pause_us = (*pause_us)->get<TimeUs>()});
+        .job = *job, .tasks = std::move(*tasks), .pause_us = (*pause_us)->get<TimeUs>()});
   }
   return decisions;
 }

@@ -214,8 +214,9 @@ tl::expected<void, Error> TopologyField(const YamlField& field, JobSpec& spec) {
 }
 
 tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
-  YAML_FIELD_TRY(map, field.Map({"tenant", "priority", "tasks", "replicas", "timeLimit", "runtime",
-                                 "command", "env", "resources", "devices", "topology"}));
+  YAML_FIELD_TRY(
+      map, field.Map({"tenant", "priority", "tasks", "replicas", "timeLimit", "runtime",
+                      "checkpointInterval", "command", "env", "resources", "devices", "topology"}));
   if (const YamlField* tenant = map->Find("tenant")) {
     YAML_FIELD_TRY(name, LabelField(*tenant, "a tenant name"));
     spec.tenant = *name;
@@ -253,6 +254,10 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
   if (const YamlField* runtime = map->Find("runtime")) {
     YAML_FIELD_TRY(runtime_us, DurationField(*runtime));
     spec.runtime_us = *runtime_us;
+  }
+  if (const YamlField* interval = map->Find("checkpointInterval")) {
+    YAML_FIELD_TRY(interval_us, DurationField(*interval));
+    spec.checkpoint_interval_us = *interval_us;
   }
   if (const YamlField* command = map->Find("command")) {
     YAML_FIELD_TRY(value, CommandField(*command));
@@ -305,10 +310,11 @@ bool IsEnvName(std::string_view key) {
 bool operator==(const JobSpec& a, const JobSpec& b) {
   return a.kind == b.kind && a.name == b.name && a.tenant == b.tenant && a.priority == b.priority &&
          a.tasks == b.tasks && a.replicas == b.replicas && a.time_limit_us == b.time_limit_us &&
-         a.runtime_us == b.runtime_us && a.command == b.command && a.env == b.env &&
-         a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
-         a.request_name == b.request_name && a.devices == b.devices &&
-         a.share_milli == b.share_milli && a.selector.text() == b.selector.text() &&
+         a.runtime_us == b.runtime_us && a.checkpoint_interval_us == b.checkpoint_interval_us &&
+         a.command == b.command && a.env == b.env && a.cpu_milli == b.cpu_milli &&
+         a.memory_mib == b.memory_mib && a.request_name == b.request_name &&
+         a.devices == b.devices && a.share_milli == b.share_milli &&
+         a.selector.text() == b.selector.text() &&
          a.required_topology_level == b.required_topology_level &&
          a.preferred_topology_level == b.preferred_topology_level;
 }
@@ -426,6 +432,9 @@ std::string JobSpecToJson(const JobSpec& spec) {
   }
   s["timeLimit"] = spec.time_limit_us / kUsPerSecond;
   if (spec.runtime_us > 0) s["runtime"] = spec.runtime_us / kUsPerSecond;
+  if (spec.checkpoint_interval_us > 0) {
+    s["checkpointInterval"] = spec.checkpoint_interval_us / kUsPerSecond;
+  }
   s["command"] = spec.command;
   s["env"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : spec.env) s["env"][key] = value;
@@ -469,6 +478,7 @@ model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submi
   job.submit_time_us = submit_us;
   job.runtime_estimate_us = spec.time_limit_us;
   job.runtime_us = spec.runtime_us > 0 ? spec.runtime_us : spec.time_limit_us;
+  job.checkpoint_interval_us = spec.checkpoint_interval_us;
   job.task_count = spec.kind == JobKind::kJob ? spec.tasks : 1;
   job.task.devices = spec.devices;
   job.task.milli_per_device = spec.devices == 0 ? model::kMilliPerDevice : spec.share_milli;

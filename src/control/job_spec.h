@@ -40,6 +40,9 @@ struct JobSpec {
   // Simulated backend: how long it runs; 0 (not given) runs until the time limit and
   // completes there.
   TimeUs runtime_us = 0;
+  // How often the job saves its progress (model::Job::checkpoint_interval_us); a preempted job
+  // restarts from its last checkpoint. 0 (not given): the policy's default.
+  TimeUs checkpoint_interval_us = 0;
   std::vector<std::string> command;
   std::vector<std::pair<std::string, std::string>> env;  // In document order, unique keys.
   int64_t cpu_milli = 0;                                 // Per task.

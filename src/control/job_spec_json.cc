@@ -49,6 +49,7 @@ enum class Field : uint8_t {
   kReplicas,
   kTimeLimit,
   kRuntime,
+  kCheckpointInterval,
   kCommand,
   kEnv,
   kResources,
@@ -88,6 +89,7 @@ constexpr std::array kMembers = {
     Member{Where::kSpec, "replicas", Field::kReplicas},
     Member{Where::kSpec, "timeLimit", Field::kTimeLimit},
     Member{Where::kSpec, "runtime", Field::kRuntime},
+    Member{Where::kSpec, "checkpointInterval", Field::kCheckpointInterval},
     Member{Where::kSpec, "command", Field::kCommand},
     Member{Where::kSpec, "env", Field::kEnv},
     Member{Where::kSpec, "resources", Field::kResources},
@@ -143,7 +145,8 @@ bool IsList(Where where) {
 struct Read {
   std::string api_version, kind, name, tenant, cpu, memory, request_name, device_class, expression,
       required_level, preferred_level;
-  std::optional<int64_t> priority, tasks, replicas, time_limit_s, runtime_s, count, share;
+  std::optional<int64_t> priority, tasks, replicas, time_limit_s, runtime_s, checkpoint_interval_s,
+      count, share;
   uint32_t present = 0;  // Bit per Field.
   int requests = 0;
   int selectors = 0;
@@ -295,6 +298,8 @@ class CanonicalReader {
         return &read_.time_limit_s;
       case Field::kRuntime:
         return &read_.runtime_s;
+      case Field::kCheckpointInterval:
+        return &read_.checkpoint_interval_s;
       case Field::kCount:
         return &read_.count;
       case Field::kShare:
@@ -358,6 +363,11 @@ bool Check(const Read& read, JobSpec& spec) {
     const std::optional<TimeUs> runtime_us = Duration(read.runtime_s);
     if (!runtime_us) return false;
     spec.runtime_us = *runtime_us;
+  }
+  if (Has(read, Field::kCheckpointInterval)) {
+    const std::optional<TimeUs> interval_us = Duration(read.checkpoint_interval_s);
+    if (!interval_us) return false;
+    spec.checkpoint_interval_us = *interval_us;
   }
   if (!Has(read, Field::kCommand) || !Has(read, Field::kEnv) || !Has(read, Field::kCpu) ||
       !Has(read, Field::kMemory)) {

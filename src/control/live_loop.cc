@@ -400,6 +400,20 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
       return state_.jobs.at(daemon_of_engine_[engine_id.value()]);
     };
     decisions.Visit(engine::Handlers{
+        [&](const engine::PreemptJob& preemption) {
+          JobRecord job = record_of(preemption.job);
+          HR_CHECK(job.state == JobState::kRunning);
+          job.state = JobState::kPending;
+          job.start_us = 0;
+          job.placement.clear();
+          ++job.requeues;
+          job.message = fmt::format(
+              "preempted (attempt {}) for job {}, of higher priority; requeued to restart from "
+              "its last checkpoint ({:.0f} s of work lost)",
+              job.starts, daemon_of_engine_[preemption.preemptor.value()],
+              UsToSeconds(preemption.lost_us));
+          changed.push_back(std::move(job));
+        },
         [&](const engine::MigrateJob& move) {
           JobRecord job = record_of(move.job);
           HR_CHECK(job.state == JobState::kRunning);
@@ -428,6 +442,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
         for (const JobRecord& job : changed) state_.jobs.Put(job);
         state_.placements_total += decisions.starts.size();
         state_.migrations_total += decisions.migrations.size();
+        state_.preemptions_total += decisions.preemptions.size();
       })) {
     return;
   }
@@ -438,6 +453,12 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
   };
   auto job = changed.begin();
   decisions.Visit(engine::Handlers{
+      [&](const engine::PreemptJob& preemption) {
+        backend_.OnPreempt(*job, preemption, now);
+        Log("preempted", job->id, std::nullopt, fmt::format("job {} {}", job->id, job->message),
+            now);
+        ++job;
+      },
       [&](const engine::MigrateJob& move) {
         backend_.OnMigrate(*job, move, now, *cluster_);
         const std::vector<std::string> nodes = nodes_of(*job);

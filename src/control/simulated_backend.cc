@@ -17,7 +17,29 @@ void SimulatedBackend::OnStart(const JobRecord& job,
                 .work_start_us = job.start_us,
                 .stretch = speed_.Stretch(cluster, tasks),
                 .remaining_us = static_cast<double>(job.spec.runtime_us)};
+  if (auto resume = resumes_.find(job.id); resume != resumes_.end()) {
+    ending.remaining_us = resume->second.first;
+    ending.work_start_us += resume->second.second;
+    resumes_.erase(resume);
+  }
   Schedule(job.id, ending);
+}
+
+void SimulatedBackend::OnPreempt(const JobRecord& job, const engine::PreemptJob& preemption,
+                                 TimeUs now_us) {
+  auto it = endings_.find(job.id);
+  if (it == endings_.end()) return;  // Ended meanwhile; the loop learns it from Poll.
+  const Ending ending = it->second;
+  OnStop(job.id);
+  double remaining_us = ending.remaining_us;
+  if (remaining_us > 0) {
+    const double done_us =
+        static_cast<double>(std::max<TimeUs>(now_us - ending.work_start_us, 0)) / ending.stretch;
+    const auto interval = static_cast<double>(preemption.checkpoint_interval_us);
+    const double saved_us = interval > 0 ? std::floor(done_us / interval) * interval : 0;
+    remaining_us = std::max(remaining_us - saved_us, 1.0);
+  }
+  resumes_[job.id] = {remaining_us, preemption.restart_us};
 }
 
 void SimulatedBackend::OnMigrate(const JobRecord& job, const engine::MigrateJob& move,
@@ -52,6 +74,7 @@ void SimulatedBackend::Schedule(uint64_t job, Ending ending) {
 }
 
 void SimulatedBackend::OnStop(uint64_t job) {
+  resumes_.erase(job);
   auto it = endings_.find(job);
   if (it == endings_.end()) return;
   by_end_.erase({it->second.end_us, job});

@@ -4,7 +4,8 @@
 // a job without a runtime runs until its time limit and completes there. A moved job keeps the
 // work it has done at its old speed, pauses for its checkpoint and restart, and runs the rest
 // at its new placement's speed; the pause counts against its time limit (as the simulator's
-// migrations, sim/simulator.cc).
+// migrations, sim/simulator.cc). A preempted job keeps the work up to its last checkpoint; its
+// next start pauses for the restart, then runs the rest (as the simulator's preemptions).
 // Time is the loop's clock, which may be scaled (--time-scale), so a simulated hour can pass in
 // a real minute. After a restart, restored jobs keep their original start, so they end when
 // they would have (a moved job as if it had run on its current devices throughout).
@@ -30,6 +31,8 @@ class SimulatedBackend : public Backend {
                const model::Cluster& cluster) override;
   void OnMigrate(const JobRecord& job, const engine::MigrateJob& move, TimeUs now_us,
                  const model::Cluster& cluster) override;
+  void OnPreempt(const JobRecord& job, const engine::PreemptJob& preemption,
+                 TimeUs now_us) override;
   void OnStop(uint64_t job) override;
   BackendReport Poll(TimeUs now_us) override;
   TimeUs NextPollUs(TimeUs now_us) const override;
@@ -50,6 +53,8 @@ class SimulatedBackend : public Backend {
   sim::SpeedModel speed_;
   std::set<std::pair<TimeUs, uint64_t>> by_end_;
   std::unordered_map<uint64_t, Ending> endings_;
+  // Preempted jobs: (full-speed work left, restart pause) for their next start.
+  std::unordered_map<uint64_t, std::pair<double, TimeUs>> resumes_;
 };
 
 }  // namespace headroom::control

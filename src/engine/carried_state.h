@@ -1,9 +1,9 @@
 // CarriedState: what an engine has learned that its inputs (cluster, policy, jobs) do not say —
 // each tenant's decayed device usage (fair share), how long its jobs ran (runtime_history.h) and
-// the migration budget spent in the rolling hour. An engine built from another's CarriedState
-// orders its queue and budgets its moves as the other would have; the daemon hands it across engine
-// rebuilds and records it in its engine log's build records, so that a replay builds the same
-// engine.
+// the migration and changeover budgets spent in the rolling hour. An engine built from another's
+// CarriedState orders its queue and budgets its moves as the other would have; the daemon hands it
+// across engine rebuilds and records it in its engine log's build records, so that a replay builds
+// the same engine.
 //
 // Promise: Engine(cluster, policy, e.Carried(now)) stepped at `now` orders jobs by the same fair
 // share factors as `e` stepped at `now`.
@@ -27,6 +27,8 @@ struct CarriedState {
   std::map<std::string, double> tenant_usage;
   // (time, cost in device-µs) of the moves charged to the migration budget's rolling hour.
   std::vector<std::pair<TimeUs, int64_t>> migration_spent;
+  // (time, lost device-µs) of the preemptions charged to the changeover budget's rolling hour.
+  std::vector<std::pair<TimeUs, int64_t>> preemption_spent;
   // Runs by tenant name and job size (milli-devices), for the runtime predictions.
   RuntimeTallies runtimes;
 

@@ -4,6 +4,10 @@
 // in the engine's accounting), then restarts on `tasks` and continues with its remaining work;
 // it holds the new devices from this step on, including the pause. The job stays running in
 // the engine throughout, and its eventual JobFinished is reported as for any running job.
+// A preemption requeues a running job to make room for a higher-priority one: it gets its
+// checkpoint signal and stops (its devices free at once in the engine's accounting), and it is
+// pending again under the same id, to restart from its last checkpoint after a restart pause.
+// Nothing is reported for the stopped attempt; its next start is a StartJob like any other.
 //
 // Every kind is an alternative of `Decision`; executors (the simulator, the live loop and its
 // backends) go through Decisions::Visit, which requires a handler for every kind, so a kind
@@ -42,8 +46,17 @@ struct MigrateJob {
   int64_t cost_device_us = 0;         // pause_us × the job's devices.
 };
 
+struct PreemptJob {
+  JobId job;
+  JobId preemptor;                    // The job it makes room for.
+  TimeUs checkpoint_interval_us = 0;  // In force for the job; 0: it saves nothing.
+  TimeUs lost_us = 0;                 // Work since its last checkpoint, by the engine's clock.
+  TimeUs restart_us = 0;              // The pause its next start takes before working again.
+  int64_t cost_device_us = 0;         // (lost_us + restart_us) × the job's devices.
+};
+
 // Every kind of decision, in the order a step's decisions are executed.
-using Decision = std::variant<MigrateJob, StartJob>;
+using Decision = std::variant<PreemptJob, MigrateJob, StartJob>;
 
 // A visitor with one call operator per decision kind: Visit(Handlers{[](const StartJob&) ...}).
 template <typename... Handler>
@@ -64,16 +77,19 @@ struct Decisions {
   std::vector<StartJob> starts;
   // Executed before the starts of the same step (a start may use devices a move freed).
   std::vector<MigrateJob> migrations;
+  // Executed first: what they free is what the step's moves and starts may use.
+  std::vector<PreemptJob> preemptions;
 
-  bool empty() const { return starts.empty() && migrations.empty(); }
+  bool empty() const { return starts.empty() && migrations.empty() && preemptions.empty(); }
 
-  // Calls `handler` with every decision in execution order: migrations, then starts.
+  // Calls `handler` with every decision in execution order: preemptions, migrations, starts.
   template <typename Handler>
   void Visit(Handler&& handler) const {
-    static_assert(std::variant_size_v<Decision> == 2,
+    static_assert(std::variant_size_v<Decision> == 3,
                   "a new decision kind: hold it in Decisions and visit it here");
     static_assert(HandlesEvery<Handler, Decision>::value,
                   "an executor must handle every decision kind");
+    for (const PreemptJob& preemption : preemptions) handler(preemption);
     for (const MigrateJob& move : migrations) handler(move);
     for (const StartJob& start : starts) handler(start);
   }

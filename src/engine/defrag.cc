@@ -5,11 +5,10 @@
 #include <tuple>
 
 #include "base/check.h"
+#include "engine/release_targets.h"
 
 namespace headroom::engine {
 namespace {
-
-constexpr TimeUs kBudgetWindowUs = 3600 * kUsPerSecond;
 
 bool SameTasks(const std::vector<TaskAllocation>& a, const std::vector<TaskAllocation>& b) {
   if (a.size() != b.size()) return false;
@@ -22,45 +21,7 @@ bool SameTasks(const std::vector<TaskAllocation>& a, const std::vector<TaskAlloc
   return true;
 }
 
-// Milli-devices of the head's device classes that `task` holds.
-uint64_t MatchingMilli(const model::Cluster& cluster, const TaskAllocation& task,
-                       const ClassMask& mask) {
-  uint64_t milli = 0;
-  for (DeviceId device : task.devices) {
-    if (mask.matches[cluster.device(device).device_class.value()]) milli += task.milli_per_device;
-  }
-  return milli;
-}
-
 }  // namespace
-
-int64_t Defragmenter::BudgetLeftDeviceUs(TimeUs now) {
-  while (!spent_.empty() && spent_.front().first <= now - kBudgetWindowUs) {
-    spent_device_us_ -= spent_.front().second;
-    spent_.pop_front();
-  }
-  const int64_t budget = config_.budget_device_s_per_hour * kUsPerSecond;
-  return std::max<int64_t>(budget - spent_device_us_, 0);
-}
-
-void Defragmenter::Record(TimeUs now, int64_t cost_device_us) {
-  // One entry per moment, however many plans ran in it: the budget is the same, and an engine
-  // that follows a step's recorded moves (Engine::Follow) carries the same list.
-  if (!spent_.empty() && spent_.back().first == now) {
-    spent_.back().second += cost_device_us;
-  } else {
-    spent_.emplace_back(now, cost_device_us);
-  }
-  spent_device_us_ += cost_device_us;
-}
-
-std::vector<std::pair<TimeUs, int64_t>> Defragmenter::SpentSince(TimeUs now) const {
-  std::vector<std::pair<TimeUs, int64_t>> spent;
-  for (const auto& charge : spent_) {
-    if (charge.first > now - kBudgetWindowUs) spent.push_back(charge);
-  }
-  return spent;
-}
 
 std::optional<MigrationPlan> Defragmenter::Plan(ClusterState& state, const Placer& placer,
                                                 const PlacementRequest& head,
@@ -68,55 +29,30 @@ std::optional<MigrationPlan> Defragmenter::Plan(ClusterState& state, const Place
                                                 std::span<const MovableJob> movable, TimeUs now) {
   if (!config_.enabled || head.shape->devices == 0 || gain_device_us <= 0) return std::nullopt;
   // Cost must stay below the gain and within the budget.
-  const int64_t limit = std::min(gain_device_us - 1, BudgetLeftDeviceUs(now));
+  const int64_t limit = std::min(gain_device_us - 1, budget_.LeftDeviceUs(now));
   const model::Cluster& cluster = state.cluster();
   const ClassMask& mask = *head.classes;
   const uint64_t need_milli = head.milli();
 
-  // Which movable jobs sit on which node (each job once per node), and how much of the head's
-  // device classes they hold there. A job costing more than the limit on its own never moves.
+  // Which movable jobs sit on which node, and how much of the head's device classes they hold
+  // there. A job costing more than the limit on its own never moves.
   std::vector<int64_t> cost(movable.size());
-  std::vector<std::pair<uint32_t, uint32_t>> on_node;  // (node, movable index)
-  std::vector<uint64_t> node_movable_milli(cluster.nodes().size(), 0);
+  Releasable releasable(cluster, mask);
   for (uint32_t i = 0; i < movable.size(); ++i) {
     cost[i] = CostDeviceUs(movable[i].devices);
-    if (cost[i] > limit) continue;
-    for (const TaskAllocation& task : *movable[i].tasks) {
-      on_node.emplace_back(task.node.value(), i);
-      node_movable_milli[task.node.value()] += MatchingMilli(cluster, task, mask);
-    }
+    if (cost[i] <= limit) releasable.Add(i, *movable[i].tasks);
   }
-  if (on_node.empty()) return std::nullopt;
-  std::sort(on_node.begin(), on_node.end());
-  on_node.erase(std::unique(on_node.begin(), on_node.end()), on_node.end());
-
-  // Targets: (level order, missing milli, domain id), deepest level first.
-  const uint32_t stop = head.required_level == kNoLevel ? 0 : head.required_level;
-  std::vector<std::tuple<uint32_t, uint64_t, uint32_t>> targets;
-  for (uint32_t level = cluster.deepest_level() + 1; level-- > stop;) {
-    for (DomainId domain_id : cluster.domains_at_level(level)) {
-      const model::Domain& domain = cluster.domain(domain_id);
-      const uint64_t free = Placer::DomainBoundMilli(state, domain_id, head);
-      uint64_t movable_milli = 0;
-      for (uint32_t n = domain.node_begin; n < domain.node_end; ++n) {
-        movable_milli += node_movable_milli[n];
-      }
-      // Enough free devices by the aggregates may still not place (they sit on too many
-      // nodes), so a domain qualifies whenever free and movable capacity together cover it.
-      if (free + movable_milli < need_milli) continue;
-      targets.emplace_back(cluster.deepest_level() - level, need_milli - std::min(free, need_milli),
-                           domain_id.value());
-    }
-  }
-  std::sort(targets.begin(), targets.end());
+  releasable.Seal();
+  if (releasable.on_node.empty()) return std::nullopt;
+  const std::vector<std::pair<uint32_t, uint32_t>>& on_node = releasable.on_node;
 
   std::optional<MigrationPlan> best;
   uint32_t placements_left = config_.max_placements;
   std::vector<uint8_t> released(movable.size(), 0);
-  for (const auto& [unused_level, unused_missing, target_value] : targets) {
+  for (const DomainId target_id : ReleaseTargets(state, head, releasable)) {
     if (placements_left == 0) break;
     const int64_t ceiling = best ? std::min(limit, best->cost_device_us - 1) : limit;
-    const model::Domain& target = cluster.domain(DomainId(target_value));
+    const model::Domain& target = cluster.domain(target_id);
     // Nodes of the target by what clearing them of movable jobs costs.
     std::vector<std::pair<int64_t, uint32_t>> nodes;  // (clear cost, node)
     const auto first = std::lower_bound(on_node.begin(), on_node.end(),
@@ -151,7 +87,7 @@ std::optional<MigrationPlan> Defragmenter::Plan(ClusterState& state, const Place
         released[v] = 1;
         order.push_back(v);
         released_cost += cost[v];
-        if (Placer::DomainBoundMilli(state, DomainId(target_value), head) < need_milli) continue;
+        if (Placer::DomainBoundMilli(state, target_id, head) < need_milli) continue;
         --placements_left;
         auto head_tasks = placer.Place(state, head, nullptr);
         if (!head_tasks) continue;

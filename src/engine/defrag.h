@@ -33,7 +33,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <span>
 #include <utility>
@@ -46,6 +45,7 @@
 #include "engine/placement.h"
 #include "engine/policy_config.h"
 #include "engine/request.h"
+#include "engine/rolling_budget.h"
 #include "engine/victim_selector.h"
 
 namespace headroom::engine {
@@ -60,7 +60,9 @@ class Defragmenter {
  public:
   // `victims` orders the movable jobs released on a node (victim_selector.h).
   Defragmenter(const MigrationConfig& config, std::shared_ptr<const VictimSelector> victims)
-      : config_(config), victims_(std::move(victims)) {}
+      : config_(config),
+        victims_(std::move(victims)),
+        budget_(config.budget_device_s_per_hour * kUsPerSecond) {}
 
   bool enabled() const { return config_.enabled; }
   TimeUs pause_us() const { return config_.checkpoint_us + config_.restart_us; }
@@ -68,12 +70,9 @@ class Defragmenter {
     return pause_us() * static_cast<int64_t>(devices);
   }
 
-  // The cost the rolling hour ending at `now` still allows (forgets spending older than that).
-  int64_t BudgetLeftDeviceUs(TimeUs now);
-  // Charges an executed plan's cost to the budget at `now`.
-  void Record(TimeUs now, int64_t cost_device_us);
-  // The charges still in the rolling hour ending at `now`, oldest first (carried_state.h).
-  std::vector<std::pair<TimeUs, int64_t>> SpentSince(TimeUs now) const;
+  // The migration budget: the moves' cost charged in the rolling hour.
+  RollingBudget& budget() { return budget_; }
+  const RollingBudget& budget() const { return budget_; }
 
   // See the file comment. `movable` lists every running job that may move (not the head).
   std::optional<MigrationPlan> Plan(ClusterState& state, const Placer& placer,
@@ -83,8 +82,7 @@ class Defragmenter {
  private:
   MigrationConfig config_;
   std::shared_ptr<const VictimSelector> victims_;
-  std::deque<std::pair<TimeUs, int64_t>> spent_;  // (time, cost) within the last hour.
-  int64_t spent_device_us_ = 0;
+  RollingBudget budget_;
 };
 
 }  // namespace headroom::engine

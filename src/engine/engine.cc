@@ -23,7 +23,8 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
       fair_share_(policy.multifactor.decay_half_life_us),
       failed_shapes_(std::make_unique<FailureCache>()),
       failed_avoiding_(std::make_unique<FailureCache>()),
-      defrag_(policy.migration, *VictimSelectors().Make(policy.victim_selector)) {
+      defrag_(policy.migration, *VictimSelectors().Make(policy.victim_selector)),
+      preempter_(policy.preemption, *VictimSelectors().Make(policy.victim_selector)) {
   auto order = MakeQueueOrder(policy.queue_order, policy);
   HR_CHECK(order.has_value());
   order_ = std::move(*order);
@@ -39,7 +40,10 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
     for (const auto& [size_milli, tally] : sizes) runtimes_.Seed(id, size_milli, tally);
   }
   for (const auto& [time_us, cost_device_us] : carried.migration_spent) {
-    defrag_.Record(time_us, cost_device_us);
+    defrag_.budget().Charge(time_us, cost_device_us);
+  }
+  for (const auto& [time_us, lost_device_us] : carried.preemption_spent) {
+    preempter_.changeover().Charge(time_us, lost_device_us);
   }
 }
 
@@ -47,7 +51,8 @@ Engine::~Engine() = default;
 
 CarriedState Engine::Carried(TimeUs now) const {
   CarriedState carried{.as_of_us = std::max(now, last_now_us_),
-                       .migration_spent = defrag_.SpentSince(now)};
+                       .migration_spent = defrag_.budget().SpentSince(now),
+                       .preemption_spent = preempter_.changeover().SpentSince(now)};
   const std::vector<double> usage = fair_share_.UsageAt(carried.as_of_us);
   std::vector<const std::string*> names(tenant_ids_.size(), nullptr);
   for (const auto& [tenant, id] : tenant_ids_) {
@@ -229,8 +234,10 @@ void Engine::Restore(JobRestored& restored) {
   TrackTasks(r.tasks, +1);
   if (SharePlaced(r)) share_->Submitted(r.job);
   r.start_us = restored.started_us;
+  r.checkpoint_base_us = r.start_us;
   r.expected_end_us = r.start_us + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
+  CountRunning(r.job.priority, +1);
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   max_priority_ = std::max(max_priority_, r.job.priority);
   // Capacity is taken, not released: cached placement failures stay valid, but a reservation
@@ -247,6 +254,7 @@ void Engine::Finish(JobId id, JobState final_state) {
     fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
     runtimes_.Record(r.tenant, r.job.total_milli(), last_now_us_ - r.start_us);
     running_by_end_.erase({r.expected_end_us, id.value()});
+    CountRunning(r.job.priority, -1);
     ++release_epoch_;
   } else if (r.state == JobState::kPending) {
     auto it = std::find(queue_.begin(), queue_.end(), id);
@@ -260,6 +268,7 @@ void Engine::Finish(JobId id, JobState final_state) {
   }
   r.state = final_state;
   r.code = PendingCode::kNone;
+  fruitless_preemptions_.erase(id.value());
   r.tasks.clear();
   r.tasks.shrink_to_fit();
   // Keep the record small once the job is over: name and selector are no longer needed.
@@ -304,7 +313,9 @@ Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   Decisions decisions;
   // A pass runs when something changed, or when a periodic pass (priority recalculation, a
   // backfill interval) falls due; a backfill interval of 0 means every pass, not a timer.
-  const bool timer_due = ReorderDue(now) || (policy_.backfill_interval_us > 0 && BackfillDue(now));
+  const bool timer_due = ReorderDue(now) ||
+                         (policy_.backfill_interval_us > 0 && BackfillDue(now)) ||
+                         now >= preemption_wakeup_us_;
   if (dirty_ || timer_due) Schedule(now, decisions);
   state_.Commit(0);
   return decisions;

@@ -15,6 +15,11 @@
 // (Decisions::migrations) so that it starts now; the migrations and its start leave in the
 // same step's decisions, and everything after it in the queue is scheduled as usual.
 //
+// Preemption (preemption.h, engine_preempt.cc): when the policy enables it and a blocked job
+// outranks running work (job priority), the pass may requeue lower-priority jobs
+// (Decisions::preemptions) so that it starts now; they are pending again at once, with the
+// same ids.
+//
 // Share placement (share_placement.h): when the policy names a share scorer, the one-task jobs
 // it takes are placed by GPU-sharing scoring instead of the node scorers; in every other
 // respect (queue, backfill, reservations, filters) they are jobs like any other.
@@ -49,6 +54,7 @@
 #include "engine/pending_reason.h"
 #include "engine/placement.h"
 #include "engine/policy_config.h"
+#include "engine/preemption.h"
 #include "engine/queue_order.h"
 #include "engine/runtime_history.h"
 #include "model/cluster.h"
@@ -109,8 +115,9 @@ class Engine {
   // Null when the policy names no share scorer (or the cluster does not suit one).
   const SharePlacement* share_placement() const { return share_.get(); }
 
-  // When the engine wants to be stepped again even if nothing happens (a backfill interval or
-  // a priority recalculation falls due while jobs wait); kNever when it does not.
+  // When the engine wants to be stepped again even if nothing happens (a backfill interval, a
+  // priority recalculation or a preemption candidate's minimum run time falls due while jobs
+  // wait); kNever when it does not.
   TimeUs NextWakeupUs() const;
 
   // Free milli-devices the first blocked job could not use on any node it cannot take a task
@@ -157,6 +164,15 @@ class Engine {
   void Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions);
   // Starts the blocked job `id` by migrating running jobs, when a plan pays (engine_migrate.cc).
   bool StartByMigration(JobId id, TimeUs now, Decisions& decisions);
+  // Starts the blocked job `id` by preempting lower-priority jobs, when a plan exists and
+  // `searches_left` allows a search (engine_preempt.cc).
+  bool StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left, Decisions& decisions);
+  // What preempting the running job `victim` for `preemptor` at `now` loses and costs.
+  PreemptJob PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const;
+  // A running job stopped and pending again, its capacity free (a preemption's effect).
+  void Requeue(const PreemptJob& preemption);
+  // Running jobs by priority (count), for the cheap "can anything be preempted" test.
+  void CountRunning(int32_t priority, int sign);
   bool ComputeReservation(JobId head, TimeUs now);
   // Holds nothing for anyone.
   void DropReservation();
@@ -222,6 +238,16 @@ class Engine {
   mutable uint64_t start_plan_step_ = UINT64_MAX;
 
   Defragmenter defrag_;
+  Preempter preempter_;
+  std::map<int32_t, uint32_t> running_by_priority_;
+  // When a job a search had to pass over for its minimum run time becomes a candidate, or the
+  // changeover budget grows after a fruitless search: the next pass falls due then (kNever:
+  // none).
+  TimeUs preemption_wakeup_us_ = kNever;
+  // Job → (release epoch, allocated milli, candidates, changeover budget left) of its last
+  // fruitless preemption search.
+  std::unordered_map<uint32_t, std::tuple<uint64_t, uint64_t, size_t, int64_t>>
+      fruitless_preemptions_;
   // (head, release epoch, allocated milli) of the last migration search: one per state.
   std::tuple<uint32_t, uint64_t, uint64_t> last_migration_search_{UINT32_MAX, 0, 0};
 };

@@ -1,8 +1,8 @@
 // Engine::Follow (engine.h): a step that executes decisions made elsewhere — the live engine's,
 // as its log records them — instead of searching for its own. Recovery runs a log's tail
 // through it to learn what the live engine had learned by the crash (fair-share usage, runtime
-// history, the migration budget) at the cost of reading the records, not of the queue passes
-// that made them.
+// history, the migration and changeover budgets) at the cost of reading the records, not of the
+// queue passes that made them.
 //
 // A decision is checked against the engine's books before any of the step's decisions changes
 // them, so one that does not apply (a start of a job that is not pending, a move of one not
@@ -61,6 +61,15 @@ std::string Engine::CheckFollowed(const Decisions& decisions) const {
     return {};
   };
   std::unordered_set<uint32_t> decided;
+  for (const PreemptJob& preemption : decisions.preemptions) {
+    const JobRecord* r = find(preemption.job);
+    if (r == nullptr || r->state != JobState::kRunning ||
+        !decided.insert(preemption.job.value()).second) {
+      return fmt::format("job {} is preempted but is not running, or is decided twice",
+                         preemption.job.value());
+    }
+    if (std::string bad = take(r->tasks, -1); !bad.empty()) return bad;
+  }
   for (const MigrateJob& move : decisions.migrations) {
     const JobRecord* r = find(move.job);
     if (r == nullptr || r->state != JobState::kRunning ||
@@ -114,8 +123,15 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
   for (Event& event : events) Apply(event);
   if (std::string bad = CheckFollowed(decisions); !bad.empty()) return bad;
 
-  // In the order a migration plan is applied (engine_migrate.cc): free the moved jobs, start,
-  // then give the moved jobs their new tasks.
+  // Preempted jobs are requeued first; then in the order a migration plan is applied
+  // (engine_migrate.cc): free the moved jobs, start, then give the moved jobs their new tasks.
+  int64_t lost_device_us = 0;
+  for (const PreemptJob& preemption : decisions.preemptions) {
+    const auto devices = std::max<uint64_t>(record(preemption.job).job.total_devices(), 1);
+    lost_device_us += (preemption.lost_us + preemption.restart_us) * static_cast<int64_t>(devices);
+    Requeue(preemption);
+  }
+  if (!decisions.preemptions.empty()) preempter_.changeover().Charge(now, lost_device_us);
   for (const MigrateJob& move : decisions.migrations) {
     JobRecord& v = record(move.job);
     for (const TaskAllocation& task : v.tasks) state_.Release(task);
@@ -135,7 +151,7 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
   }
   if (!decisions.migrations.empty()) {
     ++release_epoch_;
-    defrag_.Record(now, cost_device_us);
+    defrag_.budget().Charge(now, cost_device_us);
   }
   // The next pass plans afresh: the queue and any reservation changed outside one.
   reservation_stale_ = true;

@@ -42,6 +42,11 @@ std::string Engine::CheckInvariants() const {
     return fmt::format("{} running jobs but {} in the end-time index", running,
                        running_by_end_.size());
   }
+  size_t by_priority = 0;
+  for (const auto& [priority, count] : running_by_priority_) by_priority += count;
+  if (running != by_priority) {
+    return fmt::format("{} running jobs but {} counted by priority", running, by_priority);
+  }
   return "";
 }
 

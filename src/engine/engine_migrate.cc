@@ -71,7 +71,7 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
     Relocate(move, now);
     decisions.migrations.push_back(std::move(move));
   }
-  defrag_.Record(now, plan->cost_device_us);
+  defrag_.budget().Charge(now, plan->cost_device_us);
   // The head no longer needs its reservation; later jobs must not avoid it.
   DropReservation();
   reservation_stale_ = true;
@@ -84,6 +84,7 @@ void Engine::Relocate(const MigrateJob& move, TimeUs now) {
   TrackTasks(move.tasks, +1);
   v.tasks = move.tasks;
   v.moved_us = now;
+  v.checkpoint_base_us = now + move.pause_us;  // It restarts from the checkpoint it just took.
   running_by_end_.erase({v.expected_end_us, move.job.value()});
   v.expected_end_us += move.pause_us;
   running_by_end_.insert({v.expected_end_us, move.job.value()});

@@ -106,8 +106,12 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   r.state = JobState::kRunning;
   r.code = PendingCode::kNone;
   r.start_us = now;
+  // A requeued job reloads its checkpoint before it works again.
+  r.checkpoint_base_us = now + (r.preemptions > 0 ? policy_.preemption.restart_us : 0);
   r.expected_end_us = now + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
+  CountRunning(r.job.priority, +1);
+  fruitless_preemptions_.erase(id.value());
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   decisions.starts.push_back(StartJob{id, r.tasks});
 }
@@ -140,11 +144,13 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
   }
   const JobId previous_head = blocked_head_;
   blocked_head_ = JobId();
+  preemption_wakeup_us_ = kNever;
 
   std::unordered_map<Shape, bool, ShapeHash> held_for_reservation;
   uint32_t examined = 0;
   uint32_t backfill_examined = 0;
   uint32_t position = 0;
+  uint32_t preemption_searches = policy_.preemption.max_searches_per_pass;
   bool blocked = false;
   std::vector<JobId> still_pending;
   still_pending.reserve(queue_.size());
@@ -180,7 +186,8 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
                                      reserved_start_us_ >= now;
             if (!still_valid) ComputeReservation(id, now);
           }
-          if (r.code == PendingCode::kTopology && StartByMigration(id, now, decisions)) {
+          if ((r.code == PendingCode::kTopology && StartByMigration(id, now, decisions)) ||
+              StartByPreemption(id, now, preemption_searches, decisions)) {
             // It started after all: the pass goes on as if it had fitted.
             started = true;
             blocked = false;
@@ -196,6 +203,11 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
       ++backfill_examined;
       if (policy_.backfill == BackfillMode::kSkip || reservation_.empty()) {
         started = TryStart(id, now, nullptr, decisions);
+        // With nothing reserved, a job further back may preempt as the first blocked one may
+        // (each pending pod may, in Kubernetes); EASY keeps that to the reserved head.
+        if (!started && policy_.backfill == BackfillMode::kSkip) {
+          started = StartByPreemption(id, now, preemption_searches, decisions);
+        }
         if (!started) r.code = Analyze(r);
       } else {
         const bool ends_before_reservation = now + r.job.runtime_estimate_us <= reserved_start_us_;
@@ -237,6 +249,7 @@ TimeUs Engine::NextWakeupUs() const {
   if (order_->time_dependent() && reordered_once_) {
     wakeup = std::min(wakeup, last_reorder_us_ + policy_.multifactor.recalc_period_us);
   }
+  wakeup = std::min(wakeup, preemption_wakeup_us_);
   return wakeup;
 }
 

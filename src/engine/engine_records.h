@@ -51,6 +51,10 @@ struct Engine::JobRecord {
   TimeUs start_us = 0;
   TimeUs expected_end_us = 0;
   TimeUs moved_us = -1;  // When it last migrated; a job moves at most once per step.
+  // When it last began working from a saved state (its start, after any restart pause; the end
+  // of a move's pause): its periodic checkpoints count from here.
+  TimeUs checkpoint_base_us = 0;
+  uint32_t preemptions = 0;  // Times it was preempted and requeued.
   std::vector<TaskAllocation> tasks;
   PendingCode code = PendingCode::kNone;
   uint32_t position = 0;

@@ -78,6 +78,18 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
     return context(Error{ErrorCode::kInvalidArgument,
                          "migration: expected max_placements and max_moves of at least 1"});
   }
+  const PreemptionConfig& p = config.preemption;
+  if (p.min_run_us < 0 || p.checkpoint_interval_us < 0 || p.restart_us < 0 ||
+      p.changeover_budget_device_s_per_hour < 0) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "preemption: expected non-negative min_run, checkpoint_interval and "
+                         "restart times and changeover budget"});
+  }
+  if (p.enabled && (p.max_placements == 0 || p.max_victims == 0 || p.max_searches_per_pass == 0)) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "preemption: expected max_placements, max_victims and "
+                         "max_searches_per_pass of at least 1"});
+  }
   return config;
 }
 

@@ -87,6 +87,36 @@ struct MigrationConfig {
   uint32_t max_moves = 4;
 };
 
+// Preemption (preemption.h): a blocked job takes devices back from running jobs of strictly
+// lower priority (job.priority, the PriorityClass or QoS a user asks for, not the queue's
+// computed order), which are requeued to restart from their last checkpoint. Strictly lower
+// priority means no two jobs can preempt each other: there is no preemption loop.
+struct PreemptionConfig {
+  bool enabled = false;
+  // A job runs at least this long before it may be preempted (the first guard against
+  // thrash: a requeued job that restarts gets this much work done before it can lose it).
+  TimeUs min_run_us = 0;
+  // The checkpoint interval of a job that declares none (model::Job::checkpoint_interval_us).
+  // 1 h: Meta RSC's (PHYSICS.md §5.5). 0: such jobs save nothing; all their work is lost.
+  TimeUs checkpoint_interval_us = 3600 * kUsPerSecond;
+  // The pause a requeued job takes when it starts again before working (reload, warm-up):
+  // 10 min, the default job restart u0 (5-20 min, Meta RSC; PHYSICS.md §5.5).
+  TimeUs restart_us = 600 * kUsPerSecond;
+  // Work budget of one victim search: placements of the blocked job tried.
+  uint32_t max_placements = 64;
+  // Jobs one search may preempt.
+  uint32_t max_victims = 64;
+  // Blocked jobs per pass that may search (the first blocked one always may; with skip
+  // backfill, the jobs behind it too, as each pending pod may preempt in Kubernetes).
+  uint32_t max_searches_per_pass = 8;
+  // Guards against thrash beside the minimum run time. The changeover budget: device-seconds of
+  // work lost to preemption (lost work + restart, × devices) that any rolling hour may hold;
+  // 0: no limit. The per-job budget: a job preempted this many times rises above every
+  // preemptor (it is never a victim again); 0: no limit.
+  int64_t changeover_budget_device_s_per_hour = 0;
+  uint32_t max_preemptions_per_job = 0;
+};
+
 // One-task jobs placed by GPU-sharing scoring (share_placer.h; FGD's evaluation's policies and
 // headroom's own, share_scorers.h) instead of the node scorers: one node, the GPUs inside it,
 // scored for how well the cluster can still take what the workload asks for. The workload it
@@ -136,9 +166,10 @@ struct PolicyConfig {
   SharePlacementConfig share;
 
   // Which running work is taken back first (victim_selector.h): defragmentation's release
-  // order now, preemption's victims next.
+  // order and preemption's victims.
   std::string victim_selector = "cheapest_move";
   MigrationConfig migration;
+  PreemptionConfig preemption;
 };
 
 Result<PolicyConfig> ValidatePolicy(PolicyConfig config);

@@ -1,7 +1,9 @@
 #include "engine/policy_yaml.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
+#include <utility>
 
 #include "engine/filter.h"
 #include "engine/queue_order.h"
@@ -235,47 +237,81 @@ Status ParsePlacement(const YamlField& field, PolicyConfig& out) {
                   [&](const YamlField& value) { return ParseScorers(value, out); });
 }
 
-Status ParseMigration(const YamlField& field, MigrationConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"enabled", "checkpoint_s", "restart_s", "budget_device_s_per_hour",
-                                 "horizon_s", "max_placements", "max_moves"}));
-  POLICY_TRY(Optional(*map, "enabled", [&](const YamlField& value) -> Status {
+// A switchable section of seconds and counts: `enabled` (true or false), each time in whole
+// seconds (0 or more), each count 1 or more.
+Status ParseSection(const YamlMap& map, bool& enabled,
+                    std::initializer_list<std::pair<std::string_view, TimeUs*>> times,
+                    std::initializer_list<std::pair<std::string_view, uint32_t*>> counts) {
+  POLICY_TRY(Optional(map, "enabled", [&](const YamlField& value) -> Status {
     constexpr std::string_view kBooleans[] = {"true", "false"};
-    YAML_FIELD_TRY(enabled, OneOf(value, kBooleans));
-    out.enabled = *enabled == "true";
+    YAML_FIELD_TRY(on, OneOf(value, kBooleans));
+    enabled = *on == "true";
     return {};
   }));
-  const std::pair<std::string_view, TimeUs*> times[] = {{"checkpoint_s", &out.checkpoint_us},
-                                                        {"restart_s", &out.restart_us},
-                                                        {"horizon_s", &out.horizon_us}};
-  for (const auto& [key, time_slot] : times) {
-    TimeUs* slot = time_slot;
-    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+  for (const auto& [key, slot] : times) {
+    TimeUs* time = slot;
+    POLICY_TRY(Optional(map, key, [&](const YamlField& value) -> Status {
       YAML_FIELD_TRY(us, Seconds(value, false));
-      *slot = *us;
+      *time = *us;
       return {};
     }));
   }
-  POLICY_TRY(Optional(*map, "budget_device_s_per_hour", [&](const YamlField& value) -> Status {
-    YAML_FIELD_TRY(budget, value.Integer(0, kMaxSeconds, "device-seconds, 0 or more"));
-    out.budget_device_s_per_hour = *budget;
-    return {};
-  }));
-  const std::pair<std::string_view, uint32_t*> counts[] = {{"max_placements", &out.max_placements},
-                                                           {"max_moves", &out.max_moves}};
-  for (const auto& [key, count_slot] : counts) {
-    uint32_t* slot = count_slot;
-    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
-      YAML_FIELD_TRY(count, Count(value, 1, "a whole number, 1 or more"));
-      *slot = *count;
+  for (const auto& [key, slot] : counts) {
+    uint32_t* count = slot;
+    POLICY_TRY(Optional(map, key, [&](const YamlField& value) -> Status {
+      YAML_FIELD_TRY(number, Count(value, 1, "a whole number, 1 or more"));
+      *count = *number;
       return {};
     }));
   }
   return {};
 }
 
+Status ParseMigration(const YamlField& field, MigrationConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"enabled", "checkpoint_s", "restart_s", "budget_device_s_per_hour",
+                                 "horizon_s", "max_placements", "max_moves"}));
+  POLICY_TRY(
+      ParseSection(*map, out.enabled,
+                   {{"checkpoint_s", &out.checkpoint_us},
+                    {"restart_s", &out.restart_us},
+                    {"horizon_s", &out.horizon_us}},
+                   {{"max_placements", &out.max_placements}, {"max_moves", &out.max_moves}}));
+  return Optional(*map, "budget_device_s_per_hour", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(budget, value.Integer(0, kMaxSeconds, "device-seconds, 0 or more"));
+    out.budget_device_s_per_hour = *budget;
+    return {};
+  });
+}
+
+Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
+  YAML_FIELD_TRY(map,
+                 field.Map({"enabled", "min_run_s", "checkpoint_interval_s", "restart_s",
+                            "max_placements", "max_victims", "max_searches_per_pass",
+                            "changeover_budget_device_s_per_hour", "max_preemptions_per_job"}));
+  POLICY_TRY(ParseSection(*map, out.enabled,
+                          {{"min_run_s", &out.min_run_us},
+                           {"checkpoint_interval_s", &out.checkpoint_interval_us},
+                           {"restart_s", &out.restart_us}},
+                          {{"max_placements", &out.max_placements},
+                           {"max_victims", &out.max_victims},
+                           {"max_searches_per_pass", &out.max_searches_per_pass}}));
+  POLICY_TRY(Optional(*map, "max_preemptions_per_job", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(count, Count(value, 0, "a whole number, 0 (no limit) or more"));
+    out.max_preemptions_per_job = *count;
+    return {};
+  }));
+  return Optional(
+      *map, "changeover_budget_device_s_per_hour", [&](const YamlField& value) -> Status {
+        YAML_FIELD_TRY(budget,
+                       value.Integer(0, kMaxSeconds, "device-seconds, 0 (no limit) or more"));
+        out.changeover_budget_device_s_per_hour = *budget;
+        return {};
+      });
+}
+
 Result<PolicyConfig> Parse(const YamlField& document) {
   YAML_FIELD_TRY(map, document.Map({"name", "description", "queue", "backfill", "placement",
-                                    "victim_selector", "migration"}));
+                                    "victim_selector", "migration", "preemption"}));
   PolicyConfig config;
   YAML_FIELD_TRY(name_field, map->Require("name", "a policy name"));
   YAML_FIELD_TRY(name, name_field->Name());
@@ -297,6 +333,8 @@ Result<PolicyConfig> Parse(const YamlField& document) {
   }));
   POLICY_TRY(Optional(*map, "migration",
                       [&](const YamlField& v) { return ParseMigration(v, config.migration); }));
+  POLICY_TRY(Optional(*map, "preemption",
+                      [&](const YamlField& v) { return ParsePreemption(v, config.preemption); }));
   return config;
 }
 

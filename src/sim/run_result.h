@@ -58,6 +58,10 @@ struct PolicyMetrics {
   // (checkpoint + restart) × devices.
   uint64_t migrations = 0;
   double migration_cost_device_hours = 0;
+  // Preemption: jobs requeued, and the device-time it lost — work done since each victim's
+  // last checkpoint plus its restart pause, × its devices.
+  uint64_t preemptions = 0;
+  double preemption_lost_device_hours = 0;
 };
 
 struct PolicyRun {

@@ -77,7 +77,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
                         std::max<uint32_t>(options.series_points, 16));
   const TimeUs drain_limit = last_arrival + SecondsToUs(options.max_drain_s);
 
-  std::vector<TimeUs> start_us(jobs.size(), -1);
+  std::vector<TimeUs> start_us(jobs.size(), -1);  // Of the current (or last) attempt.
+  std::vector<TimeUs> first_start_us(jobs.size(), -1);
   std::vector<double> stretch_of(jobs.size(), 1.0);
   // Progress across migrations: full-speed runtime left when the current placement's work
   // began (after a migration, once its checkpoint + restart pause is over).
@@ -87,6 +88,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   const uint32_t levels = cluster.domain_levels();
   std::vector<uint64_t> multi_node_within(levels, 0);
   int64_t migration_cost_device_us = 0;
+  double preemption_lost_device_us = 0;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
   uint64_t sequence = 0;
   size_t next_arrival = 0;
@@ -146,8 +148,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       completions.pop();
       if (!current) continue;
       events.push_back(engine::JobFinished{JobId(job)});
-      const double run_s = UsToSeconds(now - start_us[job]);
-      const double wait_s = UsToSeconds(start_us[job] - jobs[job].submit_time_us);
+      const double run_s = UsToSeconds(now - first_start_us[job]);
+      const double wait_s = UsToSeconds(first_start_us[job] - jobs[job].submit_time_us);
       jcts.push_back(wait_s + run_s);
       slowdowns.push_back(std::max(1.0, (wait_s + run_s) / std::max(run_s, 10.0)));
       stretch_sum += stretch_of[job];
@@ -161,6 +163,23 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     decisions.Visit(engine::Handlers{
         // A moved job keeps the work it has done (at its old placement's speed), pauses for its
         // checkpoint and restart on the new devices, and finishes the rest at the new speed.
+        // A preempted job keeps the work up to its last checkpoint (at full speed, counted from
+        // when its current placement began working); the rest is lost, and its restart pauses.
+        [&](const engine::PreemptJob& preemption) {
+          const uint32_t job = preemption.job.value();
+          HR_CHECK(start_us[job] >= 0);
+          const double done_us =
+              static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / stretch_of[job];
+          const auto interval = static_cast<double>(preemption.checkpoint_interval_us);
+          const double saved_us = interval > 0 ? std::floor(done_us / interval) * interval : 0;
+          remaining_us[job] = std::max(remaining_us[job] - saved_us, 0.0);
+          ++generation[job];  // Its completion is void; its next start schedules another.
+          ++metrics.preemptions;
+          preemption_lost_device_us +=
+              ((done_us - saved_us) * stretch_of[job] +
+               static_cast<double>(preemption.restart_us)) *
+              static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
+        },
         [&](const engine::MigrateJob& move) {
           const uint32_t job = move.job.value();
           HR_CHECK(start_us[job] >= 0);
@@ -175,18 +194,20 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           ++metrics.migrations;
           migration_cost_device_us += move.cost_device_us;
         },
+        // A requeued job starts again from its last checkpoint after its restart pause.
         [&](const engine::StartJob& start) {
           const uint32_t job = start.job.value();
+          const bool restart = first_start_us[job] >= 0;
           start_us[job] = now;
+          stretch_of[job] = speed.Stretch(cluster, start.tasks);
+          work_start_us[job] = now + (restart ? policy.preemption.restart_us : 0);
+          if (!restart) remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
+          const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * stretch_of[job]));
+          completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
+                                      job, generation[job]});
+          if (restart) return;
+          first_start_us[job] = now;
           waits.push_back(UsToSeconds(now - jobs[job].submit_time_us));
-          const double stretch = speed.Stretch(cluster, start.tasks);
-          stretch_of[job] = stretch;
-          work_start_us[job] = now;
-          remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
-          const TimeUs runtime = static_cast<TimeUs>(
-              std::llround(static_cast<double>(jobs[job].runtime_us) * stretch));
-          completions.push(
-              Completion{now + std::max<TimeUs>(runtime, 0), sequence++, job, generation[job]});
           if (SpansNodes(start.tasks)) {
             ++metrics.multi_node_jobs;
             const uint32_t common = DeepestCommonLevel(cluster, start.tasks);
@@ -219,6 +240,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       metrics.jobs_completed == 0 ? 1.0 : stretch_sum / static_cast<double>(metrics.jobs_completed);
   metrics.migration_cost_device_hours =
       static_cast<double>(migration_cost_device_us) / (3600.0 * kUsPerSecond);
+  metrics.preemption_lost_device_hours = preemption_lost_device_us / (3600.0 * kUsPerSecond);
   for (uint32_t level = 0; level < levels; ++level) {
     metrics.multi_node_within_one_block_by_level.push_back(
         metrics.multi_node_jobs == 0 ? 0

@@ -227,6 +227,34 @@ TEST_P(BackendContract, AMovedJobRunsItsNextAttemptAndTheOldAttemptsEndIsIgnored
   EXPECT_EQ(completions[0].exit_code, 0);
 }
 
+TEST_P(BackendContract, APreemptedJobIsReportedOnlyWhenItsNextAttemptEnds) {
+  JobRecord job = Job(11, 100 * kUsPerSecond, 3600 * kUsPerSecond);
+  Start(job, {harness_->OneDevice(0, 0)});
+  const TimeUs preempted_at = kT0 + 40 * kUsPerSecond;
+  EXPECT_TRUE(CompletionsAt(preempted_at).empty());
+  job.state = JobState::kPending;
+  job.placement.clear();
+  harness_->Record(job);
+  const engine::PreemptJob preemption{.job = JobId(0),
+                                      .checkpoint_interval_us = 30 * kUsPerSecond,
+                                      .lost_us = 10 * kUsPerSecond,
+                                      .restart_us = 5 * kUsPerSecond};
+  harness_->backend().OnPreempt(job, preemption, preempted_at);
+  // The attempt's task exits on its checkpoint signal: that does not end the job.
+  harness_->EndAttempt(job, 1, 143);
+  EXPECT_TRUE(CompletionsAt(preempted_at + kUsPerSecond).empty());
+  EXPECT_TRUE(CompletionsAt(kT0 + 3 * 3600 * kUsPerSecond).empty());  // Past its old limit.
+
+  job.state = JobState::kRunning;
+  job.start_us = kT0 + 3 * 3600 * kUsPerSecond;
+  Start(job, {harness_->OneDevice(1, 1)});
+  const TimeUs done = harness_->Finish(job, job.start_us + kUsPerSecond);
+  const std::vector<Completion> completions = CompletionsAt(done);
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].job, 11u);
+  EXPECT_EQ(completions[0].exit_code, 0);
+}
+
 TEST_P(BackendContract, ARestoreAfterAnEngineRebuildKeepsTheJobsProgress) {
   JobRecord job = Job(6, 100 * kUsPerSecond, 3600 * kUsPerSecond);
   Start(job, {harness_->OneDevice(0, 0)});
@@ -305,6 +333,33 @@ TEST(SimulatedBackendMigration, KeepsDoneWorkAndAddsThePause) {
   ASSERT_EQ(completions.size(), 1u);
   EXPECT_EQ(completions[0].exit_code, 124);
   EXPECT_EQ(completions[0].end_us, kT0 + 105 * kUsPerSecond);
+}
+
+// The simulated backend resumes a preempted job from its last checkpoint: 100 s of work from
+// T0, preempted at T0+40 s with checkpoints every 30 s, it keeps 30 s; started again at
+// T0+200 s, it pauses 5 s to restart and does the remaining 70 s, ending at T0+275 s.
+TEST(SimulatedBackendPreemption, ResumesFromTheLastCheckpointAfterTheRestartPause) {
+  SimulatedHarness harness;
+  JobRecord job{.id = 1, .state = JobState::kRunning, .start_us = kT0, .starts = 1};
+  job.spec.runtime_us = 100 * kUsPerSecond;
+  job.spec.time_limit_us = 3600 * kUsPerSecond;
+  harness.backend().OnStart(job, {harness.OneDevice(0, 0)}, harness.cluster());
+  const engine::PreemptJob preemption{.job = JobId(0),
+                                      .checkpoint_interval_us = 30 * kUsPerSecond,
+                                      .lost_us = 10 * kUsPerSecond,
+                                      .restart_us = 5 * kUsPerSecond};
+  harness.backend().OnPreempt(job, preemption, kT0 + 40 * kUsPerSecond);
+  EXPECT_EQ(harness.backend().NextPollUs(kT0), kNever);
+  job.start_us = kT0 + 200 * kUsPerSecond;
+  job.starts = 2;
+  harness.backend().OnStart(job, {harness.OneDevice(1, 0)}, harness.cluster());
+  EXPECT_EQ(harness.backend().NextPollUs(kT0), kT0 + 275 * kUsPerSecond);
+  // Preempted again, then stopped while it waits: the saved work is forgotten with the job.
+  harness.backend().OnPreempt(job, preemption, kT0 + 210 * kUsPerSecond);
+  harness.backend().OnStop(job.id);
+  job.start_us = kT0 + 400 * kUsPerSecond;
+  harness.backend().OnStart(job, {harness.OneDevice(1, 0)}, harness.cluster());
+  EXPECT_EQ(harness.backend().NextPollUs(kT0), kT0 + 500 * kUsPerSecond);
 }
 
 // The agents backend hands the moved job out as its next attempt on the new node only: the old

@@ -194,6 +194,7 @@ TEST(EngineLogCarried, ABuildRecordCarriesFairShareBudgetAndRuntimes) {
   engine::CarriedState carried{.as_of_us = 5 * kUsPerSecond,
                                .tenant_usage = {{"a", 1500.5}},
                                .migration_spent = {{4 * kUsPerSecond, 90}},
+                               .preemption_spent = {{3 * kUsPerSecond, 600}},
                                .runtimes = {{"a", {{8000, {.runs = 3, .sum_s = 720.25}}}},
                                             {"b", {{500, {.runs = 1, .sum_s = 0}}}}}};
   const Json record = BuildRecord(*cluster, "name: fifo\n", carried);
@@ -206,6 +207,13 @@ TEST(EngineLogCarried, ABuildRecordCarriesFairShareBudgetAndRuntimes) {
   auto refused = CarriedOf(bad);
   ASSERT_FALSE(refused.has_value());
   EXPECT_NE(refused.error().message.find("'runtimes.a': expected a list of [size"),
+            std::string::npos)
+      << refused.error().message;
+  bad = record["build"];
+  bad["carried"]["preemption_spent"] = Json::array({Json::array({1, "lots"})});
+  refused = CarriedOf(bad);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message.find("'preemption_spent': expected a list of [time, cost]"),
             std::string::npos)
       << refused.error().message;
 }

@@ -17,6 +17,7 @@ spec:
   tasks: 4
   timeLimit: 2h
   runtime: 90m
+  checkpointInterval: 30m
   command: ["python", "train.py"]
   env: {MASTER_PORT: "29500"}
   resources:
@@ -43,6 +44,7 @@ TEST(ControlJobSpec, ParsesTheDocumentedExample) {
   EXPECT_EQ(spec->tasks, 4u);
   EXPECT_EQ(spec->time_limit_us, 2 * 3600 * kUsPerSecond);
   EXPECT_EQ(spec->runtime_us, 90 * 60 * kUsPerSecond);
+  EXPECT_EQ(spec->checkpoint_interval_us, 30 * 60 * kUsPerSecond);
   EXPECT_EQ(spec->command, (std::vector<std::string>{"python", "train.py"}));
   ASSERT_EQ(spec->env.size(), 1u);
   EXPECT_EQ(spec->env[0].second, "29500");
@@ -54,6 +56,7 @@ TEST(ControlJobSpec, ParsesTheDocumentedExample) {
   EXPECT_EQ(job.task_count, 4u);
   EXPECT_EQ(job.total_milli(), 32'000u);
   EXPECT_EQ(job.runtime_estimate_us, spec->time_limit_us);
+  EXPECT_EQ(job.checkpoint_interval_us, 30 * 60 * kUsPerSecond);
   EXPECT_EQ(job.required_topology_level, "rack");
   EXPECT_EQ(job.preferred_topology_level, "nvlink");
 }
@@ -82,6 +85,9 @@ TEST(ControlJobSpec, CanonicalJsonReadsBackEqual) {
   ASSERT_TRUE(again.has_value()) << again.error().message << "\n" << json;
   EXPECT_TRUE(*again == *spec) << json;
   EXPECT_EQ(JobSpecToJson(*again), json);
+  const std::optional<JobSpec> canonical = ReadCanonicalJobSpec(json);
+  ASSERT_TRUE(canonical.has_value()) << json;
+  EXPECT_TRUE(*canonical == *spec) << json;
 }
 
 TEST(ControlJobSpec, ErrorsNameFieldAndLine) {
@@ -105,6 +111,12 @@ TEST(ControlJobSpec, ErrorsNameFieldAndLine) {
   ASSERT_FALSE(unknown.has_value());
   EXPECT_NE(unknown.error().message.find("request body:3: field 'spec.gpus'"), std::string::npos)
       << unknown.error().message;
+
+  auto interval = ParseJobSpec("spec:\n  timeLimit: 1h\n  checkpointInterval: often\n");
+  ASSERT_FALSE(interval.has_value());
+  EXPECT_NE(interval.error().message.find("request body:3: field 'spec.checkpointInterval'"),
+            std::string::npos)
+      << interval.error().message;
 
   auto syntax = ParseJobSpec("spec: [\n");
   ASSERT_FALSE(syntax.has_value());

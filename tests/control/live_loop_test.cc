@@ -23,6 +23,7 @@
 #include "control/fake_clock.h"
 #include "control/sqlite_store.h"
 #include "daemon_fixture.h"
+#include "engine/policy_yaml.h"
 #include "engine/presets.h"
 #include "model/cluster_yaml.h"
 
@@ -46,6 +47,10 @@ class ScriptedBackend : public Backend {
                  const model::Cluster&) override {
     std::lock_guard lock(mu_);
     migrations_.push_back(job);
+  }
+  void OnPreempt(const JobRecord& job, const engine::PreemptJob&, TimeUs) override {
+    std::lock_guard lock(mu_);
+    preemptions_.push_back(job);
   }
   void OnStop(uint64_t job) override {
     std::lock_guard lock(mu_);
@@ -77,6 +82,10 @@ class ScriptedBackend : public Backend {
     std::lock_guard lock(mu_);
     return migrations_;
   }
+  std::vector<JobRecord> preemptions() const {
+    std::lock_guard lock(mu_);
+    return preemptions_;
+  }
 
   // Runs on the loop's thread inside OnStart; set before the loop starts anything.
   std::function<void(const JobRecord&)> on_start;
@@ -87,6 +96,7 @@ class ScriptedBackend : public Backend {
   std::vector<JobRecord> starts_;
   std::vector<uint64_t> stops_;
   std::vector<JobRecord> migrations_;
+  std::vector<JobRecord> preemptions_;
   BackendReport queued_;
 };
 
@@ -111,12 +121,14 @@ class LiveLoopTest : public ::testing::Test {
   }
 
   // A new loop on the same state, journal and backend (the fixture's first one stopped).
-  void StartLoop(LoopOptions options) {
+  // `extra_policy`: YAML appended to the headroom preset's.
+  void StartLoop(LoopOptions options, std::string_view extra_policy = "") {
     if (loop_ != nullptr) loop_->Stop();
-    auto policy = engine::PresetPolicy("headroom");
-    ASSERT_TRUE(policy.has_value());
+    options.policy_text =
+        std::string(*engine::PresetPolicyText("headroom")) + "\n" + std::string(extra_policy);
+    auto policy = engine::ParsePolicyYaml(options.policy_text, "headroom.yaml");
+    ASSERT_TRUE(policy.has_value()) << policy.error().message;
     options.policy = *policy;
-    options.policy_text = std::string(*engine::PresetPolicyText("headroom"));
     loop_ = std::make_unique<LiveLoop>(state_, *journal_, events_, *backend_, clock_, cycle_,
                                        std::move(options));
     loop_->Start();
@@ -150,11 +162,11 @@ class LiveLoopTest : public ::testing::Test {
   }
 
   // What the API's submit does: journal the pending job, put it in the state, tell the loop.
-  uint64_t Submit(int tasks, int devices_per_task) {
-    auto spec = ParseJobSpec(
-        fmt::format("metadata: {{name: j}}\nspec:\n  tenant: team-a\n  tasks: {}\n  timeLimit: 1h\n"
-                    "  command: [train]\n  devices: {{requests: [{{count: {}}}]}}\n",
-                    tasks, devices_per_task));
+  uint64_t Submit(int tasks, int devices_per_task, int priority = 0) {
+    auto spec = ParseJobSpec(fmt::format(
+        "metadata: {{name: j}}\nspec:\n  tenant: team-a\n  priority: {}\n  tasks: {}\n"
+        "  timeLimit: 1h\n  command: [train]\n  devices: {{requests: [{{count: {}}}]}}\n",
+        priority, tasks, devices_per_task));
     EXPECT_TRUE(spec.has_value()) << spec.error().message;
     JobRecord job{.spec = *spec, .submit_us = clock_.NowUs()};
     {
@@ -385,6 +397,48 @@ TEST_F(LiveLoopTest, AGangBlockedByFragmentationStartsAfterTheLoopMovesARunningJ
   const EngineReplay replay = ReplayLog();
   EXPECT_EQ(replay.builds(), 1u);
   EXPECT_EQ(replay.decisions(), 10u);
+  EXPECT_EQ(replay.mismatch_count(), 0u);
+}
+
+TEST_F(LiveLoopTest, AHigherPriorityJobPreemptsARunningJobWhichRequeuesAndRunsItsNextAttempt) {
+  StartLoop({}, "preemption: {enabled: true, checkpoint_interval_s: 600, restart_s: 60}\n");
+  // Four four-device jobs fill the four nodes.
+  std::vector<uint64_t> low;
+  for (int i = 0; i < 4; ++i) low.push_back(Submit(1, 4));
+  for (uint64_t id : low) ASSERT_TRUE(WaitForState(id, JobState::kRunning, 1));
+  clock_.AdvanceUs(900 * kUsPerSecond);
+  loop_->Barrier();
+
+  const uint64_t high = Submit(1, 4, 10);
+  ASSERT_TRUE(WaitForState(high, JobState::kRunning, 1));
+  ASSERT_EQ(backend_->preemptions().size(), 1u);
+  const JobRecord victim = backend_->preemptions()[0];
+  ASSERT_NE(std::find(low.begin(), low.end(), victim.id), low.end());
+  EXPECT_EQ(victim.state, JobState::kPending);
+  EXPECT_EQ(victim.starts, 1u);
+  EXPECT_NE(victim.message.find(fmt::format("preempted (attempt 1) for job {}", high)),
+            std::string::npos)
+      << victim.message;
+  EXPECT_NE(victim.message.find("300 s of work lost"), std::string::npos) << victim.message;
+  EXPECT_EQ(InState(high).placement, OnDisk(high).placement);
+  // Journaled, and counted.
+  const JobRecord row = OnDisk(victim.id);
+  EXPECT_EQ(row.state, JobState::kPending);
+  EXPECT_TRUE(row.placement.empty());
+  {
+    std::lock_guard lock(state_.mu);
+    EXPECT_EQ(state_.preemptions_total, 1u);
+  }
+
+  // When the high-priority job ends, the victim runs its next attempt.
+  clock_.AdvanceUs(60 * kUsPerSecond);
+  loop_->Barrier();
+  backend_->Report(BackendReport{.completions = {{.job = high, .exit_code = 0}}});
+  loop_->Wake();
+  ASSERT_TRUE(WaitForState(victim.id, JobState::kRunning, 2));
+  // The engine log replays: five starts, the preemption and the restart come out the same.
+  const EngineReplay replay = ReplayLog();
+  EXPECT_EQ(replay.decisions(), 7u);
   EXPECT_EQ(replay.mismatch_count(), 0u);
 }
 

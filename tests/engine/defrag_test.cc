@@ -126,13 +126,13 @@ TEST(DefragmenterTest, BudgetIsARollingHour) {
   config.enabled = true;
   config.budget_device_s_per_hour = 100;
   Defragmenter defrag(config, *VictimSelectors().Make("cheapest_move"));
-  EXPECT_EQ(defrag.BudgetLeftDeviceUs(0), 100 * kUsPerSecond);
-  defrag.Record(10 * kUsPerSecond, 60 * kUsPerSecond);
-  EXPECT_EQ(defrag.BudgetLeftDeviceUs(20 * kUsPerSecond), 40 * kUsPerSecond);
-  defrag.Record(30 * kUsPerSecond, 40 * kUsPerSecond);
-  EXPECT_EQ(defrag.BudgetLeftDeviceUs(3609 * kUsPerSecond), 0);
-  EXPECT_EQ(defrag.BudgetLeftDeviceUs(3610 * kUsPerSecond), 60 * kUsPerSecond);
-  EXPECT_EQ(defrag.BudgetLeftDeviceUs(3630 * kUsPerSecond), 100 * kUsPerSecond);
+  EXPECT_EQ(defrag.budget().LeftDeviceUs(0), 100 * kUsPerSecond);
+  defrag.budget().Charge(10 * kUsPerSecond, 60 * kUsPerSecond);
+  EXPECT_EQ(defrag.budget().LeftDeviceUs(20 * kUsPerSecond), 40 * kUsPerSecond);
+  defrag.budget().Charge(30 * kUsPerSecond, 40 * kUsPerSecond);
+  EXPECT_EQ(defrag.budget().LeftDeviceUs(3609 * kUsPerSecond), 0);
+  EXPECT_EQ(defrag.budget().LeftDeviceUs(3610 * kUsPerSecond), 60 * kUsPerSecond);
+  EXPECT_EQ(defrag.budget().LeftDeviceUs(3630 * kUsPerSecond), 100 * kUsPerSecond);
 }
 
 TEST(DefragmenterTest, ValidationRejectsNegativeTimesAndZeroWork) {

@@ -75,6 +75,14 @@ migration:
   horizon_s: 900
   max_placements: 3
   max_moves: 2
+preemption:
+  enabled: true
+  min_run_s: 300
+  checkpoint_interval_s: 1800
+  restart_s: 120
+  max_placements: 9
+  max_victims: 4
+  max_searches_per_pass: 2
 )";
   auto policy = ParsePolicyYaml(text, "mine.yaml");
   ASSERT_TRUE(policy.has_value()) << policy.error().message;
@@ -116,6 +124,13 @@ migration:
   EXPECT_EQ(policy->migration.horizon_us, 900 * kUsPerSecond);
   EXPECT_EQ(policy->migration.max_placements, 3u);
   EXPECT_EQ(policy->migration.max_moves, 2u);
+  EXPECT_TRUE(policy->preemption.enabled);
+  EXPECT_EQ(policy->preemption.min_run_us, 300 * kUsPerSecond);
+  EXPECT_EQ(policy->preemption.checkpoint_interval_us, 1800 * kUsPerSecond);
+  EXPECT_EQ(policy->preemption.restart_us, 120 * kUsPerSecond);
+  EXPECT_EQ(policy->preemption.max_placements, 9u);
+  EXPECT_EQ(policy->preemption.max_victims, 4u);
+  EXPECT_EQ(policy->preemption.max_searches_per_pass, 2u);
 }
 
 TEST(PolicyYamlTest, AbsentKeysKeepTheDefaults) {
@@ -131,6 +146,8 @@ TEST(PolicyYamlTest, AbsentKeysKeepTheDefaults) {
   EXPECT_EQ(policy->victim_selector, defaults.victim_selector);
   EXPECT_EQ(policy->share.scorer, "");  // Off: every job placed by the node scorers.
   EXPECT_EQ(policy->migration.enabled, defaults.migration.enabled);
+  EXPECT_EQ(policy->preemption.enabled, defaults.preemption.enabled);
+  EXPECT_EQ(policy->preemption.checkpoint_interval_us, defaults.preemption.checkpoint_interval_us);
   EXPECT_EQ(policy->multifactor.recalc_period_us, defaults.multifactor.recalc_period_us);
 }
 
@@ -179,6 +196,11 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
        "p.yaml:3: field 'migration.enabled': expected one of true, false"},
       {"name: x\nmigration: {max_moves: 0}\n",
        "field 'migration.max_moves': expected a whole number, 1 or more"},
+      {"name: x\npreemption: {enabled: true, max_victims: 0}\n",
+       "field 'preemption.max_victims': expected a whole number, 1 or more"},
+      {"name: x\npreemption:\n  min_run_s: -5\n",
+       "p.yaml:3: field 'preemption.min_run_s': expected a whole number of seconds, 0 or more"},
+      {"name: x\npreemption: {shrink: true}\n", "p.yaml:2: field 'preemption.shrink'"},
       {"name: x\nplacment: {}\n", "p.yaml:2: field 'placment'"},
       {"name: x\nqueue:\n  multifactor:\n    weights: {age: 1, speed: 2}\n",
        "p.yaml:4: field 'queue.multifactor.weights.speed'"},

@@ -33,6 +33,7 @@ struct SimFlags {
   std::string seeds = "42";
   double tune = 1.3;
   std::string migration = "preset";
+  std::string preemption = "preset";
 };
 
 int Fail(const std::string& message) {
@@ -65,10 +66,16 @@ int RunSim(const SimFlags& flags) {
   if (!policies) return Fail(policies.error().message);
   // Defragmentation by migration for every policy, with its defaults (policy_config.h), or
   // for none; "preset" keeps each policy's own setting.
+  // Preemption likewise.
   for (engine::PolicyConfig& policy : *policies) {
-    if (flags.migration == "preset") break;
-    policy.migration.enabled = flags.migration == "on";
-    policy.description += flags.migration == "on" ? "; migration on" : "; migration off";
+    if (flags.migration != "preset") {
+      policy.migration.enabled = flags.migration == "on";
+      policy.description += "; migration " + flags.migration;
+    }
+    if (flags.preemption != "preset") {
+      policy.preemption.enabled = flags.preemption == "on";
+      policy.description += "; preemption " + flags.preemption;
+    }
   }
   auto cluster = model::LoadCluster(flags.cluster);
   if (!cluster) return Fail(cluster.error().message);
@@ -175,6 +182,12 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->add_option("--migration", flags->migration,
                    "Defragmentation by migration: on or off for every policy, or as each preset "
                    "sets it")
+      ->check(CLI::IsMember({"preset", "on", "off"}))
+      ->capture_default_str();
+  command
+      ->add_option("--preemption", flags->preemption,
+                   "Preemption of lower-priority jobs: on or off for every policy, or as each "
+                   "preset sets it")
       ->check(CLI::IsMember({"preset", "on", "off"}))
       ->capture_default_str();
   command->add_flag("--paranoid", flags->paranoid, "Check every engine invariant after each step");

@@ -83,6 +83,8 @@ Json MetricsJson(const PolicyMetrics& m) {
   out["multi_node_within_one_block_by_level"] = std::move(by_level);
   out["migrations"] = m.migrations;
   out["migration_cost_device_hours"] = Number(m.migration_cost_device_hours);
+  out["preemptions"] = m.preemptions;
+  out["preemption_lost_device_hours"] = Number(m.preemption_lost_device_hours);
   return out;
 }
 

@@ -1,0 +1,121 @@
+// Engine::StartByPreemption: the engine's side of preemption (preemption.h) — when a search is
+// worth running, which running jobs are candidates, what preempting each costs, and applying a
+// plan to the engine's records in one commit.
+//
+// A search runs when preemption is enabled, the pass's search budget allows it, the blocked job
+// asks for devices and outranks the lowest-priority running job, and the state differs from the
+// job's last fruitless search (release epoch, allocated capacity, candidates, changeover budget
+// left): an unchanged state would give the same answer. Candidates: running jobs with devices,
+// of strictly lower priority, that have run PreemptionConfig::min_run_us, have not used up
+// their preemption budget (max_preemptions_per_job) and neither started nor moved in this step.
+// What a plan loses is charged to the changeover budget. A requeued job is pending again at once
+// (same id, next pass); its next start pauses for PreemptionConfig::restart_us before its
+// checkpoints count again.
+#include <algorithm>
+
+#include "base/check.h"
+#include "engine/engine.h"
+#include "engine/engine_records.h"
+
+namespace headroom::engine {
+
+void Engine::CountRunning(int32_t priority, int sign) {
+  auto [it, inserted] = running_by_priority_.try_emplace(priority, 0);
+  HR_CHECK(sign > 0 || it->second > 0);
+  it->second += sign;
+  if (it->second == 0) running_by_priority_.erase(it);
+}
+
+PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const {
+  const JobRecord& v = jobs_[victim.value()];
+  PreemptJob preemption{.job = victim, .preemptor = preemptor};
+  preemption.checkpoint_interval_us = v.job.checkpoint_interval_us > 0
+                                          ? v.job.checkpoint_interval_us
+                                          : policy_.preemption.checkpoint_interval_us;
+  preemption.lost_us =
+      Preempter::LostUs(v.checkpoint_base_us, preemption.checkpoint_interval_us, now);
+  preemption.restart_us = policy_.preemption.restart_us;
+  preemption.cost_device_us = (preemption.lost_us + preemption.restart_us) *
+                              static_cast<int64_t>(std::max<uint64_t>(v.job.total_devices(), 1));
+  return preemption;
+}
+
+bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
+                               Decisions& decisions) {
+  if (!preempter_.enabled() || searches_left == 0) return false;
+  JobRecord& r = record(id);
+  if (r.never_fits || r.job.task.devices == 0) return false;
+  if (running_by_priority_.empty() || running_by_priority_.begin()->first >= r.job.priority) {
+    return false;
+  }
+  std::vector<PreemptionCandidate> candidates;
+  for (const auto& [unused_end, job] : running_by_end_) {
+    const JobRecord& v = jobs_[job];
+    const uint32_t max_preemptions = policy_.preemption.max_preemptions_per_job;
+    if (v.job.priority >= r.job.priority || v.job.task.devices == 0 ||
+        (max_preemptions > 0 && v.preemptions >= max_preemptions)) {
+      continue;
+    }
+    if (now - v.start_us < policy_.preemption.min_run_us) {
+      preemption_wakeup_us_ =
+          std::min(preemption_wakeup_us_, v.start_us + policy_.preemption.min_run_us);
+      continue;
+    }
+    if (v.start_us >= now || v.moved_us >= now) continue;
+    candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
+                                     v.job.priority, v.start_us},
+                          PreemptionOf(JobId(job), id, now).cost_device_us});
+  }
+  if (candidates.empty()) return false;
+  const std::tuple<uint64_t, uint64_t, size_t, int64_t> search{
+      release_epoch_, state_.allocated_milli(), candidates.size(),
+      preempter_.changeover().LeftDeviceUs(now)};
+  if (auto it = fruitless_preemptions_.find(id.value());
+      it != fruitless_preemptions_.end() && it->second == search) {
+    return false;
+  }
+  --searches_left;
+  std::sort(candidates.begin(), candidates.end(),
+            [](const PreemptionCandidate& a, const PreemptionCandidate& b) {
+              return a.job.id < b.job.id;
+            });
+  std::optional<PreemptionPlan> plan =
+      preempter_.Plan(state_, placer_, RequestOf(r), candidates, now);
+  if (!plan) {
+    fruitless_preemptions_[id.value()] = search;
+    // The changeover budget may have held it back: look again when the budget grows.
+    preemption_wakeup_us_ =
+        std::min(preemption_wakeup_us_, preempter_.changeover().NextReleaseUs());
+    return false;
+  }
+  for (uint32_t victim : plan->victims) {
+    const PreemptJob preemption = PreemptionOf(candidates[victim].job.id, id, now);
+    Requeue(preemption);
+    decisions.preemptions.push_back(preemption);
+  }
+  preempter_.changeover().Charge(now, plan->cost_device_us);
+  Launch(id, std::move(plan->head_tasks), now, decisions);
+  // The head no longer needs its reservation; later jobs must not avoid it.
+  DropReservation();
+  reservation_stale_ = true;
+  return true;
+}
+
+void Engine::Requeue(const PreemptJob& preemption) {
+  JobRecord& v = record(preemption.job);
+  HR_CHECK(v.state == JobState::kRunning);
+  for (const TaskAllocation& task : v.tasks) state_.Release(task);
+  TrackTasks(v.tasks, -1);
+  fair_share_.AddRunning(v.tenant, -static_cast<int64_t>(v.job.total_milli()));
+  running_by_end_.erase({v.expected_end_us, preemption.job.value()});
+  CountRunning(v.job.priority, -1);
+  v.tasks.clear();
+  v.state = JobState::kPending;
+  v.code = PendingCode::kNotConsidered;
+  ++v.preemptions;
+  arrivals_.push_back(preemption.job);
+  ++release_epoch_;
+  dirty_ = true;
+}
+
+}  // namespace headroom::engine

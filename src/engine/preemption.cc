@@ -1,0 +1,119 @@
+#include "engine/preemption.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+
+#include "engine/release_targets.h"
+
+namespace headroom::engine {
+namespace {
+
+// Whether `task` fits the state's free capacity on its own devices and node.
+bool FitsAgain(const ClusterState& state, const TaskAllocation& task) {
+  if (state.free_cpu_milli(task.node) < task.cpu_milli ||
+      state.free_memory_mib(task.node) < task.memory_mib) {
+    return false;
+  }
+  return std::all_of(task.devices.begin(), task.devices.end(), [&](DeviceId device) {
+    return state.free_milli(device) >= task.milli_per_device;
+  });
+}
+
+// How a plan ranks: its worst victim by the victim order, its cost, its victim count.
+using PlanRank = std::tuple<VictimKey, int64_t, size_t>;
+
+}  // namespace
+
+TimeUs Preempter::LostUs(TimeUs checkpoint_base_us, TimeUs interval_us, TimeUs now) {
+  const TimeUs worked_us = std::max<TimeUs>(now - checkpoint_base_us, 0);
+  return interval_us > 0 ? worked_us % interval_us : worked_us;
+}
+
+std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer& placer,
+                                              const PlacementRequest& head,
+                                              std::span<const PreemptionCandidate> candidates,
+                                              TimeUs now) {
+  if (!config_.enabled || head.shape->devices == 0 || candidates.empty()) return std::nullopt;
+  const int64_t limit = changeover_.LeftDeviceUs(now);
+  const model::Cluster& cluster = state.cluster();
+  const uint64_t need_milli = head.milli();
+
+  std::vector<VictimKey> key(candidates.size());
+  Releasable releasable(cluster, *head.classes);
+  for (uint32_t i = 0; i < candidates.size(); ++i) {
+    key[i] = victims_->Key(candidates[i].job, candidates[i].cost_device_us);
+    if (candidates[i].cost_device_us <= limit) releasable.Add(i, *candidates[i].job.tasks);
+  }
+  releasable.Seal();
+  if (releasable.on_node.empty()) return std::nullopt;
+
+  std::optional<PreemptionPlan> best;
+  PlanRank best_rank;
+  uint32_t placements_left = config_.max_placements;
+  for (const DomainId target_id : ReleaseTargets(state, head, releasable)) {
+    if (placements_left == 0) break;
+    const model::Domain& target = cluster.domain(target_id);
+    // The target's candidates, in victim order.
+    std::vector<uint32_t> here = releasable.JobsOn(target.node_begin, target.node_end);
+    std::sort(here.begin(), here.end(), [&](uint32_t a, uint32_t b) { return key[a] < key[b]; });
+    here.erase(std::unique(here.begin(), here.end()), here.end());
+
+    const ClusterState::Speculation speculation(state);  // Every target starts from the state.
+    std::vector<uint32_t> released;
+    int64_t released_cost = 0;
+    std::optional<std::vector<TaskAllocation>> head_tasks;
+    for (uint32_t v : here) {
+      if (placements_left == 0 || released.size() >= config_.max_victims) break;
+      if (candidates[v].cost_device_us > limit - released_cost) continue;
+      for (const TaskAllocation& task : *candidates[v].job.tasks) state.Release(task);
+      released.push_back(v);
+      released_cost += candidates[v].cost_device_us;
+      if (Placer::DomainBoundMilli(state, target_id, head) < need_milli) continue;
+      --placements_left;
+      head_tasks = placer.Place(state, head, nullptr);
+      if (head_tasks) break;
+    }
+    if (!head_tasks) continue;
+
+    // The blocked job goes in; then every released job whose devices it left alone stays.
+    for (const TaskAllocation& task : *head_tasks) state.Allocate(task);
+    std::vector<uint8_t> reprieved(released.size(), 0);
+    for (size_t k = released.size(); k-- > 0;) {
+      const std::vector<TaskAllocation>& tasks = *candidates[released[k]].job.tasks;
+      const ClusterState::Mark before = state.mark();
+      bool fits = true;
+      for (const TaskAllocation& task : tasks) {
+        if (!FitsAgain(state, task)) {
+          fits = false;
+          break;
+        }
+        state.Allocate(task);
+      }
+      if (fits) {
+        reprieved[k] = 1;
+      } else {
+        state.RollbackTo(before);
+      }
+    }
+    // Every job reprieved: the placer, which searches within a budget, missed a fit the state
+    // had; the plan then starts the blocked job with no victim.
+    PreemptionPlan plan;
+    VictimKey worst{INT64_MIN, INT64_MIN, 0};
+    for (size_t k = 0; k < released.size(); ++k) {
+      if (reprieved[k] != 0) continue;
+      plan.victims.push_back(released[k]);
+      plan.cost_device_us += candidates[released[k]].cost_device_us;
+      worst = std::max(worst, key[released[k]]);
+    }
+    plan.head_tasks = std::move(*head_tasks);
+    const PlanRank rank{worst, plan.cost_device_us, plan.victims.size()};
+    if (!best || rank < best_rank) {
+      best = std::move(plan);
+      best_rank = rank;
+    }
+  }
+  return best;
+}
+
+}  // namespace headroom::engine

@@ -1,0 +1,153 @@
+// End to end, preemption with real processes: headroomd on the agents backend with a policy
+// that preempts, and one headroom-agent of two fake devices. A low-priority two-device job runs;
+// a high-priority one arrives and takes its devices: the low job's task gets SIGTERM (its
+// checkpoint signal) and writes its checkpoint, the job is pending again with its attempt
+// count unchanged, and once the high-priority job ends it runs again as attempt 2.
+#include <signal.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "agent/child_process.h"
+#include "agent_processes.h"
+
+namespace headroom::agent {
+namespace {
+
+using nlohmann::json;
+using testing::Bin;
+using testing::FileExists;
+using testing::ReadFile;
+using testing::ScratchDir;
+using testing::WaitUntil;
+
+TEST(AgentPreemptionEndToEnd, APreemptedJobCheckpointsOnItsSignalAndRunsAgainAsAttemptTwo) {
+  ScratchDir dir;
+  const std::string data = dir.File("data");
+  {
+    std::ofstream policy(dir.File("preempting.yaml"));
+    policy << "name: preempting\nqueue: {order: priority}\nbackfill: {mode: skip}\n"
+              "victim_selector: lowest_priority\n"
+              "preemption: {enabled: true, checkpoint_interval_s: 3600, restart_s: 0}\n";
+  }
+  auto daemon =
+      ChildProcess::Spawn({.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data,
+                                    "--backend", "agents", "--port-file", dir.File("port"),
+                                    "--grace-s", "2", "--heartbeat-interval-s", "0.2",
+                                    "--stop-grace-s", "5", "--policy", dir.File("preempting.yaml")},
+                           .env = {"PATH=/usr/bin:/bin"},
+                           .stdout_path = dir.File("headroomd.log"),
+                           .stderr_path = dir.File("headroomd.log")});
+  ASSERT_TRUE(daemon.has_value()) << daemon.error().message;
+  const auto logs = [&] {
+    return "headroomd log:\n" + ReadFile(dir.File("headroomd.log")) + "\nagent log:\n" +
+           ReadFile(dir.File("a1.log"));
+  };
+  ASSERT_TRUE(WaitUntil([&] {
+    return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
+  })) << logs();
+  const int port = std::stoi(ReadFile(dir.File("port")));
+  std::string token = ReadFile(data + "/admin.token");
+  while (!token.empty() && (token.back() == '\n' || token.back() == ' ')) token.pop_back();
+  httplib::Client api("127.0.0.1", port);
+  api.set_bearer_token_auth(token.c_str());
+  const auto get = [&](const std::string& path) {
+    auto response = api.Get(path.c_str());
+    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
+  };
+  const auto post = [&](const std::string& path, const json& body) {
+    auto response = api.Post(path.c_str(), body.dump(), "application/json");
+    return response ? std::pair(response->status, json::parse(response->body, nullptr, false))
+                    : std::pair(0, json(nullptr));
+  };
+
+  auto [status, agent_token] = post("/v1/tokens", {{"role", "agent"}, {"node", "a1"}});
+  ASSERT_EQ(status, 201) << agent_token.dump() << logs();
+  auto agent = testing::SpawnAgent(dir, port, agent_token["token"].get<std::string>(), "a1", 2);
+  ASSERT_TRUE(agent.has_value()) << agent.error().message;
+  ASSERT_TRUE(WaitUntil([&] {
+    const json nodes = get("/v1/nodes");
+    return nodes.is_object() && nodes["nodes"].size() == 1 && nodes["nodes"][0]["state"] == "up";
+  })) << logs();
+
+  // Each attempt writes that it runs (run-JOB-ATTEMPT); SIGTERM makes it write its checkpoint
+  // (ckpt-JOB-ATTEMPT) and exit; the file stop-JOB ends the job (as does the scratch directory's
+  // removal, so that a failed test leaves no task behind).
+  const std::string d = dir.File("");
+  const std::string script =
+      "r=" + d +
+      "run-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; echo running > $r.tmp && mv $r.tmp $r; c=" + d +
+      "ckpt-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; trap 'echo saved > $c.tmp && mv $c.tmp $c; exit 0' "
+      "TERM; while [ ! -e " +
+      d + "stop-$HEADROOM_JOB_ID ] && [ -d " + d + " ]; do sleep 0.05; done";
+  const auto submit = [&](int priority) {
+    const json spec = {{"metadata", {{"name", "j"}}},
+                       {"spec",
+                        {{"tenant", "team-a"},
+                         {"priority", priority},
+                         {"timeLimit", "1h"},
+                         {"checkpointInterval", "10m"},
+                         {"command", {"/bin/sh", "-c", script}},
+                         {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                         {"devices", {{"requests", {{{"name", "gpus"}, {"count", 2}}}}}}}}};
+    auto [code, job] = post("/v1/jobs", spec);
+    EXPECT_EQ(code, 201) << job.dump();
+    return job.value("id", int64_t{0});
+  };
+  const auto file_of = [&](const std::string& kind, int64_t job, int attempt) {
+    return dir.File(kind + "-" + std::to_string(job) + "-" + std::to_string(attempt));
+  };
+  const auto state_of = [&](int64_t job) { return get("/v1/jobs/" + std::to_string(job)); };
+
+  const int64_t low = submit(0);
+  ASSERT_TRUE(WaitUntil([&] { return FileExists(file_of("run", low, 1)); })) << logs();
+  const int64_t high = submit(5);
+  ASSERT_TRUE(WaitUntil([&] { return state_of(high)["state"] == "running"; },
+                        std::chrono::milliseconds(20'000)))
+      << state_of(high).dump() << logs();
+  const json preempted = state_of(low);
+  EXPECT_EQ(preempted["state"], "pending") << preempted.dump();
+  EXPECT_EQ(preempted["attempt"], 1) << preempted.dump();
+  EXPECT_NE(
+      preempted.value("message", "").find("preempted (attempt 1) for job " + std::to_string(high)),
+      std::string::npos)
+      << preempted.dump();
+  // The preempted attempt saved its checkpoint on its signal before the high job ran.
+  EXPECT_TRUE(WaitUntil([&] { return FileExists(file_of("ckpt", low, 1)); })) << logs();
+  EXPECT_EQ(ReadFile(file_of("ckpt", low, 1)), "saved\n");
+  EXPECT_TRUE(WaitUntil([&] { return FileExists(file_of("run", high, 1)); })) << logs();
+  auto metrics = api.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_preemptions_total 1"), std::string::npos);
+
+  // The high job ends; the preempted one runs again as attempt 2, then ends.
+  std::ofstream(dir.File("stop-" + std::to_string(high)));
+  ASSERT_TRUE(WaitUntil([&] { return FileExists(file_of("run", low, 2)); },
+                        std::chrono::milliseconds(20'000)))
+      << logs();
+  EXPECT_EQ(state_of(low)["attempt"], 2);
+  EXPECT_EQ(state_of(high)["state"], "completed");
+  std::ofstream(dir.File("stop-" + std::to_string(low)));
+  EXPECT_TRUE(WaitUntil([&] { return state_of(low)["state"] == "completed"; })) << logs();
+  agent->SignalGroup(SIGTERM);
+  EXPECT_EQ(agent->Wait(), 0) << logs();
+  daemon->SignalGroup(SIGTERM);
+  EXPECT_EQ(daemon->Wait(), 0) << logs();
+
+  // The daemon's history replays offline: three starts and the preemption, each reproduced.
+  auto replay = ChildProcess::Spawn({.argv = {Bin("headroom"), "replay", "--data-dir", data},
+                                     .env = {"PATH=/usr/bin:/bin"},
+                                     .stdout_path = dir.File("replay.out"),
+                                     .stderr_path = dir.File("replay.out")});
+  ASSERT_TRUE(replay.has_value());
+  EXPECT_EQ(replay->Wait(), 0) << ReadFile(dir.File("replay.out"));
+  EXPECT_NE(ReadFile(dir.File("replay.out")).find(" 4 decisions; every decision reproduced"),
+            std::string::npos)
+      << ReadFile(dir.File("replay.out"));
+}
+
+}  // namespace
+}  // namespace headroom::agent

@@ -1,0 +1,226 @@
+// Preemption (engine/preemption.h, engine_preempt.cc): exact scenarios on two 8-device nodes —
+// who is requeued for a higher-priority job, what it loses, who is spared (equal priority, the
+// minimum run time, a victim the blocked job did not need, the changeover and per-job budgets),
+// gangs requeued whole — and the lost-work arithmetic.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/engine.h"
+#include "engine/preemption.h"
+#include "tests/engine/scenario.h"
+
+namespace headroom::engine {
+namespace {
+
+using testing::Harness;
+using testing::MakeCluster;
+using testing::MakeJob;
+
+PolicyConfig WithPreemption(std::string_view preset = "headroom") {
+  PolicyConfig policy = testing::Preset(preset);
+  policy.queue_order = "fifo";  // Placements in arrival order, whatever the priorities.
+  policy.victim_selector = "lowest_priority";
+  policy.preemption.enabled = true;
+  policy.preemption.checkpoint_interval_us = 3600 * kUsPerSecond;
+  policy.preemption.restart_us = 600 * kUsPerSecond;
+  return policy;
+}
+
+model::Job Prioritized(model::Job job, int32_t priority) {
+  job.priority = priority;
+  return job;
+}
+
+std::vector<JobId> Victims(const Decisions& decisions) {
+  std::vector<JobId> victims;
+  for (const PreemptJob& preemption : decisions.preemptions) victims.push_back(preemption.job);
+  return victims;
+}
+
+struct TwoNodes {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}});
+};
+
+TEST(PreemptionScenario, AHighPriorityJobRequeuesTheLowestPriorityJobAndStartsInItsPlace) {
+  for (std::string_view preset : {"headroom", "fifo", "slurm-like", "spread"}) {
+    SCOPED_TRACE(preset);
+    TwoNodes t;
+    Harness h(t.cluster, WithPreemption(preset));
+    const JobId low = h.Submit(Prioritized(MakeJob(1, 8, 36000), 0));
+    const JobId mid = h.Submit(Prioritized(MakeJob(1, 8, 36000), 5));
+    h.Step(0);
+    ASSERT_EQ(h.NodesOf(low), std::vector<std::string>{"n0"});
+    ASSERT_EQ(h.NodesOf(mid), std::vector<std::string>{"n1"});
+
+    const JobId high = h.Submit(Prioritized(MakeJob(1, 8, 3600), 10));
+    const Decisions decisions = h.Step(7300);
+    ASSERT_EQ(Victims(decisions), std::vector<JobId>{low});
+    const PreemptJob& preemption = decisions.preemptions[0];
+    EXPECT_EQ(preemption.preemptor, high);
+    EXPECT_EQ(preemption.checkpoint_interval_us, SecondsToUs(3600));
+    EXPECT_EQ(preemption.lost_us, SecondsToUs(100));  // 7300 s run, checkpoints at 1 h and 2 h.
+    EXPECT_EQ(preemption.restart_us, SecondsToUs(600));
+    EXPECT_EQ(preemption.cost_device_us, SecondsToUs(700) * 8);
+    EXPECT_EQ(h.NodesOf(high), std::vector<std::string>{"n0"});
+    EXPECT_EQ(h.engine().state(low), JobState::kPending);
+    EXPECT_EQ(h.engine().state(mid), JobState::kRunning);
+
+    // The requeued job starts again, same id, once the high-priority job is done.
+    h.Finish(high);
+    const Decisions after = h.Step(11000);
+    ASSERT_EQ(after.starts.size(), 1u);
+    EXPECT_EQ(after.starts[0].job, low);
+    EXPECT_TRUE(after.preemptions.empty());
+  }
+}
+
+TEST(PreemptionScenario, EqualPriorityNeverPreemptsAndPreemptionOffNeverPreempts) {
+  TwoNodes t;
+  for (const bool enabled : {true, false}) {
+    PolicyConfig policy = WithPreemption();
+    policy.queue_order = "priority";  // The higher job goes ahead of the equal one.
+    policy.preemption.enabled = enabled;
+    Harness h(t.cluster, policy);
+    h.Submit(Prioritized(MakeJob(2, 8, 36000), 3));
+    h.Step(0);
+    const JobId equal = h.Submit(Prioritized(MakeJob(1, 8, 3600), 3));
+    EXPECT_TRUE(h.Step(5000).preemptions.empty());
+    EXPECT_EQ(h.engine().state(equal), JobState::kPending);
+    const JobId higher = h.Submit(Prioritized(MakeJob(1, 8, 3600), 4));
+    EXPECT_EQ(h.Step(5010).preemptions.size(), enabled ? 1u : 0u);
+    EXPECT_EQ(h.engine().state(higher), enabled ? JobState::kRunning : JobState::kPending);
+  }
+}
+
+TEST(PreemptionScenario, AJobIsNotPreemptedBeforeItsMinimumRunTime) {
+  TwoNodes t;
+  PolicyConfig policy = WithPreemption();
+  policy.preemption.min_run_us = SecondsToUs(1800);
+  Harness h(t.cluster, policy);
+  const JobId low = h.Submit(Prioritized(MakeJob(2, 8, 36000), 0));
+  h.Step(100);
+  const JobId high = h.Submit(Prioritized(MakeJob(1, 8, 3600), 9));
+  EXPECT_TRUE(h.Step(1000).preemptions.empty());
+  EXPECT_TRUE(h.Step(1899).preemptions.empty());  // 1799 s run.
+  const Decisions decisions = h.Step(1900);
+  EXPECT_EQ(Victims(decisions), std::vector<JobId>{low});
+  EXPECT_EQ(h.engine().state(high), JobState::kRunning);
+}
+
+TEST(PreemptionScenario, AGangIsRequeuedWholeAndNothingElseIsTaken) {
+  TwoNodes t;
+  Harness h(t.cluster, WithPreemption());
+  // A two-task gang holds half of each node (its CPU keeps its tasks apart); the other halves
+  // run higher-priority work.
+  const JobId gang = h.Submit(Prioritized(MakeJob(2, 4, 36000, "", 40'000), 0));
+  const JobId side0 = h.Submit(Prioritized(MakeJob(1, 4, 36000), 5));
+  const JobId side1 = h.Submit(Prioritized(MakeJob(1, 4, 36000), 5));
+  h.Step(0);
+  ASSERT_EQ(h.NodesOf(gang), (std::vector<std::string>{"n0", "n1"}));
+  const JobId high = h.Submit(Prioritized(MakeJob(1, 4, 3600), 9));
+  const Decisions decisions = h.Step(4000);
+  ASSERT_EQ(Victims(decisions), std::vector<JobId>{gang});
+  EXPECT_EQ(h.engine().allocations(gang), nullptr);  // Neither task is left behind.
+  EXPECT_EQ(h.NodesOf(high).size(), 1u);
+  EXPECT_EQ(h.engine().state(side0), JobState::kRunning);
+  EXPECT_EQ(h.engine().state(side1), JobState::kRunning);
+  // Four devices the gang held are free: the gang's other half.
+  EXPECT_EQ(h.engine().cluster_state().allocated_milli(), 12'000u);
+}
+
+TEST(PreemptionScenario, AVictimTheBlockedJobDidNotNeedKeepsRunning) {
+  TwoNodes t;
+  Harness h(t.cluster, WithPreemption());
+  // n0: `cheap` (lowest priority, 2 devices) and `other` (priority 3, 6 devices); n1: `low`
+  // (priority 1, all 8). Releasing `cheap` first does not make room; `low` does, and then
+  // `cheap` gets its devices back.
+  const JobId cheap = h.Submit(Prioritized(MakeJob(1, 2, 36000), 0));
+  const JobId other = h.Submit(Prioritized(MakeJob(1, 6, 36000), 3));
+  const JobId low = h.Submit(Prioritized(MakeJob(1, 8, 36000), 1));
+  h.Step(0);
+  ASSERT_EQ(h.NodesOf(cheap), std::vector<std::string>{"n0"});
+  ASSERT_EQ(h.NodesOf(other), std::vector<std::string>{"n0"});
+  ASSERT_EQ(h.NodesOf(low), std::vector<std::string>{"n1"});
+  const JobId high = h.Submit(Prioritized(MakeJob(1, 8, 3600), 9));
+  const Decisions decisions = h.Step(4000);
+  EXPECT_EQ(Victims(decisions), std::vector<JobId>{low});
+  EXPECT_EQ(h.NodesOf(high), std::vector<std::string>{"n1"});
+  EXPECT_EQ(h.engine().state(cheap), JobState::kRunning);
+  EXPECT_EQ(h.engine().state(other), JobState::kRunning);
+}
+
+TEST(PreemptionScenario, ARequeuedJobsCheckpointsCountFromTheEndOfItsRestart) {
+  TwoNodes t;
+  Harness h(t.cluster, WithPreemption());
+  const JobId low = h.Submit(Prioritized(MakeJob(2, 8, 36000), 0));
+  h.Step(0);
+  const JobId high = h.Submit(Prioritized(MakeJob(1, 8, 1000), 9));
+  ASSERT_EQ(Victims(h.Step(4000)), std::vector<JobId>{low});
+  h.Finish(high);
+  ASSERT_EQ(h.Step(5000).starts.size(), 1u);  // `low` again; it works from 5600 s on.
+  const JobId again = h.Submit(Prioritized(MakeJob(1, 8, 1000), 9));
+  const Decisions decisions = h.Step(5600 + 3600 + 50);
+  ASSERT_EQ(Victims(decisions), std::vector<JobId>{low});
+  EXPECT_EQ(decisions.preemptions[0].lost_us, SecondsToUs(50));
+  EXPECT_EQ(h.engine().state(again), JobState::kRunning);
+}
+
+TEST(PreemptionGuards, TheChangeoverBudgetBoundsWhatPreemptionsLoseInAnyHour) {
+  TwoNodes t;
+  PolicyConfig policy = WithPreemption();
+  // A victim of 8 devices preempted 100 s after a checkpoint loses (100 + 600) s x 8 = 5,600
+  // device-seconds; the budget allows one such an hour.
+  policy.preemption.changeover_budget_device_s_per_hour = 6000;
+  policy.queue_order = "priority";  // The high jobs go ahead of the requeued one.
+  Harness h(t.cluster, policy);
+  const JobId a = h.Submit(Prioritized(MakeJob(1, 8, 36000), 0));
+  const JobId b = h.Submit(Prioritized(MakeJob(1, 8, 36000), 0));
+  h.Step(0);
+  h.Submit(Prioritized(MakeJob(1, 8, 36000), 9));
+  EXPECT_EQ(Victims(h.Step(3700)), std::vector<JobId>{a});
+  const JobId second = h.Submit(Prioritized(MakeJob(1, 8, 36000), 9));
+  EXPECT_TRUE(h.Step(7299).preemptions.empty());  // 400 device-s left: b costs 5,592.
+  EXPECT_EQ(h.engine().state(second), JobState::kPending);
+  // The engine asks to be stepped when the first charge leaves the rolling hour, and then
+  // preempts b.
+  EXPECT_EQ(h.engine().NextWakeupUs(), SecondsToUs(7300));
+  EXPECT_EQ(Victims(h.Step(7300)), std::vector<JobId>{b});
+  EXPECT_EQ(h.engine().Carried(SecondsToUs(7300)).preemption_spent,
+            (std::vector<std::pair<TimeUs, int64_t>>{{SecondsToUs(7300), SecondsToUs(5600)}}));
+
+  policy.preemption.changeover_budget_device_s_per_hour = 5000;  // Below one victim's cost.
+  Harness none(t.cluster, policy);
+  none.Submit(Prioritized(MakeJob(2, 8, 36000), 0));
+  none.Step(0);
+  none.Submit(Prioritized(MakeJob(1, 8, 36000), 9));
+  EXPECT_TRUE(none.Step(3700).preemptions.empty());
+}
+
+TEST(PreemptionGuards, AJobPreemptedItsBudgetOfTimesIsNeverAVictimAgain) {
+  TwoNodes t;
+  PolicyConfig policy = WithPreemption();
+  policy.preemption.max_preemptions_per_job = 1;
+  Harness h(t.cluster, policy);
+  const JobId low = h.Submit(Prioritized(MakeJob(2, 8, 36000), 0));
+  h.Step(0);
+  const JobId first = h.Submit(Prioritized(MakeJob(1, 8, 100), 9));
+  EXPECT_EQ(Victims(h.Step(1000)), std::vector<JobId>{low});
+  h.Finish(first);
+  ASSERT_EQ(h.Step(1100).starts.size(), 1u);  // `low` again.
+  const JobId second = h.Submit(Prioritized(MakeJob(1, 8, 100), 9));
+  EXPECT_TRUE(h.Step(5000).preemptions.empty());
+  EXPECT_EQ(h.engine().state(second), JobState::kPending);
+  EXPECT_EQ(h.engine().state(low), JobState::kRunning);
+}
+
+TEST(PreemptionLostWork, WorkSinceTheLastCheckpointOrAllOfItWithoutCheckpoints) {
+  EXPECT_EQ(Preempter::LostUs(100, 60, 100 + 150), 30);
+  EXPECT_EQ(Preempter::LostUs(100, 60, 100 + 120), 0);
+  EXPECT_EQ(Preempter::LostUs(100, 0, 100 + 150), 150);
+  EXPECT_EQ(Preempter::LostUs(100, 60, 50), 0);  // Still in its restart pause.
+}
+
+}  // namespace
+}  // namespace headroom::engine
