@@ -249,13 +249,8 @@ void Engine::Restore(JobRestored& restored) {
 void Engine::Finish(JobId id, JobState final_state) {
   JobRecord& r = record(id);
   if (r.state == JobState::kRunning) {
-    for (const TaskAllocation& task : r.tasks) state_.Release(task);
-    TrackTasks(r.tasks, -1);
-    fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
     runtimes_.Record(r.tenant, r.job.total_milli(), last_now_us_ - r.start_us);
-    running_by_end_.erase({r.expected_end_us, id.value()});
-    CountRunning(r.job.priority, -1);
-    ++release_epoch_;
+    StopRunning(id);
   } else if (r.state == JobState::kPending) {
     auto it = std::find(queue_.begin(), queue_.end(), id);
     if (it != queue_.end()) {

@@ -169,8 +169,11 @@ class Engine {
   bool StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left, Decisions& decisions);
   // What preempting the running job `victim` for `preemptor` at `now` loses and costs.
   PreemptJob PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const;
-  // A running job stopped and pending again, its capacity free (a preemption's effect).
-  void Requeue(const PreemptJob& preemption);
+  // A running job stopped and pending again, its capacity free and what it loses charged to
+  // the changeover budget at `now` (a preemption's effect, searched or followed).
+  void Requeue(const PreemptJob& preemption, TimeUs now);
+  // A running job's capacity released and its running books closed (a finish or a requeue).
+  void StopRunning(JobId id);
   // Running jobs by priority (count), for the cheap "can anything be preempted" test.
   void CountRunning(int32_t priority, int sign);
   bool ComputeReservation(JobId head, TimeUs now);

@@ -125,13 +125,7 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
 
   // Preempted jobs are requeued first; then in the order a migration plan is applied
   // (engine_migrate.cc): free the moved jobs, start, then give the moved jobs their new tasks.
-  int64_t lost_device_us = 0;
-  for (const PreemptJob& preemption : decisions.preemptions) {
-    const auto devices = std::max<uint64_t>(record(preemption.job).job.total_devices(), 1);
-    lost_device_us += (preemption.lost_us + preemption.restart_us) * static_cast<int64_t>(devices);
-    Requeue(preemption);
-  }
-  if (!decisions.preemptions.empty()) preempter_.changeover().Charge(now, lost_device_us);
+  for (const PreemptJob& preemption : decisions.preemptions) Requeue(preemption, now);
   for (const MigrateJob& move : decisions.migrations) {
     JobRecord& v = record(move.job);
     for (const TaskAllocation& task : v.tasks) state_.Release(task);

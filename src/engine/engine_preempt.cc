@@ -26,6 +26,16 @@ void Engine::CountRunning(int32_t priority, int sign) {
   if (it->second == 0) running_by_priority_.erase(it);
 }
 
+namespace {
+
+// What a preemption loses: its lost work and restart, × the job's devices (a share counts one).
+int64_t LostDeviceUs(const PreemptJob& preemption, uint64_t devices) {
+  return (preemption.lost_us + preemption.restart_us) *
+         static_cast<int64_t>(std::max<uint64_t>(devices, 1));
+}
+
+}  // namespace
+
 PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const {
   const JobRecord& v = jobs_[victim.value()];
   PreemptJob preemption{.job = victim, .preemptor = preemptor};
@@ -35,8 +45,7 @@ PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const
   preemption.lost_us =
       Preempter::LostUs(v.checkpoint_base_us, preemption.checkpoint_interval_us, now);
   preemption.restart_us = policy_.preemption.restart_us;
-  preemption.cost_device_us = (preemption.lost_us + preemption.restart_us) *
-                              static_cast<int64_t>(std::max<uint64_t>(v.job.total_devices(), 1));
+  preemption.cost_device_us = LostDeviceUs(preemption, v.job.total_devices());
   return preemption;
 }
 
@@ -90,10 +99,9 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   }
   for (uint32_t victim : plan->victims) {
     const PreemptJob preemption = PreemptionOf(candidates[victim].job.id, id, now);
-    Requeue(preemption);
+    Requeue(preemption, now);
     decisions.preemptions.push_back(preemption);
   }
-  preempter_.changeover().Charge(now, plan->cost_device_us);
   Launch(id, std::move(plan->head_tasks), now, decisions);
   // The head no longer needs its reservation; later jobs must not avoid it.
   DropReservation();
@@ -101,20 +109,28 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   return true;
 }
 
-void Engine::Requeue(const PreemptJob& preemption) {
+void Engine::StopRunning(JobId id) {
+  JobRecord& r = record(id);
+  HR_CHECK(r.state == JobState::kRunning);
+  for (const TaskAllocation& task : r.tasks) state_.Release(task);
+  TrackTasks(r.tasks, -1);
+  fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
+  running_by_end_.erase({r.expected_end_us, id.value()});
+  CountRunning(r.job.priority, -1);
+  ++release_epoch_;
+}
+
+void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   JobRecord& v = record(preemption.job);
-  HR_CHECK(v.state == JobState::kRunning);
-  for (const TaskAllocation& task : v.tasks) state_.Release(task);
-  TrackTasks(v.tasks, -1);
-  fair_share_.AddRunning(v.tenant, -static_cast<int64_t>(v.job.total_milli()));
-  running_by_end_.erase({v.expected_end_us, preemption.job.value()});
-  CountRunning(v.job.priority, -1);
+  // Charges made at one moment merge, so a follower charging victim by victim carries the list
+  // the searching engine does.
+  preempter_.changeover().Charge(now, LostDeviceUs(preemption, v.job.total_devices()));
+  StopRunning(preemption.job);
   v.tasks.clear();
   v.state = JobState::kPending;
   v.code = PendingCode::kNotConsidered;
   ++v.preemptions;
   arrivals_.push_back(preemption.job);
-  ++release_epoch_;
   dirty_ = true;
 }
 
