@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
       AddQueueCommand(app, connection),
       AddExplainCommand(app, connection),
       AddNodesCommand(app, connection),
+      AddQueuesCommand(app, connection),
       AddCancelCommand(app, connection),
       AddDrainCommand(app, connection),
       AddServicesCommand(app, connection),

@@ -33,6 +33,24 @@ std::string MetricsBody(ApiContext& context) {
       out.Sample(family.name, {{"tenant", tenant.tenant}}, tenant.*family.value);
     }
   }
+  // Queues with quotas: devices each uses and is guaranteed (no samples without queues).
+  const engine::QuotaTree queues = context.loop.Queues();
+  const struct {
+    const char* name;
+    const char* help;
+    const engine::QuotaAmounts& (engine::QuotaTree::*amounts)(uint32_t) const;
+  } queue_families[] = {
+      {"headroom_queue_usage_devices", "Devices the running jobs of a queue (and below) hold.",
+       &engine::QuotaTree::usage},
+      {"headroom_queue_guaranteed_devices", "Devices a queue is guaranteed.",
+       &engine::QuotaTree::guaranteed}};
+  for (const auto& family : queue_families) {
+    out.Family(family.name, "gauge", family.help);
+    for (uint32_t q = 1; q < queues.size(); ++q) {
+      out.Sample(family.name, {{"queue", queues.name(q)}},
+                 static_cast<double>((queues.*family.amounts)(q)[0]) / 1000.0);
+    }
+  }
   std::lock_guard lock(context.state.mu);
   DaemonState& state = context.state;
   out.Family("headroom_jobs", "gauge", "Jobs by state.");

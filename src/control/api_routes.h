@@ -56,5 +56,6 @@ void RegisterNodeRoutes(Router& server, ApiContext& context);
 void RegisterAgentRoutes(Router& server, ApiContext& context);
 void RegisterMetricsRoutes(Router& server, ApiContext& context);
 void RegisterPolicyRoutes(Router& server, ApiContext& context);
+void RegisterQueueRoutes(Router& server, ApiContext& context);
 
 }  // namespace headroom::control

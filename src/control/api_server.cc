@@ -148,6 +148,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServe
   RegisterAgentRoutes(router, ctx);
   RegisterMetricsRoutes(router, ctx);
   RegisterPolicyRoutes(router, ctx);
+  RegisterQueueRoutes(router, ctx);
   auto server = HttpServer::Start(std::move(router), std::move(http));
   if (!server && !options.tls_cert.empty()) {
     return tl::unexpected(

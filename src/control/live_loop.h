@@ -109,6 +109,10 @@ class LiveLoop {
   // Journals `text` as the policy in force, then rebuilds the engine on `policy` (parsed from
   // `text`): pending jobs are ordered and placed by it from the next step; running jobs stay.
   ApiResult<void> SetPolicy(std::string text, engine::PolicyConfig policy);
+  // Replaces the policy's queues with those of `queues_text` (a queues file, quota_yaml.h) and
+  // puts the result in force as SetPolicy does; the policy's text is read and rewritten on the
+  // loop thread, so two changes never lose one another. 400 naming the body's line and field.
+  ApiResult<void> SetQueues(const std::string& queues_text);
   // Finishes the calls already queued, then joins the thread.
   void Stop();
 
@@ -143,8 +147,13 @@ class LiveLoop {
   // Each tenant's fair share as the engine had it at its last step, published with the pending
   // view (empty without an engine).
   std::vector<engine::Engine::TenantFairShare> TenantFairShares() const;
+  // The queues' books as the engine had them at its last step, published with the pending view
+  // (empty without queues or an engine).
+  engine::QuotaTree Queues() const;
 
  private:
+  // On the loop thread: journals `text` as the policy in force and rebuilds the engine on it.
+  ApiResult<void> ApplyPolicy(std::string text, engine::PolicyConfig policy);
   struct Input {
     uint64_t submitted = 0;                        // A job id, or 0 for a call.
     std::shared_ptr<const std::string> spec_json;  // The submitted job's, when made.
@@ -258,6 +267,7 @@ class LiveLoop {
     engine::PendingSnapshot snapshot;
     std::vector<std::pair<uint64_t, uint32_t>> by_job;  // (daemon job id, index in jobs), sorted.
     std::vector<engine::Engine::TenantFairShare> tenants;
+    engine::QuotaTree queues;
   };
   std::shared_ptr<const PendingView> Published() const;
   mutable std::mutex published_mu_;

@@ -40,6 +40,7 @@ void LiveLoop::PublishPending() {
     }
     view->explained = view->snapshot.jobs.size();
     view->tenants = engine_->TenantFairShares();
+    view->queues = engine_->quotas();
   }
   {
     std::lock_guard lock(published_mu_);
@@ -57,6 +58,11 @@ std::shared_ptr<const LiveLoop::PendingView> LiveLoop::Published() const {
 std::vector<engine::Engine::TenantFairShare> LiveLoop::TenantFairShares() const {
   const std::shared_ptr<const PendingView> view = Published();
   return view == nullptr ? std::vector<engine::Engine::TenantFairShare>{} : view->tenants;
+}
+
+engine::QuotaTree LiveLoop::Queues() const {
+  const std::shared_ptr<const PendingView> view = Published();
+  return view == nullptr ? engine::QuotaTree() : view->queues;
 }
 
 std::map<uint64_t, PendingInfo> LiveLoop::Explain(const std::vector<uint64_t>& jobs,

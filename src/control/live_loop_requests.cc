@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "control/engine_log.h"
+#include "engine/policy_yaml.h"
+#include "engine/quota_yaml.h"
 
 namespace headroom::control {
 
@@ -111,23 +113,43 @@ std::string LiveLoop::policy_text() const {
 ApiResult<void> LiveLoop::SetPolicy(std::string text, engine::PolicyConfig policy) {
   ApiResult<void> result = Fail(500, "the loop did not run the policy change");
   // On the loop thread, so that two changes are journaled and applied in the same order.
+  RunCall([&] { result = ApplyPolicy(std::move(text), std::move(policy)); });
+  Wake();
+  return result;
+}
+
+ApiResult<void> LiveLoop::SetQueues(const std::string& queues_text) {
+  ApiResult<void> result = Fail(500, "the loop did not run the queues change");
   RunCall([&] {
-    if (auto ok = journal_.Commit({MetaRecord{kPolicyKey, text}}); !ok) {
-      result = StoreFailure(ok.error());
+    auto text = engine::PolicyTextWithQueues(options_.policy_text, queues_text, "body");
+    if (!text) {
+      result = Fail(400, "{}", text.error().message);
       return;
     }
-    const std::string name = policy.name;
-    {
-      std::lock_guard lock(policy_mu_);
-      options_.policy = std::move(policy);
-      options_.policy_text = std::move(text);
+    auto policy = engine::ParsePolicyYaml(*text, "the policy with these queues");
+    if (!policy) {
+      result = Fail(400, "{}", policy.error().message);
+      return;
     }
-    rebuild_ = true;
-    Log("policy", std::nullopt, std::nullopt, fmt::format("policy set to {}", name), Now());
-    result = {};
+    result = ApplyPolicy(std::move(*text), std::move(*policy));
   });
   Wake();
   return result;
+}
+
+ApiResult<void> LiveLoop::ApplyPolicy(std::string text, engine::PolicyConfig policy) {
+  if (auto ok = journal_.Commit({MetaRecord{kPolicyKey, text}}); !ok) {
+    return StoreFailure(ok.error());
+  }
+  const std::string name = policy.name;
+  {
+    std::lock_guard lock(policy_mu_);
+    options_.policy = std::move(policy);
+    options_.policy_text = std::move(text);
+  }
+  rebuild_ = true;
+  Log("policy", std::nullopt, std::nullopt, fmt::format("policy set to {}", name), Now());
+  return {};
 }
 
 }  // namespace headroom::control

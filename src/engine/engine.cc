@@ -29,6 +29,15 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
   HR_CHECK(order.has_value());
   order_ = std::move(*order);
   reservation_.Resize(cluster.nodes().size(), cluster.devices().size());
+  if (!policy.queues.empty()) {
+    QuotaAmounts capacity = {0, 0, 0};
+    for (const model::Node& node : cluster.nodes()) {
+      capacity[0] += int64_t{node.device_count} * model::kMilliPerDevice;
+      capacity[1] += node.cpu_milli;
+      capacity[2] += node.memory_mib;
+    }
+    quotas_ = QuotaTree(policy.queues, capacity);
+  }
   if (carried.as_of_us > 0) {
     // Tenants take ids in name order: the same carried state gives the same ids.
     for (const auto& [tenant, usage] : carried.tenant_usage) {
@@ -198,6 +207,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.job = std::move(job);
   r.state = JobState::kPending;
   r.tenant = TenantOf(r.job.tenant);
+  r.quota_queue = quotas_.QueueOf(r.job.tenant);
   r.mask = MaskFor(r.job.task.selector);
   ResolveLevels(r);
   r.never_fits = NeverFits(r);
@@ -228,6 +238,7 @@ void Engine::Restore(JobRestored& restored) {
   r.job = std::move(restored.job);
   r.state = JobState::kRunning;
   r.tenant = TenantOf(r.job.tenant);
+  r.quota_queue = quotas_.QueueOf(r.job.tenant);
   r.mask = MaskFor(r.job.task.selector);
   r.code = PendingCode::kNone;
   r.tasks = std::move(restored.tasks);
@@ -238,6 +249,7 @@ void Engine::Restore(JobRestored& restored) {
   r.expected_end_us = r.start_us + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
   CountRunning(r.job.priority, +1);
+  CountQuota(r, +1);
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   max_priority_ = std::max(max_priority_, r.job.priority);
   // Capacity is taken, not released: cached placement failures stay valid, but a reservation

@@ -56,6 +56,7 @@
 #include "engine/policy_config.h"
 #include "engine/preemption.h"
 #include "engine/queue_order.h"
+#include "engine/quota.h"
 #include "engine/runtime_history.h"
 #include "model/cluster.h"
 #include "model/job_state.h"
@@ -134,6 +135,9 @@ class Engine {
   };
   std::vector<TenantFairShare> TenantFairShares() const;
 
+  // The queues' books (empty without queues): usage by queue, for metrics and `headroom queues`.
+  const QuotaTree& quotas() const { return quotas_; }
+
   // Empty when every invariant holds; else the first violation. O(cluster + jobs).
   std::string CheckInvariants() const;
 
@@ -174,6 +178,10 @@ class Engine {
   void Requeue(const PreemptJob& preemption, TimeUs now);
   // A running job's capacity released and its running books closed (a finish or a requeue).
   void StopRunning(JobId id);
+  // What a job counts against its queue's quota: devices (milli), CPU and memory of all tasks.
+  static QuotaAmounts DemandOf(const JobRecord& record);
+  // Running work in or out of the job's queue (sign +1 / -1).
+  void CountQuota(const JobRecord& record, int sign);
   // Running jobs by priority (count), for the cheap "can anything be preempted" test.
   void CountRunning(int32_t priority, int sign);
   bool ComputeReservation(JobId head, TimeUs now);
@@ -201,6 +209,7 @@ class Engine {
   std::unique_ptr<SharePlacement> share_;
   ClusterState state_;
   FairShare fair_share_;
+  QuotaTree quotas_;
   RuntimeHistory runtimes_;
 
   std::vector<JobRecord> jobs_;                           // By JobId.

@@ -107,6 +107,14 @@ PendingStatus Engine::ExplainShared(const JobRecord& r, bool with_nodes,
             : fmt::format(", inside one {}", r.job.required_topology_level));
     return status;
   }
+  if (r.code == PendingCode::kQuota) {
+    const QuotaAmounts demand = DemandOf(r);
+    const QuotaTree::Verdict verdict = quotas_.Admits(r.quota_queue, demand);
+    if (!verdict.admitted) {
+      status.message = quotas_.Describe(verdict, demand);
+      return status;
+    }
+  }
   // Add the capacity picture whatever the pass said, so a user sees every constraint.
   if (need > 0 && free_matching < need && r.code != PendingCode::kCapacity) {
     reasons.push_back(PendingCode::kCapacity);

@@ -47,6 +47,20 @@ std::string Engine::CheckInvariants() const {
   if (running != by_priority) {
     return fmt::format("{} running jobs but {} counted by priority", running, by_priority);
   }
+  if (!quotas_.empty()) {
+    if (std::string problem = quotas_.CheckBooks(); !problem.empty()) return problem;
+    std::vector<QuotaAmounts> leaf_usage(quotas_.size(), QuotaAmounts{0, 0, 0});
+    for (const JobRecord& r : jobs_) {
+      if (r.state != JobState::kRunning) continue;
+      const QuotaAmounts demand = DemandOf(r);
+      for (size_t k = 0; k < kQuotaResources; ++k) leaf_usage[r.quota_queue][k] += demand[k];
+    }
+    for (uint32_t q = 0; q < quotas_.size(); ++q) {
+      if (quotas_.is_leaf(q) && quotas_.usage(q) != leaf_usage[q]) {
+        return fmt::format("queue '{}': its books differ from its running jobs", quotas_.name(q));
+      }
+    }
+  }
   return "";
 }
 

@@ -111,6 +111,7 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   r.expected_end_us = now + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
   CountRunning(r.job.priority, +1);
+  CountQuota(r, +1);
   fruitless_preemptions_.erase(id.value());
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   decisions.starts.push_back(StartJob{id, r.tasks});
@@ -160,6 +161,11 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
     bool started = false;
     if (r.never_fits) {
       r.code = PendingCode::kUnschedulable;
+    } else if (!quotas_.Admits(r.quota_queue, DemandOf(r)).admitted) {
+      // Held by a quota, it holds up nobody behind it (as Kueue's BestEffortFIFO); within its
+      // guarantee it may reclaim what other queues borrow.
+      r.code = PendingCode::kQuota;
+      started = StartByPreemption(id, now, preemption_searches, decisions);
     } else if (!blocked) {
       if (policy_.main_queue_depth != 0 && examined >= policy_.main_queue_depth) {
         r.code = PendingCode::kNotConsidered;

@@ -34,7 +34,47 @@ int64_t LostDeviceUs(const PreemptJob& preemption, uint64_t devices) {
          static_cast<int64_t>(std::max<uint64_t>(devices, 1));
 }
 
+// The queues' books as a search sees them (a copy the search changes): a candidate that runs on
+// borrowed capacity may go only while its branch still borrows (Kueue re-checks, victim by
+// victim, that a ClusterQueue still borrows).
+class QuotaGate final : public PreemptionGate {
+ public:
+  QuotaGate(const QuotaTree& books, uint32_t head_queue, const QuotaAmounts& head_demand)
+      : books_(books), head_queue_(head_queue), head_demand_(head_demand) {}
+
+  void AddCandidate(uint32_t queue, const QuotaAmounts& demand, bool borrowed) {
+    candidates_.push_back({queue, demand, borrowed});
+  }
+  bool MayRelease(uint32_t v) const override {
+    return !candidates_[v].borrowed || books_.Borrowing(candidates_[v].queue, head_queue_);
+  }
+  void Release(uint32_t v) override { books_.Add(candidates_[v].queue, candidates_[v].demand, -1); }
+  void PutBack(uint32_t v) override { books_.Add(candidates_[v].queue, candidates_[v].demand, +1); }
+  bool AdmitsHead() const override { return books_.Admits(head_queue_, head_demand_).admitted; }
+
+ private:
+  struct Candidate {
+    uint32_t queue;
+    QuotaAmounts demand;
+    bool borrowed;  // A candidate for running on borrowed capacity (else for its priority).
+  };
+  QuotaTree books_;
+  uint32_t head_queue_;
+  QuotaAmounts head_demand_;
+  std::vector<Candidate> candidates_;
+};
+
 }  // namespace
+
+QuotaAmounts Engine::DemandOf(const JobRecord& r) {
+  const int64_t tasks = r.job.task_count;
+  return {static_cast<int64_t>(r.job.total_milli()), tasks * r.job.task.cpu_milli,
+          tasks * r.job.task.memory_mib};
+}
+
+void Engine::CountQuota(const JobRecord& r, int sign) {
+  quotas_.Add(r.quota_queue, DemandOf(r), sign);
+}
 
 PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const {
   const JobRecord& v = jobs_[victim.value()];
@@ -54,14 +94,25 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   if (!preempter_.enabled() || searches_left == 0) return false;
   JobRecord& r = record(id);
   if (r.never_fits || r.job.task.devices == 0) return false;
-  if (running_by_priority_.empty() || running_by_priority_.begin()->first >= r.job.priority) {
+  const QuotaAmounts demand = DemandOf(r);
+  // Within its guarantee, a job reclaims what other branches borrow, whatever their priority.
+  const bool reclaims = quotas_.WithinGuarantee(r.quota_queue, demand);
+  if (!reclaims &&
+      (running_by_priority_.empty() || running_by_priority_.begin()->first >= r.job.priority)) {
     return false;
   }
+  std::optional<QuotaGate> gate;
+  if (!quotas_.empty()) gate.emplace(quotas_, r.quota_queue, demand);
   std::vector<PreemptionCandidate> candidates;
   for (const auto& [unused_end, job] : running_by_end_) {
     const JobRecord& v = jobs_[job];
     const uint32_t max_preemptions = policy_.preemption.max_preemptions_per_job;
-    if (v.job.priority >= r.job.priority || v.job.task.devices == 0 ||
+    // With queues, priority decides only inside one queue: another queue's guarantee is not
+    // the preemptor's to take.
+    const bool outranked =
+        v.job.priority < r.job.priority && (quotas_.empty() || v.quota_queue == r.quota_queue);
+    const bool borrowed = reclaims && quotas_.Borrowing(v.quota_queue, r.quota_queue);
+    if ((!outranked && !borrowed) || v.job.task.devices == 0 ||
         (max_preemptions > 0 && v.preemptions >= max_preemptions)) {
       continue;
     }
@@ -88,8 +139,16 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
             [](const PreemptionCandidate& a, const PreemptionCandidate& b) {
               return a.job.id < b.job.id;
             });
+  if (gate) {
+    for (PreemptionCandidate& candidate : candidates) {
+      const JobRecord& v = jobs_[candidate.job.id.value()];
+      const bool borrowed = !(v.job.priority < r.job.priority && v.quota_queue == r.quota_queue);
+      candidate.tier = borrowed ? 0 : 1;
+      gate->AddCandidate(v.quota_queue, DemandOf(v), borrowed);
+    }
+  }
   std::optional<PreemptionPlan> plan =
-      preempter_.Plan(state_, placer_, RequestOf(r), candidates, now);
+      preempter_.Plan(state_, placer_, RequestOf(r), candidates, now, gate ? &*gate : nullptr);
   if (!plan) {
     fruitless_preemptions_[id.value()] = search;
     // The changeover budget may have held it back: look again when the budget grows.
@@ -117,6 +176,7 @@ void Engine::StopRunning(JobId id) {
   fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
   running_by_end_.erase({r.expected_end_us, id.value()});
   CountRunning(r.job.priority, -1);
+  CountQuota(r, -1);
   ++release_epoch_;
 }
 

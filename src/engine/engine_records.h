@@ -42,6 +42,7 @@ struct Engine::JobRecord {
   model::Job job;
   std::optional<JobState> state;  // nullopt: no job has this id (yet).
   TenantId tenant;
+  uint32_t quota_queue = QuotaTree::kRoot;  // Its leaf queue (quota.h).
   uint32_t mask = 0;
   uint32_t required_level = kNoLevel;  // Resolved from the job's level names.
   uint32_t preferred_level = kNoLevel;

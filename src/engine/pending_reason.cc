@@ -8,6 +8,8 @@ std::string_view PendingCodeName(PendingCode code) {
       return "none";
     case PendingCode::kUnschedulable:
       return "unschedulable";
+    case PendingCode::kQuota:
+      return "quota";
     case PendingCode::kCapacity:
       return "capacity";
     case PendingCode::kTopology:

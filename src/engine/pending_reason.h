@@ -15,6 +15,7 @@ namespace headroom::engine {
 enum class PendingCode : uint8_t {
   kNone = 0,       // Not pending (running or finished).
   kUnschedulable,  // No node of the cluster could ever hold it (selector, size, cpu/memory).
+  kQuota,          // Its queue, or a queue above it, may not use more now (quota.h).
   kCapacity,       // Not enough free devices of a matching class right now.
   kTopology,       // Enough free devices, but not on nodes/domains in a usable shape.
   kCpuMemory,      // Devices would fit, node CPU or memory would not.

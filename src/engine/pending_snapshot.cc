@@ -16,12 +16,13 @@ PendingSnapshot Engine::SnapshotPending(std::span<const JobId> excluded, bool wi
     PendingCode code;
     bool never_fits;
     bool unknown_level;
+    uint32_t quota_queue;  // Quota verdicts differ by queue.
     bool operator==(const Group&) const = default;
   };
   struct GroupHash {
     size_t operator()(const Group& g) const {
       return ShapeHash()(g.shape) * 31 + static_cast<size_t>(g.code) * 4 + (g.never_fits ? 2 : 0) +
-             (g.unknown_level ? 1 : 0);
+             (g.unknown_level ? 1 : 0) + size_t{g.quota_queue} * 977;
     }
   };
   const std::unordered_set<uint32_t> skip = [&] {
@@ -39,7 +40,8 @@ PendingSnapshot Engine::SnapshotPending(std::span<const JobId> excluded, bool wi
       const JobRecord& r = jobs_[id.value()];
       if (r.state != JobState::kPending) continue;
       auto [it, inserted] =
-          group_of.try_emplace(Group{r.shape(), r.code, r.never_fits, r.unknown_level},
+          group_of.try_emplace(Group{r.shape(), r.code, r.never_fits, r.unknown_level,
+                                     r.code == PendingCode::kQuota ? r.quota_queue : 0},
                                static_cast<uint32_t>(snapshot.groups.size()));
       if (inserted) {
         PendingGroup& group = snapshot.groups.emplace_back();

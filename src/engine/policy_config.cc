@@ -32,6 +32,7 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
   if (VictimSelectors().Find(config.victim_selector) == nullptr) {
     return context(VictimSelectors().Unknown(config.victim_selector));
   }
+  if (auto queues = ValidateQueues(config.queues); !queues) return context(queues.error());
   if (!config.share.scorer.empty()) {
     if (auto share = SharePolicyByName(config.share.scorer); !share) {
       return context(WithContext(share.error(), "share.scorer"));

@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "base/time.h"
+#include "engine/quota_config.h"
 
 namespace headroom::engine {
 
@@ -170,6 +171,11 @@ struct PolicyConfig {
   std::string victim_selector = "cheapest_move";
   MigrationConfig migration;
   PreemptionConfig preemption;
+
+  // Queues with quotas (quota.h); empty: none, every start is the placer's alone to decide.
+  // With queues, preemption also reclaims: a job within its queue's guarantee may take back
+  // what queues outside its branch borrow, whatever their jobs' priority.
+  std::vector<QueueConfig> queues;
 };
 
 Result<PolicyConfig> ValidatePolicy(PolicyConfig config);

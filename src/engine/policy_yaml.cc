@@ -7,6 +7,7 @@
 
 #include "engine/filter.h"
 #include "engine/queue_order.h"
+#include "engine/quota_yaml.h"
 #include "engine/scorer.h"
 #include "engine/share_scorers.h"
 #include "engine/victim_selector.h"
@@ -311,7 +312,7 @@ Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
 
 Result<PolicyConfig> Parse(const YamlField& document) {
   YAML_FIELD_TRY(map, document.Map({"name", "description", "queue", "backfill", "placement",
-                                    "victim_selector", "migration", "preemption"}));
+                                    "victim_selector", "migration", "preemption", "queues"}));
   PolicyConfig config;
   YAML_FIELD_TRY(name_field, map->Require("name", "a policy name"));
   YAML_FIELD_TRY(name, name_field->Name());
@@ -335,6 +336,11 @@ Result<PolicyConfig> Parse(const YamlField& document) {
                       [&](const YamlField& v) { return ParseMigration(v, config.migration); }));
   POLICY_TRY(Optional(*map, "preemption",
                       [&](const YamlField& v) { return ParsePreemption(v, config.preemption); }));
+  POLICY_TRY(Optional(*map, "queues", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(queues, ParseQueuesField(value));
+    config.queues = std::move(*queues);
+    return {};
+  }));
   return config;
 }
 

@@ -31,6 +31,8 @@
 //     horizon_s: 3600
 //     max_placements: 64
 //     max_moves: 4
+//   queues:                           # queues with quotas, as quota_yaml.h describes
+//     - {name: research, guaranteed: {devices: 512}, borrowing_limit: {devices: 128}}
 //
 // Errors are one line, "file:line: field 'placement.scorers[1].name': expected one of best_fit,
 // ..., got \"bset_fit\"", and the parser never throws. Threading: pure function; reads no file

@@ -21,7 +21,9 @@ bool FitsAgain(const ClusterState& state, const TaskAllocation& task) {
 }
 
 // How a plan ranks: its worst victim by the victim order, its cost, its victim count.
-using PlanRank = std::tuple<VictimKey, int64_t, size_t>;
+// A candidate's place in the victim order: its tier, then the victim selector's key.
+using TieredKey = std::pair<uint8_t, VictimKey>;
+using PlanRank = std::tuple<TieredKey, int64_t, size_t>;
 
 }  // namespace
 
@@ -33,16 +35,16 @@ TimeUs Preempter::LostUs(TimeUs checkpoint_base_us, TimeUs interval_us, TimeUs n
 std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer& placer,
                                               const PlacementRequest& head,
                                               std::span<const PreemptionCandidate> candidates,
-                                              TimeUs now) {
+                                              TimeUs now, PreemptionGate* gate) {
   if (!config_.enabled || head.shape->devices == 0 || candidates.empty()) return std::nullopt;
   const int64_t limit = changeover_.LeftDeviceUs(now);
   const model::Cluster& cluster = state.cluster();
   const uint64_t need_milli = head.milli();
 
-  std::vector<VictimKey> key(candidates.size());
+  std::vector<TieredKey> key(candidates.size());
   Releasable releasable(cluster, *head.classes);
   for (uint32_t i = 0; i < candidates.size(); ++i) {
-    key[i] = victims_->Key(candidates[i].job, candidates[i].cost_device_us);
+    key[i] = {candidates[i].tier, victims_->Key(candidates[i].job, candidates[i].cost_device_us)};
     if (candidates[i].cost_device_us <= limit) releasable.Add(i, *candidates[i].job.tasks);
   }
   releasable.Seal();
@@ -66,15 +68,23 @@ std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer&
     for (uint32_t v : here) {
       if (placements_left == 0 || released.size() >= config_.max_victims) break;
       if (candidates[v].cost_device_us > limit - released_cost) continue;
+      if (gate != nullptr && !gate->MayRelease(v)) continue;
       for (const TaskAllocation& task : *candidates[v].job.tasks) state.Release(task);
+      if (gate != nullptr) gate->Release(v);
       released.push_back(v);
       released_cost += candidates[v].cost_device_us;
+      if (gate != nullptr && !gate->AdmitsHead()) continue;
       if (Placer::DomainBoundMilli(state, target_id, head) < need_milli) continue;
       --placements_left;
       head_tasks = placer.Place(state, head, nullptr);
       if (head_tasks) break;
     }
-    if (!head_tasks) continue;
+    if (!head_tasks) {
+      if (gate != nullptr) {
+        for (uint32_t v : released) gate->PutBack(v);
+      }
+      continue;
+    }
 
     // The blocked job goes in; then every released job whose devices it left alone stays.
     for (const TaskAllocation& task : *head_tasks) state.Allocate(task);
@@ -82,6 +92,13 @@ std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer&
     for (size_t k = released.size(); k-- > 0;) {
       const std::vector<TaskAllocation>& tasks = *candidates[released[k]].job.tasks;
       const ClusterState::Mark before = state.mark();
+      if (gate != nullptr) {
+        gate->PutBack(released[k]);
+        if (!gate->AdmitsHead()) {
+          gate->Release(released[k]);
+          continue;
+        }
+      }
       bool fits = true;
       for (const TaskAllocation& task : tasks) {
         if (!FitsAgain(state, task)) {
@@ -94,12 +111,18 @@ std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer&
         reprieved[k] = 1;
       } else {
         state.RollbackTo(before);
+        if (gate != nullptr) gate->Release(released[k]);
+      }
+    }
+    if (gate != nullptr) {
+      for (size_t k = 0; k < released.size(); ++k) {
+        if (reprieved[k] == 0) gate->PutBack(released[k]);
       }
     }
     // Every job reprieved: the placer, which searches within a budget, missed a fit the state
     // had; the plan then starts the blocked job with no victim.
     PreemptionPlan plan;
-    VictimKey worst{INT64_MIN, INT64_MIN, 0};
+    TieredKey worst{0, VictimKey{INT64_MIN, INT64_MIN, 0}};
     for (size_t k = 0; k < released.size(); ++k) {
       if (reprieved[k] != 0) continue;
       plan.victims.push_back(released[k]);

@@ -11,7 +11,8 @@
 //  3. Once it places, it is allocated and the released jobs are offered their own devices back
 //     in reverse release order (the most protected first, as Kubernetes reprieves victims):
 //     one whose every task still fits stays running. The rest are the plan's victims.
-// Among the targets' plans the best is the one whose worst victim (by the victim order) is
+// Among the targets' plans the best is the one whose worst victim (by tier, then the victim
+// order) is
 // least bad, then the cheapest, then the one with fewer victims; ties: the first found.
 // Gangs are whole: a victim is a job, released and requeued with all its tasks. The victims'
 // cost stays within what the changeover budget has left: a candidate that would take the
@@ -47,6 +48,22 @@ namespace headroom::engine {
 struct PreemptionCandidate {
   MovableJob job;
   int64_t cost_device_us = 0;  // What preempting it loses: (lost work + restart) × devices.
+  // Lower tiers go first, whatever the victim order says (quotas: work on borrowed capacity
+  // before a queue's own lower-priority work).
+  uint8_t tier = 0;
+};
+
+// Quotas' say in a search (quota.h): which candidates may go and whether the blocked job's
+// queues admit it, on books the search changes as it releases and reprieves candidates.
+class PreemptionGate {
+ public:
+  virtual ~PreemptionGate() = default;
+  // Whether candidate `v` may be released now (the capacity it borrows is still borrowed).
+  virtual bool MayRelease(uint32_t v) const = 0;
+  virtual void Release(uint32_t v) = 0;
+  virtual void PutBack(uint32_t v) = 0;
+  // Whether the blocked job's queues admit it with what is released now.
+  virtual bool AdmitsHead() const = 0;
 };
 
 struct PreemptionPlan {
@@ -76,10 +93,14 @@ class Preempter {
   static TimeUs LostUs(TimeUs checkpoint_base_us, TimeUs interval_us, TimeUs now);
 
   // See the file comment. `candidates` must hold only jobs that may be preempted; a plan's
-  // cost stays within what the changeover budget has left at `now`.
+  // cost stays within what the changeover budget has left at `now`. With a `gate` (quotas),
+  // a candidate is released only when the gate lets it go, the blocked job is placed only when
+  // the gate admits it, a reprieve only stands while the gate still admits the job, and the
+  // gate's books are as given when Plan returns.
   std::optional<PreemptionPlan> Plan(ClusterState& state, const Placer& placer,
                                      const PlacementRequest& head,
-                                     std::span<const PreemptionCandidate> candidates, TimeUs now);
+                                     std::span<const PreemptionCandidate> candidates, TimeUs now,
+                                     PreemptionGate* gate = nullptr);
 
  private:
   PreemptionConfig config_;

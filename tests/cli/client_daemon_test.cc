@@ -142,6 +142,31 @@ TEST_F(ClientAgainstDaemon, NodesAndJsonParse) {
   EXPECT_TRUE(json::parse(services.out).contains("services"));
 }
 
+TEST_F(ClientAgainstDaemon, QueuesSetAndList) {
+  const std::string file = (dir_.path() / "queues.yaml").string();
+  std::ofstream(file) << "queues:\n  - {name: research, guaranteed: {devices: 24}}\n"
+                         "  - {name: vision, parent: research, guaranteed: {devices: 16},"
+                         " borrowing_limit: {devices: 4}}\n";
+  const CommandOutcome set = Run({"queues", "set", file});
+  ASSERT_EQ(set.status, 0) << set.err;
+  EXPECT_EQ(set.out, "2 queue(s) in force in policy 'headroom'\n");
+  const CommandOutcome table = Run({"queues"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_TRUE(std::regex_search(table.out, std::regex(R"(vision +research +0 +16 +4 +- +no)")))
+      << table.out;
+  const CommandOutcome listed = Run({"queues", "--json"});
+  ASSERT_EQ(listed.status, 0) << listed.err;
+  EXPECT_EQ(json::parse(listed.out)["queues"].size(), 3u) << listed.out;  // With (unqueued).
+  // A bad file is named by its own line, and nothing is sent.
+  std::ofstream(file) << "queues:\n  - name: x\n    lending_limit: {devices: 2}\n";
+  const CommandOutcome bad = Run({"queues", "set", file});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find(file + ":2: field 'queues': queue 'x': devices: a lending limit of 2 "
+                                "devices is above the guarantee, 0 devices"),
+            std::string::npos)
+      << bad.err;
+}
+
 TEST_F(ClientAgainstDaemon, DrainAndUndo) {
   const std::string node =
       json::parse(Run({"nodes", "--json"}).out)["nodes"][0]["name"].get<std::string>();

@@ -83,6 +83,11 @@ preemption:
   max_placements: 9
   max_victims: 4
   max_searches_per_pass: 2
+  changeover_budget_device_s_per_hour: 7200
+  max_preemptions_per_job: 3
+queues:
+  - {name: org, guaranteed: {devices: 16}}
+  - {name: vision, parent: org, tenants: [alice], guaranteed: {devices: 8}}
 )";
   auto policy = ParsePolicyYaml(text, "mine.yaml");
   ASSERT_TRUE(policy.has_value()) << policy.error().message;
@@ -131,6 +136,13 @@ preemption:
   EXPECT_EQ(policy->preemption.max_placements, 9u);
   EXPECT_EQ(policy->preemption.max_victims, 4u);
   EXPECT_EQ(policy->preemption.max_searches_per_pass, 2u);
+  EXPECT_EQ(policy->preemption.changeover_budget_device_s_per_hour, 7200);
+  EXPECT_EQ(policy->preemption.max_preemptions_per_job, 3u);
+  ASSERT_EQ(policy->queues.size(), 2u);
+  EXPECT_EQ(policy->queues[1].name, "vision");
+  EXPECT_EQ(policy->queues[1].parent, "org");
+  EXPECT_EQ(policy->queues[1].tenants, std::vector<std::string>{"alice"});
+  EXPECT_EQ(policy->queues[1].guaranteed[0], 8000);
 }
 
 TEST(PolicyYamlTest, AbsentKeysKeepTheDefaults) {
@@ -202,6 +214,8 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
        "p.yaml:3: field 'preemption.min_run_s': expected a whole number of seconds, 0 or more"},
       {"name: x\npreemption: {shrink: true}\n", "p.yaml:2: field 'preemption.shrink'"},
       {"name: x\nplacment: {}\n", "p.yaml:2: field 'placment'"},
+      {"name: x\nqueues:\n  - {name: a, parent: b}\n",
+       "p.yaml:3: field 'queues': queue 'a': parent 'b' is not a queue listed before it"},
       {"name: x\nqueue:\n  multifactor:\n    weights: {age: 1, speed: 2}\n",
        "p.yaml:4: field 'queue.multifactor.weights.speed'"},
       {"name: x\nqueue:\n  multifactor: {recalc_period_s: 0}\n",

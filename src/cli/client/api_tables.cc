@@ -195,6 +195,49 @@ std::string FormatNodes(const json& nodes) {
   return table.Render();
 }
 
+namespace {
+
+// "12.5" of a JSON number under `key` in `amounts`, or "-" when absent.
+std::string Amount(const json& amounts, const char* key) {
+  if (!amounts.is_object() || !amounts.contains(key) || !amounts[key].is_number()) return "-";
+  return fmt::format("{:g}", amounts[key].get<double>());
+}
+
+const json& Field(const json& object, const char* key) {
+  static const json kNull;
+  return object.is_object() && object.contains(key) ? object[key] : kNull;
+}
+
+}  // namespace
+
+std::string FormatQueues(const json& queues) {
+  Table table({{"QUEUE"},
+               {"PARENT"},
+               {"GPUS USED", true},
+               {"GUARANTEED", true},
+               {"BORROW LIMIT", true},
+               {"LEND LIMIT", true},
+               {"BORROWING"}});
+  for (const json& queue : List(queues, "queues")) {
+    const json& parent = Field(queue, "parent");
+    const json& borrowing = Field(queue, "borrowing");
+    table.AddRow({Text(queue, "name"), parent.is_string() ? parent.get<std::string>() : "-",
+                  Amount(Field(queue, "usage"), "devices"),
+                  Amount(Field(queue, "guaranteed"), "devices"),
+                  Amount(Field(queue, "borrowing_limit"), "devices"),
+                  Amount(Field(queue, "lending_limit"), "devices"),
+                  borrowing.is_boolean() && borrowing.get<bool>() ? "yes" : "no"});
+  }
+  std::string out = table.Render();
+  const json& share = Field(queues, "fair_share");
+  if (share.is_object()) {
+    out += fmt::format("tenant {}: fair-share factor {}, share {}, usage {} device-s\n",
+                       Text(share, "tenant"), Amount(share, "factor"), Amount(share, "share"),
+                       Amount(share, "usage_device_s"));
+  }
+  return out;
+}
+
 std::string FormatServices(const json& services) {
   Table table(
       {{"ID", true}, {"NAME"}, {"TENANT"}, {"REPLICAS", true}, {"RUNNING", true}, {"JOBS"}});

@@ -24,6 +24,10 @@ std::string FormatExplain(const nlohmann::json& job, double now_s);
 // NODE STATE GPUS ALLOC MODEL RACK REASON.
 std::string FormatNodes(const nlohmann::json& nodes);
 
+// QUEUE PARENT GPUS USED GUARANTEED BORROW LIMIT LEND LIMIT BORROWING (devices; "-": no
+// limit), then the tenant's fair share when the reply has one (a user's view).
+std::string FormatQueues(const nlohmann::json& queues);
+
 // ID NAME TENANT REPLICAS RUNNING JOBS.
 std::string FormatServices(const nlohmann::json& services);
 

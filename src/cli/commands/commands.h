@@ -43,6 +43,7 @@ std::function<int()> AddQueueCommand(CLI::App& app, Connection connection);
 std::function<int()> AddPolicyCommand(CLI::App& app, Connection connection);
 std::function<int()> AddExplainCommand(CLI::App& app, Connection connection);
 std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
+std::function<int()> AddQueuesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);
 std::function<int()> AddDrainCommand(CLI::App& app, Connection connection);
 std::function<int()> AddServicesCommand(CLI::App& app, Connection connection);

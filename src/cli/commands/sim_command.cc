@@ -4,8 +4,10 @@
 #include <map>
 #include <memory>
 
+#include "base/csv.h"
 #include "cli/commands/commands.h"
 #include "cli/commands/fill_run.h"
+#include "engine/quota_yaml.h"
 #include "model/cluster_source.h"
 #include "model/job_topology.h"
 #include "sim/policy_files.h"
@@ -34,6 +36,7 @@ struct SimFlags {
   double tune = 1.3;
   std::string migration = "preset";
   std::string preemption = "preset";
+  std::string queues;
 };
 
 int Fail(const std::string& message) {
@@ -75,6 +78,17 @@ int RunSim(const SimFlags& flags) {
     if (flags.preemption != "preset") {
       policy.preemption.enabled = flags.preemption == "on";
       policy.description += "; preemption " + flags.preemption;
+    }
+  }
+  // Queues with quotas for every policy (replacing any a policy file names).
+  if (!flags.queues.empty()) {
+    auto text = ReadTextFile(flags.queues);
+    if (!text) return Fail(text.error().message);
+    auto queues = engine::ParseQueuesYaml(*text, flags.queues);
+    if (!queues) return Fail(queues.error().message);
+    for (engine::PolicyConfig& policy : *policies) {
+      policy.queues = *queues;
+      policy.description += "; queues from " + flags.queues;
     }
   }
   auto cluster = model::LoadCluster(flags.cluster);
@@ -190,6 +204,8 @@ std::function<int()> AddSimCommand(CLI::App& app) {
                    "preset sets it")
       ->check(CLI::IsMember({"preset", "on", "off"}))
       ->capture_default_str();
+  command->add_option("--queues", flags->queues,
+                      "Queues with quotas (YAML, a 'queues' list) for every policy");
   command->add_flag("--paranoid", flags->paranoid, "Check every engine invariant after each step");
   return [flags] { return RunSim(*flags); };
 }

@@ -1,0 +1,98 @@
+// Routes: queues with quotas (docs/api.md "Queues"). GET lists each queue's guarantee, limits
+// and usage as the engine had them at its last step — an admin sees every queue, a user the
+// queues its tenant's jobs count against (its leaf and the queues above it) and its tenant's
+// fair share. PUT (admin) replaces the policy's queues with a queues file's, journaled with the
+// policy, so that they stay in force across restarts until changed.
+#include "control/api_routes.h"
+#include "engine/quota.h"
+
+namespace headroom::control {
+namespace {
+
+using engine::QuotaAmounts;
+using engine::QuotaResource;
+using engine::QuotaTree;
+
+// {"devices": 12.5, "cpu": 64, "memory_gib": 512}: whole units; with `limits`, only the
+// resources that have a limit (kNoQuotaLimit: none).
+Json AmountsJson(const QuotaTree& tree, const QuotaAmounts& amounts, bool limits) {
+  Json out = Json::object();
+  const std::pair<QuotaResource, const char*> keys[] = {{QuotaResource::kDevices, "devices"},
+                                                        {QuotaResource::kCpu, "cpu"},
+                                                        {QuotaResource::kMemory, "memory_gib"}};
+  for (const auto& [resource, key] : keys) {
+    const int64_t amount = amounts[static_cast<size_t>(resource)];
+    if (!tree.governs(resource) || (limits && amount == engine::kNoQuotaLimit)) continue;
+    const double unit = resource == QuotaResource::kMemory ? 1024.0 : 1000.0;
+    out[key] = static_cast<double>(amount) / unit;
+  }
+  return out;
+}
+
+Json QueueJson(const QuotaTree& tree, uint32_t q) {
+  bool borrowing = false;
+  for (size_t k = 0; k < engine::kQuotaResources; ++k) {
+    borrowing = borrowing || (tree.governs(static_cast<QuotaResource>(k)) &&
+                              tree.usage(q)[k] > tree.guaranteed(q)[k]);
+  }
+  return {{"name", tree.name(q)},
+          {"parent",
+           tree.parent(q) == QuotaTree::kRoot ? Json(nullptr) : Json(tree.name(tree.parent(q)))},
+          {"guaranteed", AmountsJson(tree, tree.guaranteed(q), false)},
+          {"borrowing_limit", AmountsJson(tree, tree.borrowing_limit(q), true)},
+          {"lending_limit", AmountsJson(tree, tree.lending_limit(q), true)},
+          {"usage", AmountsJson(tree, tree.usage(q), false)},
+          {"borrowing", borrowing}};
+}
+
+ApiResult<Reply> GetQueues(ApiContext& context, const HttpRequest& request) {
+  auto principal = AuthenticateReader(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  const QuotaTree tree = context.loop.Queues();
+  Json queues = Json::array();
+  if (!tree.empty()) {
+    std::vector<uint8_t> shown(tree.size(), principal->role == Role::kAdmin ? 1 : 0);
+    if (principal->role != Role::kAdmin) {
+      for (uint32_t q = tree.QueueOf(principal->tenant); q != QuotaTree::kRoot;
+           q = tree.parent(q)) {
+        shown[q] = 1;
+      }
+    }
+    for (uint32_t q = 1; q < tree.size(); ++q) {
+      if (shown[q] != 0) queues.push_back(QueueJson(tree, q));
+    }
+  }
+  Json body = {{"queues", std::move(queues)}};
+  if (principal->role != Role::kAdmin) {
+    for (const auto& tenant : context.loop.TenantFairShares()) {
+      if (tenant.tenant != principal->tenant) continue;
+      body["fair_share"] = {{"tenant", tenant.tenant},
+                            {"share", tenant.share},
+                            {"usage_device_s", tenant.usage_device_s},
+                            {"factor", tenant.factor}};
+    }
+  }
+  return Reply{200, std::move(body)};
+}
+
+ApiResult<Reply> PutQueues(ApiContext& context, const HttpRequest& request) {
+  auto principal = AuthenticateAdmin(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  if (auto ok = context.loop.SetQueues(request.body); !ok) return tl::unexpected(ok.error());
+  return Reply{
+      200,
+      {{"policy", context.loop.policy().name}, {"queues", context.loop.policy().queues.size()}}};
+}
+
+}  // namespace
+
+void RegisterQueueRoutes(Router& server, ApiContext& context) {
+  server.Get("/v1/queues", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return GetQueues(context, request); });
+  });
+  server.Put("/v1/queues", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return PutQueues(context, request); });
+  });
+}
+
+}  // namespace headroom::control

@@ -1,0 +1,124 @@
+#include "engine/quota_yaml.h"
+
+#include <cmath>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+namespace headroom::engine {
+namespace {
+
+using model::YamlField;
+using model::YamlMap;
+
+constexpr double kMaxDevices = 1e9;
+constexpr double kMaxCpus = 1e9;
+constexpr double kMaxMemoryGib = 1e9;
+
+// Amounts by resource from {devices, cpu, memory_gib}; `stated` marks the keys present.
+Result<void> ParseAmounts(const YamlField& field, QuotaAmounts& out,
+                          std::array<bool, kQuotaResources>& stated) {
+  YAML_FIELD_TRY(map, field.Map({"devices", "cpu", "memory_gib"}));
+  for (const auto& [key, value] : map->entries()) {
+    const QuotaResource resource = key == "devices" ? QuotaResource::kDevices
+                                   : key == "cpu"   ? QuotaResource::kCpu
+                                                    : QuotaResource::kMemory;
+    const double max = resource == QuotaResource::kDevices ? kMaxDevices
+                       : resource == QuotaResource::kCpu   ? kMaxCpus
+                                                           : kMaxMemoryGib;
+    YAML_FIELD_TRY(amount, value.Number(0, true, max,
+                                        resource == QuotaResource::kMemory
+                                            ? "GiB, 0 or more"
+                                            : "a number of whole or fractional units, 0 or more"));
+    const double unit = resource == QuotaResource::kMemory ? 1024 : 1000;
+    const auto k = static_cast<size_t>(resource);
+    out[k] = std::llround(*amount * unit);
+    stated[k] = true;
+  }
+  return {};
+}
+
+Result<QueueConfig> ParseQueue(const YamlField& field) {
+  YAML_FIELD_TRY(map, field.Map({"name", "parent", "tenants", "guaranteed", "borrowing_limit",
+                                 "lending_limit"}));
+  QueueConfig queue;
+  YAML_FIELD_TRY(name_field, map->Require("name", "a queue name"));
+  YAML_FIELD_TRY(name, name_field->Name());
+  queue.name = *name;
+  if (const YamlField* parent = map->Find("parent")) {
+    YAML_FIELD_TRY(parent_name, parent->Name());
+    queue.parent = *parent_name;
+  }
+  if (const YamlField* tenants = map->Find("tenants")) {
+    YAML_FIELD_TRY(items, tenants->Items());
+    for (const YamlField& item : *items) {
+      YAML_FIELD_TRY(tenant, item.Name());
+      queue.tenants.push_back(*tenant);
+    }
+  }
+  const std::pair<std::string_view, QuotaAmounts*> sections[] = {
+      {"guaranteed", &queue.guaranteed},
+      {"borrowing_limit", &queue.borrowing_limit},
+      {"lending_limit", &queue.lending_limit}};
+  for (const auto& [key, amounts] : sections) {
+    if (const YamlField* section = map->Find(key)) {
+      if (auto parsed = ParseAmounts(*section, *amounts, queue.stated); !parsed) {
+        return tl::unexpected(std::move(parsed).error());
+      }
+    }
+  }
+  return queue;
+}
+
+}  // namespace
+
+Result<std::vector<QueueConfig>> ParseQueuesField(const YamlField& field) {
+  YAML_FIELD_TRY(items, field.Items());
+  std::vector<QueueConfig> queues;
+  for (const YamlField& item : *items) {
+    YAML_FIELD_TRY(queue, ParseQueue(item));
+    queues.push_back(std::move(*queue));
+  }
+  if (auto valid = ValidateQueues(queues); !valid) {
+    return tl::unexpected(WithContext(std::move(valid).error(), field.Where()));
+  }
+  return queues;
+}
+
+Result<std::vector<QueueConfig>> ParseQueuesYaml(std::string_view text, std::string_view source) {
+  auto node = model::LoadYamlDocument(text, source);
+  if (!node) return tl::unexpected(node.error());
+  const YamlField document = YamlField::Document(*node, source);
+  if (document.IsNull()) return tl::unexpected(document.Invalid("a map with a 'queues' list"));
+  YAML_FIELD_TRY(map, document.Map({"queues"}));
+  YAML_FIELD_TRY(queues, map->Require("queues", "a list of queues"));
+  return ParseQueuesField(*queues);
+}
+
+Result<std::string> PolicyTextWithQueues(std::string_view policy_text, std::string_view queues_text,
+                                         std::string_view source) {
+  auto queues = ParseQueuesYaml(queues_text, source);
+  if (!queues) return tl::unexpected(queues.error());
+  auto policy = model::LoadYamlDocument(policy_text, "the policy in force");
+  if (!policy) return tl::unexpected(policy.error());
+  if (!policy->IsMap()) {
+    return MakeError(ErrorCode::kInvalidArgument, "the policy in force is not a map");
+  }
+  auto queues_node = model::LoadYamlDocument(queues_text, source);
+  if (!queues_node) return tl::unexpected(queues_node.error());
+  YAML::Node merged = YAML::Clone(*policy);
+  if (queues->empty()) {
+    merged.remove("queues");
+  } else {
+    merged["queues"] = (*queues_node)["queues"];
+  }
+  YAML::Emitter out;
+  out << merged;
+  if (!out.good()) {
+    return MakeError(ErrorCode::kInvalidArgument, "cannot write the policy: {}",
+                     out.GetLastError());
+  }
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace headroom::engine

@@ -1,0 +1,113 @@
+// Queues live (docs/api.md "Queues"): an admin puts queues in force through the API, kept
+// across restarts; a job past its queue's limit waits with the "quota" reason naming the queue;
+// GET /v1/queues shows an admin every queue and a user its own with its fair share; /metrics
+// exports usage and guarantees; bad bodies get 400 naming the line and field, users 403.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include "daemon_fixture.h"
+
+namespace headroom::control {
+namespace {
+
+using testing::TestDaemon;
+
+constexpr char kQueues[] = R"(queues:
+  - {name: team-a, guaranteed: {devices: 4}, borrowing_limit: {devices: 0}}
+  - {name: team-b, guaranteed: {devices: 12}}
+)";
+
+const Json* QueueNamed(const Json& body, const std::string& name) {
+  for (const Json& queue : body["queues"]) {
+    if (queue["name"] == name) return &queue;
+  }
+  return nullptr;
+}
+
+TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
+  TestDaemon daemon(TestDaemon::Simulated());
+  const std::string user = daemon.Token({{"role", "user"}, {"tenant", "team-a"}});
+  const auto none = daemon.Get("/v1/queues", daemon.admin());
+  ASSERT_EQ(none.status, 200);
+  EXPECT_TRUE(none.body["queues"].empty());
+
+  const auto broken =
+      daemon.Put("/v1/queues", daemon.admin(), "queues:\n  - name: a\n    guaranteed: {gpus: 3}\n");
+  EXPECT_EQ(broken.status, 400);
+  EXPECT_EQ(broken.body["error"]["message"],
+            "body:3: field 'queues[0].guaranteed.gpus': expected one of the keys devices, cpu, "
+            "memory_gib, got unknown key \"gpus\"");
+  EXPECT_EQ(daemon.Put("/v1/queues", user, kQueues).status, 403);
+  const auto set = daemon.Put("/v1/queues", daemon.admin(), kQueues);
+  ASSERT_EQ(set.status, 200) << set.body.dump();
+  EXPECT_EQ(set.body["queues"], 2);
+  EXPECT_EQ(set.body["policy"], "headroom");
+
+  const auto first = daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
+  ASSERT_EQ(first.status, 201) << first.body.dump();
+  const auto second = daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
+  ASSERT_EQ(second.status, 201) << second.body.dump();
+  const std::string first_path = "/v1/jobs/" + std::to_string(first.body["id"].get<int64_t>());
+  const std::string second_path = "/v1/jobs/" + std::to_string(second.body["id"].get<int64_t>());
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return daemon.Get(first_path, daemon.admin()).body["state"] == "running"; }));
+  EXPECT_TRUE(testing::WaitFor([&] {
+    const Json job = daemon.Get(second_path, daemon.admin()).body;
+    return job["state"] == "pending" && job.contains("pending_reason") &&
+           job["pending_reason"]["code"] == "quota";
+  }));
+  const Json waiting = daemon.Get(second_path, daemon.admin()).body;
+  EXPECT_NE(waiting["pending_reason"]["message"].get<std::string>().find(
+                "Queue 'team-a' uses 4 devices of the 4 devices it may"),
+            std::string::npos)
+      << waiting.dump();
+
+  // An admin sees every queue (and the tenants no queue lists); the user its own and its share.
+  EXPECT_TRUE(testing::WaitFor([&] {
+    const Json queues = daemon.Get("/v1/queues", daemon.admin()).body;
+    const Json* a = QueueNamed(queues, "team-a");
+    return a != nullptr && (*a)["usage"]["devices"] == 4.0;
+  }));
+  const auto all = daemon.Get("/v1/queues", daemon.admin());
+  ASSERT_EQ(all.body["queues"].size(), 3u) << all.body.dump();
+  const Json& a = *QueueNamed(all.body, "team-a");
+  EXPECT_EQ(a["guaranteed"]["devices"], 4.0);
+  EXPECT_EQ(a["borrowing_limit"]["devices"], 0.0);
+  EXPECT_FALSE(a["lending_limit"].contains("devices"));
+  EXPECT_EQ(a["borrowing"], false);
+  EXPECT_TRUE(a["parent"].is_null());
+  ASSERT_NE(QueueNamed(all.body, "(unqueued)"), nullptr);
+  const auto mine = daemon.Get("/v1/queues", user);
+  ASSERT_EQ(mine.status, 200);
+  ASSERT_EQ(mine.body["queues"].size(), 1u) << mine.body.dump();
+  EXPECT_EQ(mine.body["queues"][0]["name"], "team-a");
+  EXPECT_EQ(mine.body["fair_share"]["tenant"], "team-a");
+
+  const auto metrics = httplib::Client("127.0.0.1", daemon.port()).Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_queue_usage_devices{queue=\"team-a\"} 4"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("headroom_queue_guaranteed_devices{queue=\"team-b\"} 12"),
+            std::string::npos);
+
+  // Kept across a restart, and the job still waits for team-a's quota.
+  daemon.Stop();
+  daemon.Start();
+  EXPECT_NE(daemon.Get("/v1/policy", daemon.admin()).body["text"].get<std::string>().find("team-b"),
+            std::string::npos);
+  EXPECT_TRUE(testing::WaitFor([&] {
+    const Json job = daemon.Get(second_path, daemon.admin()).body;
+    return job["state"] == "pending" && job.contains("pending_reason") &&
+           job["pending_reason"]["code"] == "quota";
+  }));
+  // An empty list removes them: the job starts.
+  ASSERT_EQ(daemon.Put("/v1/queues", daemon.admin(), "queues: []\n").status, 200);
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return daemon.Get(second_path, daemon.admin()).body["state"] == "running"; }));
+  EXPECT_TRUE(daemon.Get("/v1/queues", daemon.admin()).body["queues"].empty());
+}
+
+}  // namespace
+}  // namespace headroom::control

@@ -1,0 +1,184 @@
+// Queues with quotas in the engine (quota.h, engine_pass.cc, engine_preempt.cc): exact scenarios
+// on two 8-device nodes — a queue held at its limit holds up nobody behind it and says why,
+// idle guarantees are lent and reclaimed by preemption (borrowed work first, never below the
+// borrower's guarantee), priority preempts only inside one queue, and what a queue does not lend
+// stays idle for it.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/engine.h"
+#include "engine/quota_yaml.h"
+#include "tests/engine/scenario.h"
+
+namespace headroom::engine {
+namespace {
+
+using testing::Harness;
+using testing::MakeCluster;
+using testing::MakeJob;
+
+PolicyConfig WithQueues(std::string_view queues_yaml, bool preemption) {
+  PolicyConfig policy = testing::Preset("headroom");
+  policy.queue_order = "fifo";
+  policy.victim_selector = "lowest_priority";
+  policy.preemption.enabled = preemption;
+  auto queues = ParseQueuesYaml(queues_yaml, "queues.yaml");
+  EXPECT_TRUE(queues.has_value()) << (queues ? "" : queues.error().message);
+  if (queues) policy.queues = *queues;
+  EXPECT_TRUE(ValidatePolicy(policy).has_value());
+  return policy;
+}
+
+model::Job Of(std::string tenant, model::Job job, int32_t priority = 0) {
+  job.tenant = std::move(tenant);
+  job.priority = priority;
+  return job;
+}
+
+std::vector<JobId> Victims(const Decisions& decisions) {
+  std::vector<JobId> victims;
+  for (const PreemptJob& preemption : decisions.preemptions) victims.push_back(preemption.job);
+  return victims;
+}
+
+struct TwoNodes {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}});
+};
+
+constexpr std::string_view kHalves = R"(queues:
+  - {name: a, guaranteed: {devices: 8}, borrowing_limit: {devices: 4}}
+  - {name: b, guaranteed: {devices: 8}}
+)";
+
+TEST(QuotaScenario, AQueueAtItsLimitWaitsWithItsReasonAndHoldsUpNobodyBehindIt) {
+  TwoNodes t;
+  Harness h(t.cluster, WithQueues(kHalves, false));
+  const JobId first = h.Submit(Of("a", MakeJob(1, 8, 3600)));
+  const JobId over = h.Submit(Of("a", MakeJob(1, 8, 3600)));  // 16 > 8 + 4.
+  const JobId small = h.Submit(Of("a", MakeJob(1, 4, 3600)));
+  const JobId other = h.Submit(Of("b", MakeJob(1, 4, 3600)));
+  h.Step(0);
+  EXPECT_EQ(h.engine().state(first), JobState::kRunning);
+  EXPECT_EQ(h.engine().state(over), JobState::kPending);
+  EXPECT_EQ(h.engine().state(small), JobState::kRunning);  // a borrows 4 of b's idle 8.
+  EXPECT_EQ(h.engine().state(other), JobState::kRunning);
+  const PendingStatus status = h.engine().Explain(over);
+  ASSERT_FALSE(status.reasons.empty());
+  EXPECT_EQ(status.reasons.front(), PendingCode::kQuota);
+  EXPECT_EQ(PendingCodeName(status.reasons.front()), "quota");
+  EXPECT_NE(status.message.find("Queue 'a' uses 12 devices of the 12 devices it may (guaranteed "
+                                "8 devices + borrowing limit 4 devices)"),
+            std::string::npos)
+      << status.message;
+  EXPECT_EQ(h.engine().quotas().usage(h.engine().quotas().QueueOf("a"))[0], 12'000);
+  const PendingSnapshot snapshot = h.engine().SnapshotPending({}, false);
+  ASSERT_EQ(snapshot.jobs.size(), 1u);
+  EXPECT_EQ(snapshot.groups[snapshot.jobs[0].group].status.reasons.front(), PendingCode::kQuota);
+}
+
+TEST(QuotaScenario, IdleGuaranteeIsLentAndReclaimedByPreemptingBorrowedWorkOnly) {
+  TwoNodes t;
+  Harness h(t.cluster, WithQueues(R"(queues:
+  - {name: a, guaranteed: {devices: 8}}
+  - {name: b, guaranteed: {devices: 8}}
+)",
+                                  true));
+  // b fills the cluster (8 of it borrowed from a), at a high priority.
+  const JobId b1 = h.Submit(Of("b", MakeJob(1, 4, 36000), 10));
+  const JobId b2 = h.Submit(Of("b", MakeJob(1, 4, 36000), 10));
+  const JobId b3 = h.Submit(Of("b", MakeJob(1, 8, 36000), 10));
+  h.Step(0);
+  ASSERT_EQ(h.engine().running_count(), 3u);
+  // a asks for 8, within its guarantee, at a low priority: it takes back what b borrows.
+  const JobId a = h.Submit(Of("a", MakeJob(1, 8, 3600), 0));
+  const Decisions decisions = h.Step(600);
+  EXPECT_EQ(h.engine().state(a), JobState::kRunning);
+  const std::vector<JobId> victims = Victims(decisions);
+  ASSERT_FALSE(victims.empty());
+  for (const PreemptJob& preemption : decisions.preemptions) EXPECT_EQ(preemption.preemptor, a);
+  // Never below b's guarantee: b keeps 8 running.
+  EXPECT_EQ(h.engine().quotas().usage(h.engine().quotas().QueueOf("b"))[0], 8'000);
+  // The victims are b's jobs on the node a went to.
+  const std::vector<std::string> a_nodes = h.NodesOf(a);
+  ASSERT_EQ(a_nodes.size(), 1u);
+  if (a_nodes[0] == h.NodesOf(b3).front()) {
+    EXPECT_EQ(victims, std::vector<JobId>{b3});
+  } else {
+    EXPECT_EQ(victims.size(), 2u);
+    EXPECT_EQ(h.engine().state(b1), JobState::kPending);
+    EXPECT_EQ(h.engine().state(b2), JobState::kPending);
+  }
+  // The requeued work waits with b at its guarantee; nothing more is reclaimed from a.
+  const Decisions after = h.Step(1200);
+  EXPECT_TRUE(after.preemptions.empty());
+}
+
+TEST(QuotaScenario, WithoutPreemptionTheOwnerWaitsForBorrowedWorkToEnd) {
+  TwoNodes t;
+  Harness h(t.cluster, WithQueues(R"(queues:
+  - {name: a, guaranteed: {devices: 8}}
+  - {name: b, guaranteed: {devices: 8}}
+)",
+                                  false));
+  const JobId b1 = h.Submit(Of("b", MakeJob(2, 8, 3600)));
+  h.Step(0);
+  ASSERT_EQ(h.engine().state(b1), JobState::kRunning);
+  const JobId a = h.Submit(Of("a", MakeJob(1, 8, 3600)));
+  const Decisions decisions = h.Step(60);
+  EXPECT_TRUE(decisions.preemptions.empty());
+  EXPECT_EQ(h.engine().state(a), JobState::kPending);
+  EXPECT_EQ(h.engine().Explain(a).reasons.front(), PendingCode::kQuota);
+  EXPECT_NE(h.engine().Explain(a).message.find("The queues hold 16 devices of the cluster's 16"),
+            std::string::npos);
+  h.Finish(b1);
+  h.Step(3600);
+  EXPECT_EQ(h.engine().state(a), JobState::kRunning);
+}
+
+TEST(QuotaScenario, PriorityPreemptsInsideAQueueButNeverTakesAnotherQueuesGuarantee) {
+  TwoNodes t;
+  Harness h(t.cluster, WithQueues(R"(queues:
+  - {name: a, guaranteed: {devices: 8}}
+  - {name: b, guaranteed: {devices: 8}}
+)",
+                                  true));
+  const JobId a_low = h.Submit(Of("a", MakeJob(1, 8, 36000), 0));
+  const JobId b_low = h.Submit(Of("b", MakeJob(1, 8, 36000), 0));
+  h.Step(0);
+  ASSERT_EQ(h.engine().running_count(), 2u);
+  // b's job is of lower priority, but b is within its guarantee: a's urgent job takes a's own.
+  const JobId a_high = h.Submit(Of("a", MakeJob(1, 8, 3600), 10));
+  const Decisions decisions = h.Step(600);
+  EXPECT_EQ(Victims(decisions), std::vector<JobId>{a_low});
+  EXPECT_EQ(h.engine().state(a_high), JobState::kRunning);
+  EXPECT_EQ(h.engine().state(b_low), JobState::kRunning);
+  // A second job as urgent finds nothing of a's own lower: it waits, b untouched.
+  const JobId a_more = h.Submit(Of("a", MakeJob(1, 8, 3600), 10));
+  const Decisions later = h.Step(1200);
+  EXPECT_TRUE(later.preemptions.empty());
+  EXPECT_EQ(h.engine().state(a_more), JobState::kPending);
+  EXPECT_EQ(h.engine().state(b_low), JobState::kRunning);
+}
+
+TEST(QuotaScenario, WhatAQueueDoesNotLendStaysIdleForItAndItStartsAtOnce) {
+  TwoNodes t;
+  Harness h(t.cluster, WithQueues(R"(queues:
+  - {name: a, guaranteed: {devices: 8}}
+  - {name: b, guaranteed: {devices: 8}, lending_limit: {devices: 0}}
+)",
+                                  false));
+  const JobId a1 = h.Submit(Of("a", MakeJob(1, 8, 3600)));
+  const JobId a2 = h.Submit(Of("a", MakeJob(1, 8, 3600)));
+  h.Step(0);
+  EXPECT_EQ(h.engine().state(a1), JobState::kRunning);
+  EXPECT_EQ(h.engine().state(a2), JobState::kPending);
+  EXPECT_EQ(h.engine().Explain(a2).reasons.front(), PendingCode::kQuota);
+  const JobId b = h.Submit(Of("b", MakeJob(1, 8, 3600)));
+  h.Step(10);
+  EXPECT_EQ(h.engine().state(b), JobState::kRunning);
+}
+
+}  // namespace
+}  // namespace headroom::engine

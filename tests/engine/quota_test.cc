@@ -1,0 +1,186 @@
+// QuotaTree (engine/quota.h) and queues as YAML (engine/quota_yaml.h): borrowing limits, lending
+// limits (the reserve nobody else may borrow), a parent's limit over its children, the implicit
+// "(unqueued)" queue, who may reclaim and who borrows, the books balancing, the messages that
+// name the queue and the limit, and the parser's errors with file, line and field.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/quota.h"
+#include "engine/quota_yaml.h"
+
+namespace headroom::engine {
+namespace {
+
+constexpr int64_t kDevice = 1000;
+
+QuotaAmounts Devices(int64_t devices) { return {devices * kDevice, 0, 0}; }
+
+std::vector<QueueConfig> Parse(std::string_view text) {
+  auto queues = ParseQueuesYaml(text, "queues.yaml");
+  EXPECT_TRUE(queues.has_value()) << (queues ? "" : queues.error().message);
+  return queues ? *queues : std::vector<QueueConfig>{};
+}
+
+std::string ParseError(std::string_view text) {
+  auto queues = ParseQueuesYaml(text, "queues.yaml");
+  EXPECT_FALSE(queues.has_value());
+  return queues ? "" : queues.error().message;
+}
+
+// A 16-device cluster: research (a, b) and prod.
+constexpr std::string_view kTwoTeams = R"(queues:
+  - name: research
+    tenants: [alice, bob]
+    guaranteed: {devices: 8}
+    borrowing_limit: {devices: 4}
+  - name: prod
+    guaranteed: {devices: 8, cpu: 64, memory_gib: 512}
+    lending_limit: {devices: 2}
+)";
+
+TEST(QuotaYaml, ParsesAmountsInTheirUnitsAndLeavesLimitsUnsetWhenNotStated) {
+  const std::vector<QueueConfig> queues = Parse(kTwoTeams);
+  ASSERT_EQ(queues.size(), 2u);
+  EXPECT_EQ(queues[0].tenants, (std::vector<std::string>{"alice", "bob"}));
+  EXPECT_EQ(queues[0].guaranteed, (QuotaAmounts{8000, 0, 0}));
+  EXPECT_EQ(queues[0].borrowing_limit, (QuotaAmounts{4000, kNoQuotaLimit, kNoQuotaLimit}));
+  EXPECT_EQ(queues[0].lending_limit, (QuotaAmounts{kNoQuotaLimit, kNoQuotaLimit, kNoQuotaLimit}));
+  EXPECT_EQ(queues[1].guaranteed, (QuotaAmounts{8000, 64000, 512 * 1024}));
+  EXPECT_EQ(queues[1].lending_limit[0], 2000);
+  EXPECT_TRUE(queues[1].stated[1]);
+  EXPECT_FALSE(queues[0].stated[1]);
+}
+
+TEST(QuotaYaml, ErrorsNameTheFileLineFieldAndWhatWasExpected) {
+  EXPECT_EQ(ParseError("queues:\n  - name: a\n    guaranteed: {gpus: 3}\n"),
+            "queues.yaml:3: field 'queues[0].guaranteed.gpus': expected one of the keys devices, "
+            "cpu, memory_gib, got unknown key \"gpus\"");
+  EXPECT_NE(ParseError("queues:\n  - name: a\n    guaranteed: {devices: -1}\n")
+                .find("queues.yaml:3: field 'queues[0].guaranteed.devices'"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - name: a\n    parent: b\n")
+                .find("queue 'a': parent 'b' is not a queue listed before it"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - {name: a, guaranteed: {devices: 2}, lending_limit: "
+                       "{devices: 3}}\n")
+                .find("a lending limit of 3 devices is above the guarantee, 2 devices"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - {name: org, guaranteed: {devices: 4}}\n"
+                       "  - {name: a, parent: org, guaranteed: {devices: 3}}\n"
+                       "  - {name: b, parent: org, guaranteed: {devices: 2}}\n")
+                .find("queue 'org': devices: its children are guaranteed 5 devices, more than "
+                      "its own 4 devices"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - {name: a, tenants: [x]}\n  - {name: b, tenants: [x]}\n")
+                .find("tenant 'x' is in another queue too"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - {name: a, tenants: [x]}\n  - {name: b, parent: a}\n")
+                .find("parent 'a' lists tenants; only leaves may"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - {name: a}\n  - {name: a}\n").find("queue 'a': named twice"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues: 3\n").find("queues.yaml:1: field 'queues'"), std::string::npos);
+}
+
+TEST(QuotaTree, NoQueuesAdmitsEverything) {
+  QuotaTree tree;
+  EXPECT_TRUE(tree.empty());
+  EXPECT_TRUE(tree.Admits(tree.QueueOf("anyone"), Devices(1'000'000)).admitted);
+  EXPECT_FALSE(tree.WithinGuarantee(tree.QueueOf("anyone"), Devices(1)));
+}
+
+TEST(QuotaTree, AQueueUsesUpToItsGuaranteePlusItsBorrowingLimitAndNoMore) {
+  const std::vector<QueueConfig> queues = Parse(R"(queues:
+  - {name: research, tenants: [alice, bob], guaranteed: {devices: 8}, borrowing_limit: {devices: 4}}
+  - {name: prod, guaranteed: {devices: 8}}
+)");
+  QuotaTree tree(queues, Devices(16));
+  const uint32_t research = tree.QueueOf("alice");
+  ASSERT_EQ(tree.QueueOf("bob"), research);
+  EXPECT_EQ(tree.name(research), "research");
+  tree.Add(research, Devices(10), +1);
+  EXPECT_TRUE(tree.Admits(research, Devices(2)).admitted);
+  const QuotaTree::Verdict verdict = tree.Admits(research, Devices(3));
+  ASSERT_FALSE(verdict.admitted);
+  EXPECT_EQ(verdict.queue, research);
+  EXPECT_FALSE(verdict.pool);
+  EXPECT_EQ(verdict.limit, 12 * kDevice);
+  EXPECT_EQ(tree.Describe(verdict, Devices(3)),
+            "Queue 'research' uses 10 devices of the 12 devices it may (guaranteed 8 devices + "
+            "borrowing limit 4 devices); the job asks for 3 devices more.");
+  EXPECT_EQ(tree.CheckBooks(), "");
+}
+
+TEST(QuotaTree, WhatAQueueDoesNotLendStaysFreeForItEvenWhenIdle) {
+  // prod lends at most 2 of its 8: 6 devices stay reserved for it. A queue without limits
+  // ("(unqueued)" here) gets the rest of the 16: 10.
+  const std::vector<QueueConfig> queues = Parse(kTwoTeams);
+  QuotaTree tree(queues, Devices(16));
+  const uint32_t unqueued = tree.QueueOf("carol");
+  EXPECT_EQ(tree.name(unqueued), "(unqueued)");
+  EXPECT_TRUE(tree.Admits(unqueued, Devices(10)).admitted);
+  const QuotaTree::Verdict verdict = tree.Admits(unqueued, Devices(11));
+  ASSERT_FALSE(verdict.admitted);
+  EXPECT_TRUE(verdict.pool);
+  EXPECT_EQ(verdict.queue, QuotaTree::kRoot);
+  EXPECT_EQ(verdict.limit, 16 * kDevice);
+  EXPECT_EQ(tree.Describe(verdict, Devices(11)),
+            "The queues hold 6 devices of the cluster's 16 devices (in use, or guaranteed and not "
+            "lent); the job asks for 11 devices more.");
+  // prod itself may use its reserve whatever others use.
+  tree.Add(unqueued, Devices(10), +1);
+  const uint32_t prod = tree.QueueOf("prod");
+  EXPECT_TRUE(tree.Admits(prod, Devices(6)).admitted);
+  EXPECT_FALSE(tree.Admits(prod, Devices(7)).admitted);
+  EXPECT_TRUE(tree.WithinGuarantee(prod, Devices(7)));  // It may reclaim the 7th.
+  EXPECT_TRUE(tree.Borrowing(unqueued, prod));
+  EXPECT_FALSE(tree.Borrowing(prod, unqueued));
+  tree.Add(unqueued, Devices(10), -1);
+  EXPECT_EQ(tree.usage(QuotaTree::kRoot), (QuotaAmounts{0, 0, 0}));
+  EXPECT_EQ(tree.CheckBooks(), "");
+}
+
+TEST(QuotaTree, AParentsLimitBindsItsChildrenTogether) {
+  const std::vector<QueueConfig> queues = Parse(R"(queues:
+  - {name: org, guaranteed: {devices: 8}, borrowing_limit: {devices: 0}}
+  - {name: a, parent: org, guaranteed: {devices: 4}}
+  - {name: b, parent: org, guaranteed: {devices: 4}}
+  - {name: other, guaranteed: {devices: 8}}
+)");
+  QuotaTree tree(queues, Devices(32));
+  const uint32_t a = tree.QueueOf("a");
+  const uint32_t b = tree.QueueOf("b");
+  EXPECT_EQ(tree.QueueOf("org"), tree.QueueOf("nobody"));  // A parent takes no jobs.
+  EXPECT_TRUE(tree.Admits(a, Devices(8)).admitted);        // a borrows b's idle 4, inside org.
+  const QuotaTree::Verdict verdict = tree.Admits(a, Devices(9));
+  ASSERT_FALSE(verdict.admitted);
+  EXPECT_EQ(tree.name(verdict.queue), "org");
+  EXPECT_TRUE(verdict.pool);
+  EXPECT_EQ(tree.Describe(verdict, Devices(9)),
+            "The queues under 'org' hold 0 devices of the 8 devices it may use (in use, or "
+            "guaranteed and not lent); the job asks for 9 devices more.");
+  tree.Add(a, Devices(6), +1);
+  EXPECT_TRUE(tree.Borrowing(a, b));                       // Above its 4, seen from its sibling.
+  EXPECT_FALSE(tree.Borrowing(a, a));                      // Its own work, seen from itself.
+  EXPECT_FALSE(tree.Borrowing(a, tree.QueueOf("other")));  // org as a whole is within its 8.
+  EXPECT_TRUE(tree.WithinGuarantee(b, Devices(2)));
+  EXPECT_FALSE(tree.WithinGuarantee(b, Devices(3)));  // org would pass its 8.
+  EXPECT_FALSE(tree.Admits(b, Devices(3)).admitted);
+  EXPECT_EQ(tree.usage(tree.parent(a)), Devices(6));
+  EXPECT_EQ(tree.CheckBooks(), "");
+}
+
+TEST(QuotaTree, ResourcesNoQueueStatesAreNotGoverned) {
+  const std::vector<QueueConfig> queues =
+      Parse("queues:\n  - {name: a, guaranteed: {devices: 1}, borrowing_limit: {devices: 0}}\n");
+  QuotaTree tree(queues, {16 * kDevice, 64'000, 1024});
+  const uint32_t a = tree.QueueOf("a");
+  EXPECT_TRUE(tree.Admits(a, {kDevice, 1'000'000, 1'000'000}).admitted);
+  EXPECT_TRUE(tree.WithinGuarantee(a, {kDevice, 1'000'000, 1'000'000}));
+  EXPECT_FALSE(tree.Admits(a, {2 * kDevice, 0, 0}).admitted);
+}
+
+}  // namespace
+}  // namespace headroom::engine
