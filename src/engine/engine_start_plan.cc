@@ -108,7 +108,8 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
   for (const JobId id : queue_) {
     if (plan.size() >= kPlannedJobs || work >= kWorkBudget) break;
     const JobRecord& r = jobs_[id.value()];
-    if (r.state != JobState::kPending || r.never_fits) continue;
+    // The plan knows capacity, not quotas: a job its queue holds gets no estimate.
+    if (r.state != JobState::kPending || r.never_fits || r.code == PendingCode::kQuota) continue;
     const PlacementRequest request = RequestOf(r);
     const TimeUs runtime_us = std::max<TimeUs>(r.job.runtime_estimate_us, 0);
     const uint32_t block_level = r.required_level == kNoLevel ? 0 : r.required_level;

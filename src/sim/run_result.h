@@ -27,6 +27,8 @@ struct SeriesPoint {
   // By topology level (index = level, root first): the most whole free devices (any class, on
   // nodes not drained) in any one domain of that level — the largest block a gang could get.
   std::vector<uint32_t> largest_free_block_by_level;
+  // With queues (PolicyRun::queues' order): devices each queue's running jobs hold.
+  std::vector<double> queue_usage_devices;
 };
 
 struct PolicyMetrics {
@@ -62,6 +64,26 @@ struct PolicyMetrics {
   // last checkpoint plus its restart pause, × its devices.
   uint64_t preemptions = 0;
   double preemption_lost_device_hours = 0;
+  // Useful device-hours: the completed jobs' runtimes at full speed × their devices (work lost
+  // to preemption and pauses is not in it).
+  double goodput_device_hours = 0;
+};
+
+// One queue's share of a run with queues (engine/quota.h). Waits, JCTs and preemptions count
+// the jobs of the queue's own tenants (a leaf's); usage counts everything below it.
+struct QueueRun {
+  std::string name;
+  std::string parent;  // Empty for a top-level queue.
+  double guaranteed_devices = 0;
+  double limit_devices = -1;  // Guarantee + borrowing limit; -1: none.
+  uint64_t jobs_started = 0;
+  uint64_t jobs_completed = 0;
+  Distribution wait_s;
+  Distribution jct_s;
+  double mean_usage_devices = 0;  // Over the series' samples.
+  double peak_usage_devices = 0;
+  uint64_t preemptions = 0;  // Of its jobs.
+  double preemption_lost_device_hours = 0;
 };
 
 struct PolicyRun {
@@ -72,6 +94,7 @@ struct PolicyRun {
   // Sorted waits in seconds of every started job, for the CDF plot (downsampled by the
   // writer when long).
   std::vector<double> sorted_wait_s;
+  std::vector<QueueRun> queues;  // Empty without queues.
 };
 
 struct ClusterSummary {

@@ -9,6 +9,7 @@
 #include "base/check.h"
 #include "engine/engine.h"
 #include "sim/block_metrics.h"
+#include "sim/queue_tally.h"
 #include "sim/stats.h"
 
 namespace headroom::sim {
@@ -66,6 +67,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   if (jobs.empty()) return run;
 
   engine::Engine engine(cluster, policy);
+  QueueTally queues(engine.quotas(), jobs);
   const SpeedModel speed = SpeedModel::Default(cluster);
   const double capacity =
       std::max<double>(static_cast<double>(engine.cluster_state().capacity_milli()), 1);
@@ -89,6 +91,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   std::vector<uint64_t> multi_node_within(levels, 0);
   int64_t migration_cost_device_us = 0;
   double preemption_lost_device_us = 0;
+  double goodput_device_us = 0;
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
   uint64_t sequence = 0;
   size_t next_arrival = 0;
@@ -128,6 +131,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.pending_jobs = engine.pending_count();
       point.running_jobs = engine.running_count();
       point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
+      point.queue_usage_devices = queues.Usage(engine.quotas());
       sampler.Add(point);
     }
     if (last_time < last_arrival) {
@@ -151,6 +155,9 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       const double run_s = UsToSeconds(now - first_start_us[job]);
       const double wait_s = UsToSeconds(first_start_us[job] - jobs[job].submit_time_us);
       jcts.push_back(wait_s + run_s);
+      queues.Completed(job, wait_s + run_s);
+      goodput_device_us += static_cast<double>(jobs[job].runtime_us) *
+                           static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
       slowdowns.push_back(std::max(1.0, (wait_s + run_s) / std::max(run_s, 10.0)));
       stretch_sum += stretch_of[job];
       ++metrics.jobs_completed;
@@ -175,10 +182,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           remaining_us[job] = std::max(remaining_us[job] - saved_us, 0.0);
           ++generation[job];  // Its completion is void; its next start schedules another.
           ++metrics.preemptions;
-          preemption_lost_device_us +=
+          const double lost_device_us =
               ((done_us - saved_us) * stretch_of[job] +
                static_cast<double>(preemption.restart_us)) *
               static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
+          preemption_lost_device_us += lost_device_us;
+          queues.Preempted(job, lost_device_us);
         },
         [&](const engine::MigrateJob& move) {
           const uint32_t job = move.job.value();
@@ -208,6 +217,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           if (restart) return;
           first_start_us[job] = now;
           waits.push_back(UsToSeconds(now - jobs[job].submit_time_us));
+          queues.Started(job, waits.back());
           if (SpansNodes(start.tasks)) {
             ++metrics.multi_node_jobs;
             const uint32_t common = DeepestCommonLevel(cluster, start.tasks);
@@ -241,6 +251,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   metrics.migration_cost_device_hours =
       static_cast<double>(migration_cost_device_us) / (3600.0 * kUsPerSecond);
   metrics.preemption_lost_device_hours = preemption_lost_device_us / (3600.0 * kUsPerSecond);
+  metrics.goodput_device_hours = goodput_device_us / (3600.0 * kUsPerSecond);
   for (uint32_t level = 0; level < levels; ++level) {
     metrics.multi_node_within_one_block_by_level.push_back(
         metrics.multi_node_jobs == 0 ? 0
@@ -249,6 +260,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   }
   metrics.multi_node_within_one_block = metrics.multi_node_within_one_block_by_level.back();
   run.series = std::move(sampler.points());
+  run.queues = queues.Finish(engine.quotas(), run.series);
   double fragmentation_sum = 0;
   for (const SeriesPoint& point : run.series) fragmentation_sum += point.fragmentation;
   metrics.fragmentation_rate =

@@ -147,6 +147,48 @@ TEST_F(SimCliTest, RunsAnOperatorsPolicyFileBesideThePresets) {
   EXPECT_GT(report["policies"][1]["metrics"]["jobs_completed"].get<int>(), 0);
 }
 
+// --queues gives every policy the queues: report.json has each queue's guarantee, limit, waits
+// and usage (never above its guarantee plus its borrowing limit), report.html plots the usage.
+TEST_F(SimCliTest, QueuesFileGivesEveryPolicyItsQueuesAndTheirMetrics) {
+  const std::string cluster = Cluster();
+  const std::filesystem::path queues = dir_ / "queues.yaml";
+  std::ofstream(queues) << "queues:\n"
+                           "  - {name: ab, tenants: [team-a, team-b], guaranteed: {devices: 32},"
+                           " borrowing_limit: {devices: 8}}\n"
+                           "  - {name: cd, tenants: [team-c, team-d], guaranteed: {devices: 32}}\n";
+  const Outcome run = RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +
+                                  " --policy headroom,fifo --preemption on --queues " +
+                                  queues.string() + " --out " + (dir_ / "out").string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
+  for (const auto& policy : report["policies"]) {
+    ASSERT_EQ(policy["queues"].size(), 3u) << policy["name"];  // ab, cd, (unqueued).
+    const auto& ab = policy["queues"][0];
+    EXPECT_EQ(ab["name"], "ab");
+    EXPECT_EQ(ab["guaranteed_devices"], 32);
+    EXPECT_EQ(ab["limit_devices"], 40);
+    EXPECT_LE(ab["peak_usage_devices"].get<double>(), 40.0);
+    EXPECT_GT(ab["jobs_started"].get<int>(), 0);
+    EXPECT_TRUE(ab["wait_s"]["mean"].is_number());
+    EXPECT_EQ(policy["queues"][2]["jobs_started"], 0);
+    EXPECT_EQ(policy["series"]["queue_usage_devices"]["ab"].size(),
+              policy["series"]["time_s"].size());
+    int started = 0;
+    for (const auto& queue : policy["queues"]) started += queue["jobs_started"].get<int>();
+    EXPECT_EQ(started, kWorkloadJobs - policy["metrics"]["jobs_unplaced"].get<int>());
+  }
+  EXPECT_NE(ReadFile(dir_ / "out/report.html").find("Queue usage over time (fifo)"),
+            std::string::npos);
+  std::ofstream(queues) << "queues:\n  - {name: x, lending_limit: {devices: 2}}\n";
+  const Outcome bad = RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +
+                                  " --queues " + queues.string());
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.output.find(queues.string() + ":2: field 'queues': queue 'x': devices: a lending "
+                                              "limit of 2 devices is above the guarantee"),
+            std::string::npos)
+      << bad.output;
+}
+
 // `headroom policy`: list names every registered piece, show prints a preset's file as shipped,
 // check reads presets and files as headroomd --policy would.
 TEST_F(SimCliTest, PolicyListShowAndCheck) {

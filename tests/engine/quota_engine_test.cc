@@ -68,6 +68,7 @@ TEST(QuotaScenario, AQueueAtItsLimitWaitsWithItsReasonAndHoldsUpNobodyBehindIt) 
   ASSERT_FALSE(status.reasons.empty());
   EXPECT_EQ(status.reasons.front(), PendingCode::kQuota);
   EXPECT_EQ(PendingCodeName(status.reasons.front()), "quota");
+  EXPECT_EQ(status.expected_start_us, kNever);  // The start plan knows no quotas.
   EXPECT_NE(status.message.find("Queue 'a' uses 12 devices of the 12 devices it may (guaranteed "
                                 "8 devices + borrowing limit 4 devices)"),
             std::string::npos)

@@ -85,6 +85,28 @@ Json MetricsJson(const PolicyMetrics& m) {
   out["migration_cost_device_hours"] = Number(m.migration_cost_device_hours);
   out["preemptions"] = m.preemptions;
   out["preemption_lost_device_hours"] = Number(m.preemption_lost_device_hours);
+  out["goodput_device_hours"] = Number(m.goodput_device_hours);
+  return out;
+}
+
+Json QueuesJson(const std::vector<QueueRun>& queues) {
+  Json out = Json::array();
+  for (const QueueRun& q : queues) {
+    Json queue = Json::object();
+    queue["name"] = q.name;
+    queue["parent"] = q.parent.empty() ? Json(nullptr) : Json(q.parent);
+    queue["guaranteed_devices"] = Number(q.guaranteed_devices);
+    queue["limit_devices"] = q.limit_devices < 0 ? Json(nullptr) : Number(q.limit_devices);
+    queue["jobs_started"] = q.jobs_started;
+    queue["jobs_completed"] = q.jobs_completed;
+    queue["wait_s"] = DistributionJson(q.wait_s, /*with_max=*/true);
+    queue["jct_s"] = DistributionJson(q.jct_s, /*with_max=*/true);
+    queue["mean_usage_devices"] = Number(q.mean_usage_devices);
+    queue["peak_usage_devices"] = Number(q.peak_usage_devices);
+    queue["preemptions"] = q.preemptions;
+    queue["preemption_lost_device_hours"] = Number(q.preemption_lost_device_hours);
+    out.push_back(std::move(queue));
+  }
   return out;
 }
 
@@ -157,6 +179,19 @@ std::string WriteJsonReport(const RunReport& report) {
     policy["series"] = SeriesJson(run.series);
     policy["series"]["largest_free_block"] =
         LargestFreeBlockJson(run.series, report.cluster.levels);
+    if (!run.queues.empty()) {
+      policy["queues"] = QueuesJson(run.queues);
+      Json usage = Json::object();
+      for (size_t q = 0; q < run.queues.size(); ++q) {
+        Json values = Json::array();
+        for (const SeriesPoint& point : run.series) {
+          values.push_back(
+              Number(q < point.queue_usage_devices.size() ? point.queue_usage_devices[q] : 0));
+        }
+        usage[run.queues[q].name] = std::move(values);
+      }
+      policy["series"]["queue_usage_devices"] = std::move(usage);
+    }
     policies.push_back(std::move(policy));
   }
   root["policies"] = std::move(policies);
