@@ -96,7 +96,7 @@ TEST(JsonReportTest, KeysComeInContractOrder) {
                 "jobs_completed", "jobs_unplaced", "makespan_s", "mean_slowdown_from_placement",
                 "engine_steps", "events", "multi_node_jobs", "multi_node_within_one_block",
                 "multi_node_within_one_block_by_level", "migrations", "migration_cost_device_hours",
-                "preemptions", "preemption_lost_device_hours"}));
+                "preemptions", "preemption_lost_device_hours", "goodput_device_hours"}));
   EXPECT_EQ(Keys(policy["metrics"]["wait_s"]),
             (std::vector<std::string>{"mean", "p50", "p95", "p99", "max"}));
   EXPECT_EQ(Keys(policy["metrics"]["bounded_slowdown"]),
@@ -180,6 +180,7 @@ TEST(JsonReportTest, WritesFabricBlockAndMigrationMetrics) {
   m.migration_cost_device_hours = 2.2;
   m.preemptions = 4;
   m.preemption_lost_device_hours = 1.5;
+  m.goodput_device_hours = 12.25;
   for (size_t i = 0; i < report.policies[0].series.size(); ++i) {
     report.policies[0].series[i].largest_free_block_by_level = {static_cast<uint32_t>(10 + i),
                                                                 static_cast<uint32_t>(i)};
@@ -193,6 +194,8 @@ TEST(JsonReportTest, WritesFabricBlockAndMigrationMetrics) {
   EXPECT_DOUBLE_EQ(metrics.at("migration_cost_device_hours").get<double>(), 2.2);
   EXPECT_EQ(metrics.at("preemptions"), 4);
   EXPECT_DOUBLE_EQ(metrics.at("preemption_lost_device_hours").get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(metrics.at("goodput_device_hours").get<double>(), 12.25);
+  EXPECT_FALSE(root["policies"][0].contains("queues"));  // No queues, no key.
   const nlohmann::json& blocks = root["policies"][0]["series"].at("largest_free_block");
   EXPECT_EQ(blocks.at("rack"), nlohmann::json::array({10, 11, 12, 13, 14}));
   EXPECT_EQ(blocks.at("node"), nlohmann::json::array({0, 1, 2, 3, 4}));
