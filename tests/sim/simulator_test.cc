@@ -294,6 +294,8 @@ TEST(SimulatorTest, APreemptedJobResumesFromItsLastCheckpointAfterItsRestartByHa
   EXPECT_DOUBLE_EQ(preempted.metrics.makespan_s, 16800);
   EXPECT_DOUBLE_EQ(preempted.metrics.jct_s.max, 16800);
   EXPECT_EQ(preempted.metrics.jobs_completed, 2u);
+  // Goodput counts the work that was needed (3 h + 1 h on 8 devices), not what was lost.
+  EXPECT_DOUBLE_EQ(preempted.metrics.goodput_device_hours, 4.0 * 8);
 
   // A job that declares its own checkpoint interval (30 min) loses nothing at 1.5 h.
   model::Job frequent = low;
@@ -307,6 +309,54 @@ TEST(SimulatorTest, APreemptedJobResumesFromItsLastCheckpointAfterItsRestartByHa
   EXPECT_EQ(waited.metrics.preemptions, 0u);
   EXPECT_EQ(waited.sorted_wait_s, (std::vector<double>{0, 5400}));
   EXPECT_DOUBLE_EQ(waited.metrics.makespan_s, 14400);
+}
+
+// Queues a and b, 4 devices guaranteed each, on one 8-device node: b's 8-device job borrows a's
+// idle half; at 1800 s a's 4-device job reclaims it (b's job loses its 1800 s and restarts for
+// 600 s once a's job ends at 5400 s: 5400 + 600 + 10800 = 16800).
+TEST(SimulatorTest, AQueueReclaimsItsGuaranteeByHand) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}}).Build();
+  model::Job borrower = JobOf(1, 8, "", 0, 0, 10800, 10800, 0);
+  borrower.tenant = "b";
+  model::Job owner = JobOf(1, 4, "", 0, 0, 3600, 3600, 1800);
+  owner.tenant = "a";
+  engine::PolicyConfig policy = *engine::PresetPolicy("headroom");
+  policy.preemption.enabled = true;
+  policy.preemption.checkpoint_interval_us = SecondsToUs(3600);
+  policy.preemption.restart_us = SecondsToUs(600);
+  for (const char* name : {"a", "b"}) {
+    engine::QueueConfig queue;
+    queue.name = name;
+    queue.guaranteed[0] = 4000;
+    queue.stated[0] = true;
+    policy.queues.push_back(queue);
+  }
+  SimOptions options;
+  options.paranoid = true;
+  options.series_points = 16;
+  const PolicyRun run = Simulate(cluster, WorkloadOf({borrower, owner}), policy, options);
+  EXPECT_EQ(run.metrics.preemptions, 1u);
+  EXPECT_DOUBLE_EQ(run.metrics.makespan_s, 16800);
+  ASSERT_EQ(run.queues.size(), 3u);  // a, b, (unqueued).
+  const QueueRun& a = run.queues[0];
+  const QueueRun& b = run.queues[1];
+  EXPECT_EQ(a.name, "a");
+  EXPECT_EQ(a.guaranteed_devices, 4);
+  EXPECT_EQ(a.limit_devices, -1);
+  EXPECT_EQ(a.jobs_started, 1u);
+  EXPECT_DOUBLE_EQ(a.wait_s.max, 0);
+  EXPECT_DOUBLE_EQ(a.jct_s.max, 3600);
+  EXPECT_EQ(a.preemptions, 0u);
+  EXPECT_DOUBLE_EQ(a.peak_usage_devices, 4);
+  EXPECT_EQ(b.preemptions, 1u);
+  EXPECT_NEAR(b.preemption_lost_device_hours, 2400.0 * 8 / 3600, 1e-9);
+  EXPECT_DOUBLE_EQ(b.jct_s.max, 16800);
+  EXPECT_DOUBLE_EQ(b.peak_usage_devices, 8);
+  EXPECT_EQ(run.queues[2].jobs_started, 0u);
+  for (const SeriesPoint& point : run.series) {
+    ASSERT_EQ(point.queue_usage_devices.size(), 3u);
+    EXPECT_LE(point.queue_usage_devices[0] + point.queue_usage_devices[1], 8);
+  }
 }
 
 // Largest free block per level and the share of multi-node jobs inside one rack, under fifo
