@@ -17,6 +17,7 @@ namespace {
 using testing::Harness;
 using testing::MakeCluster;
 using testing::MakeJob;
+using testing::Victims;
 
 PolicyConfig WithPreemption(std::string_view preset = "headroom") {
   PolicyConfig policy = testing::Preset(preset);
@@ -31,12 +32,6 @@ PolicyConfig WithPreemption(std::string_view preset = "headroom") {
 model::Job Prioritized(model::Job job, int32_t priority) {
   job.priority = priority;
   return job;
-}
-
-std::vector<JobId> Victims(const Decisions& decisions) {
-  std::vector<JobId> victims;
-  for (const PreemptJob& preemption : decisions.preemptions) victims.push_back(preemption.job);
-  return victims;
 }
 
 struct TwoNodes {

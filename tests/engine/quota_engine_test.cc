@@ -18,6 +18,7 @@ namespace {
 using testing::Harness;
 using testing::MakeCluster;
 using testing::MakeJob;
+using testing::Victims;
 
 PolicyConfig WithQueues(std::string_view queues_yaml, bool preemption) {
   PolicyConfig policy = testing::Preset("headroom");
@@ -37,15 +38,15 @@ model::Job Of(std::string tenant, model::Job job, int32_t priority = 0) {
   return job;
 }
 
-std::vector<JobId> Victims(const Decisions& decisions) {
-  std::vector<JobId> victims;
-  for (const PreemptJob& preemption : decisions.preemptions) victims.push_back(preemption.job);
-  return victims;
-}
-
 struct TwoNodes {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}});
 };
+
+// Half of the 16 devices each, no limits.
+constexpr std::string_view kEven = R"(queues:
+  - {name: a, guaranteed: {devices: 8}}
+  - {name: b, guaranteed: {devices: 8}}
+)";
 
 constexpr std::string_view kHalves = R"(queues:
   - {name: a, guaranteed: {devices: 8}, borrowing_limit: {devices: 4}}
@@ -81,11 +82,7 @@ TEST(QuotaScenario, AQueueAtItsLimitWaitsWithItsReasonAndHoldsUpNobodyBehindIt) 
 
 TEST(QuotaScenario, IdleGuaranteeIsLentAndReclaimedByPreemptingBorrowedWorkOnly) {
   TwoNodes t;
-  Harness h(t.cluster, WithQueues(R"(queues:
-  - {name: a, guaranteed: {devices: 8}}
-  - {name: b, guaranteed: {devices: 8}}
-)",
-                                  true));
+  Harness h(t.cluster, WithQueues(kEven, true));
   // b fills the cluster (8 of it borrowed from a), at a high priority.
   const JobId b1 = h.Submit(Of("b", MakeJob(1, 4, 36000), 10));
   const JobId b2 = h.Submit(Of("b", MakeJob(1, 4, 36000), 10));
@@ -118,11 +115,7 @@ TEST(QuotaScenario, IdleGuaranteeIsLentAndReclaimedByPreemptingBorrowedWorkOnly)
 
 TEST(QuotaScenario, WithoutPreemptionTheOwnerWaitsForBorrowedWorkToEnd) {
   TwoNodes t;
-  Harness h(t.cluster, WithQueues(R"(queues:
-  - {name: a, guaranteed: {devices: 8}}
-  - {name: b, guaranteed: {devices: 8}}
-)",
-                                  false));
+  Harness h(t.cluster, WithQueues(kEven, false));
   const JobId b1 = h.Submit(Of("b", MakeJob(2, 8, 3600)));
   h.Step(0);
   ASSERT_EQ(h.engine().state(b1), JobState::kRunning);
@@ -140,11 +133,7 @@ TEST(QuotaScenario, WithoutPreemptionTheOwnerWaitsForBorrowedWorkToEnd) {
 
 TEST(QuotaScenario, PriorityPreemptsInsideAQueueButNeverTakesAnotherQueuesGuarantee) {
   TwoNodes t;
-  Harness h(t.cluster, WithQueues(R"(queues:
-  - {name: a, guaranteed: {devices: 8}}
-  - {name: b, guaranteed: {devices: 8}}
-)",
-                                  true));
+  Harness h(t.cluster, WithQueues(kEven, true));
   const JobId a_low = h.Submit(Of("a", MakeJob(1, 8, 36000), 0));
   const JobId b_low = h.Submit(Of("b", MakeJob(1, 8, 36000), 0));
   h.Step(0);

@@ -72,6 +72,13 @@ inline PolicyConfig InArrivalOrder(std::string_view name) {
 }
 
 // Drives an engine by hand: submit jobs, step, and read where they went.
+// The jobs a step preempted, in its order.
+inline std::vector<JobId> Victims(const Decisions& decisions) {
+  std::vector<JobId> victims;
+  for (const PreemptJob& preemption : decisions.preemptions) victims.push_back(preemption.job);
+  return victims;
+}
+
 class Harness {
  public:
   Harness(const model::Cluster& cluster, std::string_view policy)
