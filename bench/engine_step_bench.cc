@@ -27,6 +27,10 @@
 //   the simulated time the iterations covered.
 //   Goal: <= 50 ms per step (DESIGN.md "Scale it is built for": 100,000 devices with 10,000
 //   pending jobs); checked against the mean and, separately, the max.
+// BM_EngineStep/headroom_queues: the same with preemption on and the tenants in queues
+//   (QueuesFor: guarantees 40/30/20/10% of the devices, team-a may borrow 10% more), so that
+//   admission checks quotas, held jobs reclaim, and priority preempts inside a queue (issue 12's
+//   goal for quotas and preemption).
 #include <time.h>
 
 #include <algorithm>
@@ -219,9 +223,31 @@ void FillBuilding(Driver& driver, bool big_head) {
   }
 }
 
-void BM_EngineStep(benchmark::State& state, const char* preset) {
+// The bench's four tenants as queues over `devices`.
+std::vector<engine::QueueConfig> QueuesFor(int64_t devices) {
+  std::vector<engine::QueueConfig> queues;
+  const std::pair<const char*, int64_t> shares[] = {
+      {"team-a", 40}, {"team-b", 30}, {"team-c", 20}, {"team-d", 10}};
+  for (const auto& [name, percent] : shares) {
+    engine::QueueConfig queue;
+    queue.name = name;
+    queue.stated[0] = true;
+    queue.guaranteed[0] = devices * 1000 * percent / 100;
+    queues.push_back(queue);
+  }
+  queues[0].borrowing_limit[0] = devices * 1000 / 10;
+  HR_CHECK(engine::ValidateQueues(queues).has_value());
+  return queues;
+}
+
+// What the preset runs with: as shipped, with preemption on, or with preemption and queues.
+enum class Sharing { kPreset, kPreemption, kQueues };
+
+void BM_EngineStep(benchmark::State& state, const char* preset, Sharing sharing) {
   auto policy = engine::PresetPolicy(preset);
   HR_CHECK(policy.has_value());
+  if (sharing != Sharing::kPreset) policy->preemption.enabled = true;
+  if (sharing == Sharing::kQueues) policy->queues = QueuesFor(kDevices);
   Driver driver(*policy);
   std::vector<engine::Event> events;
   size_t starts = 0;
@@ -268,17 +294,29 @@ void BM_EngineStep(benchmark::State& state, const char* preset) {
 }
 
 // 300 steps cover about two simulated minutes: four slurm-like backfill passes.
-BENCHMARK_CAPTURE(BM_EngineStep, headroom, "headroom")
+BENCHMARK_CAPTURE(BM_EngineStep, headroom, "headroom", Sharing::kPreset)
     ->ArgName("big_head")
     ->Arg(0)
     ->Arg(1)
     ->Iterations(300)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_EngineStep, slurm_like, "slurm-like")
+BENCHMARK_CAPTURE(BM_EngineStep, slurm_like, "slurm-like", Sharing::kPreset)
     ->ArgName("big_head")
     ->Arg(0)
     ->Arg(1)
+    ->Iterations(300)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EngineStep, headroom_preemption, "headroom", Sharing::kPreemption)
+    ->ArgName("big_head")
+    ->Arg(0)
+    ->Iterations(300)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EngineStep, headroom_queues, "headroom", Sharing::kQueues)
+    ->ArgName("big_head")
+    ->Arg(0)
     ->Iterations(300)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);

@@ -180,7 +180,7 @@ class Engine {
   void StopRunning(JobId id);
   // What a job counts against its queue's quota: devices (milli), CPU and memory of all tasks.
   static QuotaAmounts DemandOf(const JobRecord& record);
-  // Running work in or out of the job's queue (sign +1 / -1).
+  // Running work in or out of the job's queue (sign +1 / -1), with its priority.
   void CountQuota(const JobRecord& record, int sign);
   // Running jobs by priority (count), for the cheap "can anything be preempted" test.
   void CountRunning(int32_t priority, int sign);
@@ -252,6 +252,8 @@ class Engine {
   Defragmenter defrag_;
   Preempter preempter_;
   std::map<int32_t, uint32_t> running_by_priority_;
+  // The same by leaf queue, with queues: whom priority may preempt inside a queue.
+  std::vector<std::map<int32_t, uint32_t>> running_by_queue_priority_;
   // When a job a search had to pass over for its minimum run time becomes a candidate, or the
   // changeover budget grows after a fruitless search: the next pass falls due then (kNever:
   // none).

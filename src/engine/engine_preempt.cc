@@ -11,6 +11,10 @@
 // What a plan loses is charged to the changeover budget. A requeued job is pending again at once
 // (same id, next pass); its next start pauses for PreemptionConfig::restart_us before its
 // checkpoints count again.
+// With queues (quota.h), priority picks candidates only inside the job's own queue; a job
+// whose queues stay within their guarantees also reclaims: the running jobs of other branches
+// that borrow are candidates whatever their priority, released first, and only while their
+// branch still borrows (QuotaGate); the plan must leave the job admitted by its queues.
 #include <algorithm>
 
 #include "base/check.h"
@@ -19,14 +23,14 @@
 
 namespace headroom::engine {
 
-void Engine::CountRunning(int32_t priority, int sign) {
-  auto [it, inserted] = running_by_priority_.try_emplace(priority, 0);
+namespace {
+
+void Count(std::map<int32_t, uint32_t>& by_priority, int32_t priority, int sign) {
+  auto [it, inserted] = by_priority.try_emplace(priority, 0);
   HR_CHECK(sign > 0 || it->second > 0);
   it->second += sign;
-  if (it->second == 0) running_by_priority_.erase(it);
+  if (it->second == 0) by_priority.erase(it);
 }
-
-namespace {
 
 // What a preemption loses: its lost work and restart, × the job's devices (a share counts one).
 int64_t LostDeviceUs(const PreemptJob& preemption, uint64_t devices) {
@@ -66,6 +70,10 @@ class QuotaGate final : public PreemptionGate {
 
 }  // namespace
 
+void Engine::CountRunning(int32_t priority, int sign) {
+  Count(running_by_priority_, priority, sign);
+}
+
 QuotaAmounts Engine::DemandOf(const JobRecord& r) {
   const int64_t tasks = r.job.task_count;
   return {static_cast<int64_t>(r.job.total_milli()), tasks * r.job.task.cpu_milli,
@@ -73,7 +81,10 @@ QuotaAmounts Engine::DemandOf(const JobRecord& r) {
 }
 
 void Engine::CountQuota(const JobRecord& r, int sign) {
+  if (quotas_.empty()) return;
   quotas_.Add(r.quota_queue, DemandOf(r), sign);
+  running_by_queue_priority_.resize(quotas_.size());
+  Count(running_by_queue_priority_[r.quota_queue], r.job.priority, sign);
 }
 
 PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const {
@@ -97,10 +108,17 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   const QuotaAmounts demand = DemandOf(r);
   // Within its guarantee, a job reclaims what other branches borrow, whatever their priority.
   const bool reclaims = quotas_.WithinGuarantee(r.quota_queue, demand);
-  if (!reclaims &&
-      (running_by_priority_.empty() || running_by_priority_.begin()->first >= r.job.priority)) {
+  const std::map<int32_t, uint32_t>* outranked_pool = &running_by_priority_;
+  if (!quotas_.empty()) {
+    running_by_queue_priority_.resize(quotas_.size());
+    outranked_pool = &running_by_queue_priority_[r.quota_queue];
+  }
+  if (!reclaims && (outranked_pool->empty() || outranked_pool->begin()->first >= r.job.priority)) {
     return false;
   }
+  // A reclaim looks at every running job: it spends a search whatever it finds, so that many
+  // jobs within their guarantee cannot make a pass scan the floor once each.
+  if (reclaims) --searches_left;
   std::optional<QuotaGate> gate;
   if (!quotas_.empty()) gate.emplace(quotas_, r.quota_queue, demand);
   std::vector<PreemptionCandidate> candidates;
@@ -134,7 +152,7 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
       it != fruitless_preemptions_.end() && it->second == search) {
     return false;
   }
-  --searches_left;
+  if (!reclaims) --searches_left;
   std::sort(candidates.begin(), candidates.end(),
             [](const PreemptionCandidate& a, const PreemptionCandidate& b) {
               return a.job.id < b.job.id;
