@@ -37,6 +37,7 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
       capacity[2] += node.memory_mib;
     }
     quotas_ = QuotaTree(policy.queues, capacity);
+    running_by_queue_priority_.resize(quotas_.size());
   }
   if (carried.as_of_us > 0) {
     // Tenants take ids in name order: the same carried state gives the same ids.

@@ -83,7 +83,6 @@ QuotaAmounts Engine::DemandOf(const JobRecord& r) {
 void Engine::CountQuota(const JobRecord& r, int sign) {
   if (quotas_.empty()) return;
   quotas_.Add(r.quota_queue, DemandOf(r), sign);
-  running_by_queue_priority_.resize(quotas_.size());
   Count(running_by_queue_priority_[r.quota_queue], r.job.priority, sign);
 }
 
@@ -108,11 +107,8 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   const QuotaAmounts demand = DemandOf(r);
   // Within its guarantee, a job reclaims what other branches borrow, whatever their priority.
   const bool reclaims = quotas_.WithinGuarantee(r.quota_queue, demand);
-  const std::map<int32_t, uint32_t>* outranked_pool = &running_by_priority_;
-  if (!quotas_.empty()) {
-    running_by_queue_priority_.resize(quotas_.size());
-    outranked_pool = &running_by_queue_priority_[r.quota_queue];
-  }
+  const std::map<int32_t, uint32_t>* outranked_pool =
+      quotas_.empty() ? &running_by_priority_ : &running_by_queue_priority_[r.quota_queue];
   if (!reclaims && (outranked_pool->empty() || outranked_pool->begin()->first >= r.job.priority)) {
     return false;
   }
@@ -140,9 +136,11 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
       continue;
     }
     if (v.start_us >= now || v.moved_us >= now) continue;
+    // With queues, borrowed work (tier 0) goes before a queue's own lower-priority work.
     candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
                                      v.job.priority, v.start_us},
-                          PreemptionOf(JobId(job), id, now).cost_device_us});
+                          PreemptionOf(JobId(job), id, now).cost_device_us,
+                          static_cast<uint8_t>(!quotas_.empty() && outranked ? 1 : 0)});
   }
   if (candidates.empty()) return false;
   const std::tuple<uint64_t, uint64_t, size_t, int64_t> search{
@@ -158,11 +156,9 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
               return a.job.id < b.job.id;
             });
   if (gate) {
-    for (PreemptionCandidate& candidate : candidates) {
+    for (const PreemptionCandidate& candidate : candidates) {
       const JobRecord& v = jobs_[candidate.job.id.value()];
-      const bool borrowed = !(v.job.priority < r.job.priority && v.quota_queue == r.quota_queue);
-      candidate.tier = borrowed ? 0 : 1;
-      gate->AddCandidate(v.quota_queue, DemandOf(v), borrowed);
+      gate->AddCandidate(v.quota_queue, DemandOf(v), candidate.tier == 0);
     }
   }
   std::optional<PreemptionPlan> plan =

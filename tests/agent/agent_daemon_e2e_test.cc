@@ -37,25 +37,6 @@ std::map<std::string, std::string> EnvOf(const std::string& text) {
   return env;
 }
 
-class Api {
- public:
-  Api(int port, std::string token) : client_("127.0.0.1", port) {
-    client_.set_bearer_token_auth(token.c_str());
-  }
-  json Get(const std::string& path) {
-    auto response = client_.Get(path.c_str());
-    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
-  }
-  std::pair<int, json> Post(const std::string& path, const json& body) {
-    auto response = client_.Post(path.c_str(), body.dump(), "application/json");
-    if (!response) return {0, nullptr};
-    return {response->status, json::parse(response->body, nullptr, false)};
-  }
-
- private:
-  httplib::Client client_;
-};
-
 TEST(AgentDaemonEndToEnd, GangStartsOnTwoAgentsAndIsRequeuedWhenOneDies) {
   ScratchDir dir;
   const testing::GroupKiller leftovers({dir.File("pid-0"), dir.File("pid-1")});
@@ -76,11 +57,8 @@ TEST(AgentDaemonEndToEnd, GangStartsOnTwoAgentsAndIsRequeuedWhenOneDies) {
     return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
   })) << logs();
   const int port = std::stoi(ReadFile(dir.File("port")));
-  std::string admin_token = ReadFile(data + "/admin.token");
-  while (!admin_token.empty() && (admin_token.back() == '\n' || admin_token.back() == ' ')) {
-    admin_token.pop_back();
-  }
-  Api admin(port, admin_token);
+  const std::string admin_token = testing::AdminToken(data);
+  testing::DaemonApi admin(port, admin_token);
 
   const std::string script =
       "echo $$ > " + dir.File("pid-$HEADROOM_RANK") + "; env > " +

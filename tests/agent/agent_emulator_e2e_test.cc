@@ -138,20 +138,11 @@ TEST(AgentEmulatorEndToEnd, FiftyNodesRegisterHeartbeatAndCompleteAJob) {
        .stderr_path = dir.File("emulator.log")});
   ASSERT_TRUE(emulator.has_value()) << emulator.error().message;
 
-  std::string admin_token = ReadFile(data + "/admin.token");
-  while (!admin_token.empty() && std::isspace(static_cast<unsigned char>(admin_token.back()))) {
-    admin_token.pop_back();
-  }
-  httplib::Client api("127.0.0.1", port);
-  api.set_bearer_token_auth(admin_token.c_str());
-  const auto get = [&](const std::string& path) {
-    auto response = api.Get(path.c_str());
-    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
-  };
+  testing::DaemonApi admin(port, testing::AdminToken(data));
   json nodes;
   ASSERT_TRUE(WaitUntil(
       [&] {
-        nodes = get("/v1/nodes");
+        nodes = admin.Get("/v1/nodes");
         if (!nodes.is_object() || nodes["nodes"].size() != kNodes) return false;
         for (const json& node : nodes["nodes"]) {
           if (node["state"] != "up") return false;
@@ -168,14 +159,14 @@ TEST(AgentEmulatorEndToEnd, FiftyNodesRegisterHeartbeatAndCompleteAJob) {
                        {"timeLimit", 600},
                        {"command", {"sleep", "1"}},
                        {"devices", {{"requests", {{{"name", "gpus"}, {"count", 8}}}}}}}}};
-  auto submitted = api.Post("/v1/jobs", spec.dump(), "application/json");
+  auto submitted = admin.client().Post("/v1/jobs", spec.dump(), "application/json");
   ASSERT_TRUE(submitted && submitted->status == 201) << logs();
   const std::string job_path =
       "/v1/jobs/" + std::to_string(json::parse(submitted->body)["id"].get<int64_t>());
   json job;
   ASSERT_TRUE(WaitUntil(
       [&] {
-        job = get(job_path);
+        job = admin.Get(job_path);
         return job.is_object() && job["state"] == "completed";
       },
       std::chrono::seconds(30)))

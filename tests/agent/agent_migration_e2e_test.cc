@@ -46,30 +46,18 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
     return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
   })) << logs();
   const int port = std::stoi(ReadFile(dir.File("port")));
-  std::string token = ReadFile(data + "/admin.token");
-  while (!token.empty() && (token.back() == '\n' || token.back() == ' ')) token.pop_back();
-  httplib::Client api("127.0.0.1", port);
-  api.set_bearer_token_auth(token.c_str());
-  const auto get = [&](const std::string& path) {
-    auto response = api.Get(path.c_str());
-    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
-  };
-  const auto post = [&](const std::string& path, const json& body) {
-    auto response = api.Post(path.c_str(), body.dump(), "application/json");
-    return response ? std::pair(response->status, json::parse(response->body, nullptr, false))
-                    : std::pair(0, json(nullptr));
-  };
+  testing::DaemonApi admin(port, testing::AdminToken(data));
 
   std::map<std::string, ChildProcess> agents;
   for (const std::string node : {"a1", "a2"}) {
-    auto [status, agent_token] = post("/v1/tokens", {{"role", "agent"}, {"node", node}});
+    auto [status, agent_token] = admin.Post("/v1/tokens", {{"role", "agent"}, {"node", node}});
     ASSERT_EQ(status, 201) << agent_token.dump() << logs();
     auto agent = testing::SpawnAgent(dir, port, agent_token["token"].get<std::string>(), node, 2);
     ASSERT_TRUE(agent.has_value()) << agent.error().message;
     agents.emplace(node, std::move(*agent));
   }
   ASSERT_TRUE(WaitUntil([&] {
-    const json nodes = get("/v1/nodes");
+    const json nodes = admin.Get("/v1/nodes");
     int up = 0;
     if (nodes.is_object()) {
       for (const json& node : nodes["nodes"]) up += node["state"] == "up" ? 1 : 0;
@@ -97,14 +85,14 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
                          {"command", {"/bin/sh", "-c", script}},
                          {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
                          {"devices", {{"requests", {{{"name", "gpus"}, {"count", devices}}}}}}}}};
-    auto [status, job] = post("/v1/jobs", spec);
+    auto [status, job] = admin.Post("/v1/jobs", spec);
     EXPECT_EQ(status, 201) << job.dump();
     return job.value("id", int64_t{0});
   };
   const auto run_of = [&](int64_t job, int attempt) {
     return dir.File("run-" + std::to_string(job) + "-" + std::to_string(attempt));
   };
-  const auto state_of = [&](int64_t job) { return get("/v1/jobs/" + std::to_string(job)); };
+  const auto state_of = [&](int64_t job) { return admin.Get("/v1/jobs/" + std::to_string(job)); };
 
   std::vector<int64_t> ones;
   for (int i = 0; i < 4; ++i) ones.push_back(submit(1));
@@ -150,7 +138,7 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
   EXPECT_TRUE(WaitUntil([&] { return FileExists(checkpoint); })) << logs();
   EXPECT_EQ(ReadFile(checkpoint), "saved\n");
   EXPECT_EQ(ReadFile(run_of(moved, 2)).substr(0, 2), to) << ReadFile(run_of(moved, 2));
-  auto metrics = api.Get("/metrics");
+  auto metrics = admin.client().Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("headroom_migrations_total 1"), std::string::npos);
 
@@ -158,7 +146,8 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
   const int64_t waiting = submit(1);
   ASSERT_TRUE(WaitUntil([&] { return !state_of(waiting)["pending_reason"].is_null(); })) << logs();
   ASSERT_EQ(
-      api.Post(("/v1/jobs/" + std::to_string(waiting) + "/cancel").c_str(), "", "application/json")
+      admin.client()
+          .Post(("/v1/jobs/" + std::to_string(waiting) + "/cancel").c_str(), "", "application/json")
           ->status,
       200);
 

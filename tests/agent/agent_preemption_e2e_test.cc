@@ -50,26 +50,14 @@ TEST(AgentPreemptionEndToEnd, APreemptedJobCheckpointsOnItsSignalAndRunsAgainAsA
     return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
   })) << logs();
   const int port = std::stoi(ReadFile(dir.File("port")));
-  std::string token = ReadFile(data + "/admin.token");
-  while (!token.empty() && (token.back() == '\n' || token.back() == ' ')) token.pop_back();
-  httplib::Client api("127.0.0.1", port);
-  api.set_bearer_token_auth(token.c_str());
-  const auto get = [&](const std::string& path) {
-    auto response = api.Get(path.c_str());
-    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
-  };
-  const auto post = [&](const std::string& path, const json& body) {
-    auto response = api.Post(path.c_str(), body.dump(), "application/json");
-    return response ? std::pair(response->status, json::parse(response->body, nullptr, false))
-                    : std::pair(0, json(nullptr));
-  };
+  testing::DaemonApi admin(port, testing::AdminToken(data));
 
-  auto [status, agent_token] = post("/v1/tokens", {{"role", "agent"}, {"node", "a1"}});
+  auto [status, agent_token] = admin.Post("/v1/tokens", {{"role", "agent"}, {"node", "a1"}});
   ASSERT_EQ(status, 201) << agent_token.dump() << logs();
   auto agent = testing::SpawnAgent(dir, port, agent_token["token"].get<std::string>(), "a1", 2);
   ASSERT_TRUE(agent.has_value()) << agent.error().message;
   ASSERT_TRUE(WaitUntil([&] {
-    const json nodes = get("/v1/nodes");
+    const json nodes = admin.Get("/v1/nodes");
     return nodes.is_object() && nodes["nodes"].size() == 1 && nodes["nodes"][0]["state"] == "up";
   })) << logs();
 
@@ -93,14 +81,14 @@ TEST(AgentPreemptionEndToEnd, APreemptedJobCheckpointsOnItsSignalAndRunsAgainAsA
                          {"command", {"/bin/sh", "-c", script}},
                          {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
                          {"devices", {{"requests", {{{"name", "gpus"}, {"count", 2}}}}}}}}};
-    auto [code, job] = post("/v1/jobs", spec);
+    auto [code, job] = admin.Post("/v1/jobs", spec);
     EXPECT_EQ(code, 201) << job.dump();
     return job.value("id", int64_t{0});
   };
   const auto file_of = [&](const std::string& kind, int64_t job, int attempt) {
     return dir.File(kind + "-" + std::to_string(job) + "-" + std::to_string(attempt));
   };
-  const auto state_of = [&](int64_t job) { return get("/v1/jobs/" + std::to_string(job)); };
+  const auto state_of = [&](int64_t job) { return admin.Get("/v1/jobs/" + std::to_string(job)); };
 
   const int64_t low = submit(0);
   ASSERT_TRUE(WaitUntil([&] { return FileExists(file_of("run", low, 1)); })) << logs();
@@ -119,7 +107,7 @@ TEST(AgentPreemptionEndToEnd, APreemptedJobCheckpointsOnItsSignalAndRunsAgainAsA
   EXPECT_TRUE(WaitUntil([&] { return FileExists(file_of("ckpt", low, 1)); })) << logs();
   EXPECT_EQ(ReadFile(file_of("ckpt", low, 1)), "saved\n");
   EXPECT_TRUE(WaitUntil([&] { return FileExists(file_of("run", high, 1)); })) << logs();
-  auto metrics = api.Get("/metrics");
+  auto metrics = admin.client().Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("headroom_preemptions_total 1"), std::string::npos);
 

@@ -2,8 +2,13 @@
 // with a fake inventory, as an operator would start it.
 #pragma once
 
+#include <cctype>
 #include <fstream>
 #include <string>
+#include <utility>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include "agent/child_process.h"
 #include "agent_test_files.h"
@@ -33,5 +38,37 @@ inline Result<ChildProcess> SpawnAgent(const ScratchDir& dir, int port, const st
        .stdout_path = dir.File(node + ".log"),
        .stderr_path = dir.File(node + ".log")});
 }
+
+// The admin token headroomd wrote to DATA_DIR/admin.token, without trailing whitespace.
+inline std::string AdminToken(const std::string& data_dir) {
+  std::string token = ReadFile(data_dir + "/admin.token");
+  while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) {
+    token.pop_back();
+  }
+  return token;
+}
+
+// headroomd's API on 127.0.0.1:`port` with a bearer token: GET's JSON (null unless 200), POST's
+// status and JSON (0 and null when no reply came); client() for anything else.
+class DaemonApi {
+ public:
+  DaemonApi(int port, const std::string& token) : client_("127.0.0.1", port) {
+    client_.set_bearer_token_auth(token.c_str());
+  }
+  nlohmann::json Get(const std::string& path) {
+    auto response = client_.Get(path.c_str());
+    return response && response->status == 200 ? nlohmann::json::parse(response->body)
+                                               : nlohmann::json(nullptr);
+  }
+  std::pair<int, nlohmann::json> Post(const std::string& path, const nlohmann::json& body) {
+    auto response = client_.Post(path.c_str(), body.dump(), "application/json");
+    if (!response) return {0, nullptr};
+    return {response->status, nlohmann::json::parse(response->body, nullptr, false)};
+  }
+  httplib::Client& client() { return client_; }
+
+ private:
+  httplib::Client client_;
+};
 
 }  // namespace headroom::agent::testing

@@ -56,18 +56,9 @@ TEST(AgentRestartEndToEnd, Issue10KilledAgentsTaskIsStoppedBeforeItRegistersAgai
     return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
   })) << logs();
   const int port = std::stoi(ReadFile(dir.File("port")));
-  std::string admin_token = ReadFile(data + "/admin.token");
-  while (!admin_token.empty() && std::isspace(static_cast<unsigned char>(admin_token.back()))) {
-    admin_token.pop_back();
-  }
-  httplib::Client api("127.0.0.1", port);
-  api.set_bearer_token_auth(admin_token.c_str());
-  const auto get = [&](const std::string& path) {
-    auto response = api.Get(path.c_str());
-    return response && response->status == 200 ? json::parse(response->body) : json(nullptr);
-  };
-  auto token =
-      api.Post("/v1/tokens", json{{"role", "agent"}, {"node", "n1"}}.dump(), "application/json");
+  testing::DaemonApi admin(port, testing::AdminToken(data));
+  auto token = admin.client().Post("/v1/tokens", json{{"role", "agent"}, {"node", "n1"}}.dump(),
+                                   "application/json");
   ASSERT_TRUE(token && token->status == 201) << logs();
   std::ofstream(dir.File("n1.yaml"))
       << "cpu: 4\nmemory: 8Gi\ndevices:\n- {index: 0, uuid: GPU-n1, model: H100, memory: 80Gi}\n";
@@ -100,7 +91,7 @@ TEST(AgentRestartEndToEnd, Issue10KilledAgentsTaskIsStoppedBeforeItRegistersAgai
                        {"timeLimit", 3600},
                        {"command", {"sleep", "1000"}},
                        {"devices", {{"requests", {{{"name", "gpus"}, {"count", 1}}}}}}}}};
-  auto submitted = api.Post("/v1/jobs", spec.dump(), "application/json");
+  auto submitted = admin.client().Post("/v1/jobs", spec.dump(), "application/json");
   ASSERT_TRUE(submitted && submitted->status == 201) << logs();
   const std::string job_path =
       "/v1/jobs/" + std::to_string(json::parse(submitted->body)["id"].get<int64_t>());
@@ -136,7 +127,7 @@ TEST(AgentRestartEndToEnd, Issue10KilledAgentsTaskIsStoppedBeforeItRegistersAgai
   EXPECT_NE(second.pgid, first.pgid);
   EXPECT_TRUE(LiveGroupMembers(first.pgid, first.start_ticks).empty());
   EXPECT_EQ(LiveGroupMembers(second.pgid, second.start_ticks).size(), 1u);
-  const json job = get(job_path);
+  const json job = admin.Get(job_path);
   EXPECT_EQ(job["state"], "running") << job.dump();
   EXPECT_EQ(job["requeues"], 1) << job.dump();
   EXPECT_NE(ReadFile(dir.File("agent.log")).find("left by an earlier run"), std::string::npos)
