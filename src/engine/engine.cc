@@ -37,8 +37,9 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
       capacity[2] += node.memory_mib;
     }
     quotas_ = QuotaTree(policy.queues, capacity);
-    running_by_queue_priority_.resize(quotas_.size());
   }
+  running_by_queue_.resize(std::max<size_t>(quotas_.size(), 1));
+  running_priorities_by_queue_.resize(running_by_queue_.size());
   if (carried.as_of_us > 0) {
     // Tenants take ids in name order: the same carried state gives the same ids.
     for (const auto& [tenant, usage] : carried.tenant_usage) {
@@ -249,8 +250,7 @@ void Engine::Restore(JobRestored& restored) {
   r.checkpoint_base_us = r.start_us;
   r.expected_end_us = r.start_us + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
-  CountRunning(r.job.priority, +1);
-  CountQuota(r, +1);
+  CountRunning(id, +1);
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   max_priority_ = std::max(max_priority_, r.job.priority);
   // Capacity is taken, not released: cached placement failures stay valid, but a reservation

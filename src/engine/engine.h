@@ -180,10 +180,9 @@ class Engine {
   void StopRunning(JobId id);
   // What a job counts against its queue's quota: devices (milli), CPU and memory of all tasks.
   static QuotaAmounts DemandOf(const JobRecord& record);
-  // Running work in or out of the job's queue (sign +1 / -1), with its priority.
-  void CountQuota(const JobRecord& record, int sign);
-  // Running jobs by priority (count), for the cheap "can anything be preempted" test.
-  void CountRunning(int32_t priority, int sign);
+  // A job starting (+1) or stopping (-1) running: its queue's books and the running index by
+  // queue and priority.
+  void CountRunning(JobId id, int sign);
   bool ComputeReservation(JobId head, TimeUs now);
   // Holds nothing for anyone.
   void DropReservation();
@@ -251,9 +250,12 @@ class Engine {
 
   Defragmenter defrag_;
   Preempter preempter_;
-  std::map<int32_t, uint32_t> running_by_priority_;
-  // The same by leaf queue, with queues: whom priority may preempt inside a queue.
-  std::vector<std::map<int32_t, uint32_t>> running_by_queue_priority_;
+  // Running jobs by leaf queue (all under QuotaTree::kRoot without queues) as (priority, id),
+  // in no order (a job's place is JobRecord::running_slot): a preemption search reads only the
+  // queues it may take from, from contiguous memory, not the whole floor.
+  std::vector<std::vector<std::pair<int32_t, uint32_t>>> running_by_queue_;
+  // The same counted by priority (priority → jobs): the lowest priority running in a queue.
+  std::vector<std::map<int32_t, uint32_t>> running_priorities_by_queue_;
   // When a job a search had to pass over for its minimum run time becomes a candidate, or the
   // changeover budget grows after a fruitless search: the next pass falls due then (kNever:
   // none).

@@ -42,10 +42,19 @@ std::string Engine::CheckInvariants() const {
     return fmt::format("{} running jobs but {} in the end-time index", running,
                        running_by_end_.size());
   }
-  size_t by_priority = 0;
-  for (const auto& [priority, count] : running_by_priority_) by_priority += count;
-  if (running != by_priority) {
-    return fmt::format("{} running jobs but {} counted by priority", running, by_priority);
+  size_t by_queue = 0;
+  for (const auto& jobs : running_by_queue_) {
+    by_queue += jobs.size();
+    for (uint32_t slot = 0; slot < jobs.size(); ++slot) {
+      const JobRecord& r = jobs_[jobs[slot].second];
+      if (r.state != JobState::kRunning || r.running_slot != slot ||
+          r.job.priority != jobs[slot].first) {
+        return fmt::format("job {}: its place in the running index is wrong", jobs[slot].second);
+      }
+    }
+  }
+  if (running != by_queue) {
+    return fmt::format("{} running jobs but {} in the index by queue", running, by_queue);
   }
   if (!quotas_.empty()) {
     if (std::string problem = quotas_.CheckBooks(); !problem.empty()) return problem;

@@ -110,8 +110,7 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   r.checkpoint_base_us = now + (r.preemptions > 0 ? policy_.preemption.restart_us : 0);
   r.expected_end_us = now + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
-  CountRunning(r.job.priority, +1);
-  CountQuota(r, +1);
+  CountRunning(id, +1);
   fruitless_preemptions_.erase(id.value());
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   decisions.starts.push_back(StartJob{id, r.tasks});

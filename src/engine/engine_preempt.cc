@@ -11,10 +11,13 @@
 // What a plan loses is charged to the changeover budget. A requeued job is pending again at once
 // (same id, next pass); its next start pauses for PreemptionConfig::restart_us before its
 // checkpoints count again.
-// With queues (quota.h), priority picks candidates only inside the job's own queue; a job
-// whose queues stay within their guarantees also reclaims: the running jobs of other branches
-// that borrow are candidates whatever their priority, released first, and only while their
-// branch still borrows (QuotaGate); the plan must leave the job admitted by its queues.
+// With queues (quota.h) and PreemptionScope::kQueue, priority picks candidates only inside the
+// job's own queue; a job whose queues stay within their guarantees also reclaims: the running
+// jobs of other branches that borrow are candidates whatever their priority, released first,
+// and only while their branch still borrows (QuotaGate). With kCluster, priority picks from
+// every queue and nothing is reclaimed. Either way the plan must leave the job admitted by its
+// queues. Candidates are read from the running jobs of the queues in scope
+// (running_by_queue_), not from the whole floor.
 #include <algorithm>
 
 #include "base/check.h"
@@ -24,13 +27,6 @@
 namespace headroom::engine {
 
 namespace {
-
-void Count(std::map<int32_t, uint32_t>& by_priority, int32_t priority, int sign) {
-  auto [it, inserted] = by_priority.try_emplace(priority, 0);
-  HR_CHECK(sign > 0 || it->second > 0);
-  it->second += sign;
-  if (it->second == 0) by_priority.erase(it);
-}
 
 // What a preemption loses: its lost work and restart, × the job's devices (a share counts one).
 int64_t LostDeviceUs(const PreemptJob& preemption, uint64_t devices) {
@@ -70,20 +66,30 @@ class QuotaGate final : public PreemptionGate {
 
 }  // namespace
 
-void Engine::CountRunning(int32_t priority, int sign) {
-  Count(running_by_priority_, priority, sign);
-}
-
 QuotaAmounts Engine::DemandOf(const JobRecord& r) {
   const int64_t tasks = r.job.task_count;
   return {static_cast<int64_t>(r.job.total_milli()), tasks * r.job.task.cpu_milli,
           tasks * r.job.task.memory_mib};
 }
 
-void Engine::CountQuota(const JobRecord& r, int sign) {
-  if (quotas_.empty()) return;
-  quotas_.Add(r.quota_queue, DemandOf(r), sign);
-  Count(running_by_queue_priority_[r.quota_queue], r.job.priority, sign);
+void Engine::CountRunning(JobId id, int sign) {
+  JobRecord& r = record(id);
+  if (!quotas_.empty()) quotas_.Add(r.quota_queue, DemandOf(r), sign);
+  std::vector<std::pair<int32_t, uint32_t>>& running = running_by_queue_[r.quota_queue];
+  if (sign > 0) {
+    r.running_slot = static_cast<uint32_t>(running.size());
+    running.emplace_back(r.job.priority, id.value());
+  } else {
+    HR_CHECK(r.running_slot < running.size() && running[r.running_slot].second == id.value());
+    running[r.running_slot] = running.back();
+    jobs_[running[r.running_slot].second].running_slot = r.running_slot;
+    running.pop_back();
+  }
+  std::map<int32_t, uint32_t>& by_priority = running_priorities_by_queue_[r.quota_queue];
+  auto [it, inserted] = by_priority.try_emplace(r.job.priority, 0);
+  HR_CHECK(sign > 0 || it->second > 0);
+  it->second += sign;
+  if (it->second == 0) by_priority.erase(it);
 }
 
 PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const {
@@ -105,42 +111,67 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   JobRecord& r = record(id);
   if (r.never_fits || r.job.task.devices == 0) return false;
   const QuotaAmounts demand = DemandOf(r);
-  // Within its guarantee, a job reclaims what other branches borrow, whatever their priority.
-  const bool reclaims = quotas_.WithinGuarantee(r.quota_queue, demand);
-  const std::map<int32_t, uint32_t>* outranked_pool =
-      quotas_.empty() ? &running_by_priority_ : &running_by_queue_priority_[r.quota_queue];
-  if (!reclaims && (outranked_pool->empty() || outranked_pool->begin()->first >= r.job.priority)) {
-    return false;
+  // With queues, priority preempts inside the job's own queue only (scope kQueue), and within
+  // its guarantee a job reclaims what other branches borrow, whatever their priority.
+  const bool by_queue = !quotas_.empty() && policy_.preemption.scope == PreemptionScope::kQueue;
+  const bool reclaims = by_queue && quotas_.WithinGuarantee(r.quota_queue, demand);
+  auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
+  bool outranks = false;
+  for (uint32_t queue = 0; queue < running_priorities_by_queue_.size(); ++queue) {
+    const std::map<int32_t, uint32_t>& priorities = running_priorities_by_queue_[queue];
+    outranks |=
+        in_scope(queue) && !priorities.empty() && priorities.begin()->first < r.job.priority;
   }
-  // A reclaim looks at every running job: it spends a search whatever it finds, so that many
-  // jobs within their guarantee cannot make a pass scan the floor once each.
+  if (!reclaims && !outranks) return false;
+  // A reclaim looks at every borrowing queue: it spends a search whatever it finds, so that
+  // many jobs within their guarantee cannot make a pass scan the floor once each.
   if (reclaims) --searches_left;
   std::optional<QuotaGate> gate;
   if (!quotas_.empty()) gate.emplace(quotas_, r.quota_queue, demand);
   std::vector<PreemptionCandidate> candidates;
-  for (const auto& [unused_end, job] : running_by_end_) {
+  const uint32_t max_preemptions = policy_.preemption.max_preemptions_per_job;
+  // `outranked`: a candidate for its lower priority; else for running on capacity its branch
+  // borrows. By queue, borrowed work (tier 0) goes before a queue's own work.
+  auto consider = [&](uint32_t job, bool outranked) {
     const JobRecord& v = jobs_[job];
-    const uint32_t max_preemptions = policy_.preemption.max_preemptions_per_job;
-    // With queues, priority decides only inside one queue: another queue's guarantee is not
-    // the preemptor's to take.
-    const bool outranked =
-        v.job.priority < r.job.priority && (quotas_.empty() || v.quota_queue == r.quota_queue);
-    const bool borrowed = reclaims && quotas_.Borrowing(v.quota_queue, r.quota_queue);
-    if ((!outranked && !borrowed) || v.job.task.devices == 0 ||
-        (max_preemptions > 0 && v.preemptions >= max_preemptions)) {
-      continue;
+    if (v.job.task.devices == 0 || (max_preemptions > 0 && v.preemptions >= max_preemptions)) {
+      return;
     }
     if (now - v.start_us < policy_.preemption.min_run_us) {
       preemption_wakeup_us_ =
           std::min(preemption_wakeup_us_, v.start_us + policy_.preemption.min_run_us);
-      continue;
+      return;
     }
-    if (v.start_us >= now || v.moved_us >= now) continue;
-    // With queues, borrowed work (tier 0) goes before a queue's own lower-priority work.
+    if (v.start_us >= now || v.moved_us >= now) return;
     candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
                                      v.job.priority, v.start_us},
                           PreemptionOf(JobId(job), id, now).cost_device_us,
-                          static_cast<uint8_t>(!quotas_.empty() && outranked ? 1 : 0)});
+                          static_cast<uint8_t>(by_queue && outranked ? 1 : 0)});
+  };
+  // The queues' lists first, then their records, fetched ahead: a search may look at
+  // thousands of running jobs, each record in its own cache lines.
+  std::vector<uint32_t> jobs;
+  for (uint32_t queue = 0; queue < running_by_queue_.size(); ++queue) {
+    if (!in_scope(queue)) continue;
+    for (const auto& [priority, job] : running_by_queue_[queue]) {
+      if (priority < r.job.priority) jobs.push_back(job);
+    }
+  }
+  const size_t outranked_count = jobs.size();
+  for (uint32_t queue = 0; reclaims && queue < running_by_queue_.size(); ++queue) {
+    if (running_by_queue_[queue].empty() || !quotas_.Borrowing(queue, r.quota_queue)) continue;
+    for (const auto& [unused_priority, job] : running_by_queue_[queue]) jobs.push_back(job);
+  }
+  constexpr size_t kFetchAhead = 8;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (i + kFetchAhead < jobs.size()) {
+      const JobRecord& ahead = jobs_[jobs[i + kFetchAhead]];
+      __builtin_prefetch(&ahead.job.task);
+      __builtin_prefetch(&ahead.mask);
+      __builtin_prefetch(&ahead.start_us);
+      __builtin_prefetch(&ahead.tasks);
+    }
+    consider(jobs[i], i < outranked_count);
   }
   if (candidates.empty()) return false;
   const std::tuple<uint64_t, uint64_t, size_t, int64_t> search{
@@ -151,14 +182,10 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
     return false;
   }
   if (!reclaims) --searches_left;
-  std::sort(candidates.begin(), candidates.end(),
-            [](const PreemptionCandidate& a, const PreemptionCandidate& b) {
-              return a.job.id < b.job.id;
-            });
   if (gate) {
     for (const PreemptionCandidate& candidate : candidates) {
       const JobRecord& v = jobs_[candidate.job.id.value()];
-      gate->AddCandidate(v.quota_queue, DemandOf(v), candidate.tier == 0);
+      gate->AddCandidate(v.quota_queue, DemandOf(v), by_queue && candidate.tier == 0);
     }
   }
   std::optional<PreemptionPlan> plan =
@@ -189,8 +216,7 @@ void Engine::StopRunning(JobId id) {
   TrackTasks(r.tasks, -1);
   fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
   running_by_end_.erase({r.expected_end_us, id.value()});
-  CountRunning(r.job.priority, -1);
-  CountQuota(r, -1);
+  CountRunning(id, -1);
   ++release_epoch_;
 }
 

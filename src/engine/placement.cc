@@ -292,11 +292,26 @@ struct Placer::Search {
 
   uint32_t Capacity(NodeId node) const { return placer.NodeCapacity(state, node, request, avoid); }
 
+  // Tasks the domain's nodes hold, counted in node order until `cap`. A child domain that
+  // cannot hold one task by the per-domain free index is skipped whole (its nodes would each
+  // count 0), so that on a full building a search of a large domain visits only the nodes
+  // that have room.
   uint64_t DomainCapacity(DomainId domain_id, uint64_t cap) const {
     const model::Domain& domain = state.cluster().domain(domain_id);
     uint64_t total = 0;
-    for (uint32_t n = domain.node_begin; n < domain.node_end && total < cap; ++n) {
-      total += Capacity(NodeId(n));
+    if (domain.children.empty()) {  // Nodes sit only in the deepest level's domains.
+      for (uint32_t n = domain.node_begin; n < domain.node_end && total < cap; ++n) {
+        total += Capacity(NodeId(n));
+      }
+      return total;
+    }
+    PlacementRequest one = request;
+    one.task_count = 1;
+    const uint64_t one_milli = one.milli();
+    for (DomainId child : domain.children) {
+      if (total >= cap) break;
+      if (Placer::DomainBoundMilli(state, child, one) < one_milli) continue;
+      total += DomainCapacity(child, cap - total);
     }
     return total;
   }

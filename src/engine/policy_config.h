@@ -92,6 +92,8 @@ struct MigrationConfig {
 // lower priority (job.priority, the PriorityClass or QoS a user asks for, not the queue's
 // computed order), which are requeued to restart from their last checkpoint. Strictly lower
 // priority means no two jobs can preempt each other: there is no preemption loop.
+enum class PreemptionScope { kQueue, kCluster };
+
 struct PreemptionConfig {
   bool enabled = false;
   // A job runs at least this long before it may be preempted (the first guard against
@@ -116,6 +118,11 @@ struct PreemptionConfig {
   // preemptor (it is never a victim again); 0: no limit.
   int64_t changeover_budget_device_s_per_hour = 0;
   uint32_t max_preemptions_per_job = 0;
+  // Whom priority may preempt when queues are set (quota.h). kQueue: only the preemptor's own
+  // queue's work, and a job within its guarantee reclaims what other branches borrow (Kueue's
+  // withinClusterQueue: LowerPriority, reclaimWithinCohort: Any). kCluster: lower-priority work
+  // of any queue, and nothing is reclaimed (Kubernetes' default, which knows no queues).
+  PreemptionScope scope = PreemptionScope::kQueue;
 };
 
 // One-task jobs placed by GPU-sharing scoring (share_placer.h; FGD's evaluation's policies and

@@ -285,10 +285,10 @@ Status ParseMigration(const YamlField& field, MigrationConfig& out) {
 }
 
 Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
-  YAML_FIELD_TRY(map,
-                 field.Map({"enabled", "min_run_s", "checkpoint_interval_s", "restart_s",
-                            "max_placements", "max_victims", "max_searches_per_pass",
-                            "changeover_budget_device_s_per_hour", "max_preemptions_per_job"}));
+  YAML_FIELD_TRY(
+      map, field.Map({"enabled", "min_run_s", "checkpoint_interval_s", "restart_s",
+                      "max_placements", "max_victims", "max_searches_per_pass",
+                      "changeover_budget_device_s_per_hour", "max_preemptions_per_job", "scope"}));
   POLICY_TRY(ParseSection(*map, out.enabled,
                           {{"min_run_s", &out.min_run_us},
                            {"checkpoint_interval_s", &out.checkpoint_interval_us},
@@ -296,6 +296,12 @@ Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
                           {{"max_placements", &out.max_placements},
                            {"max_victims", &out.max_victims},
                            {"max_searches_per_pass", &out.max_searches_per_pass}}));
+  POLICY_TRY(Optional(*map, "scope", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kScopes[] = {"queue", "cluster"};
+    YAML_FIELD_TRY(scope, OneOf(value, kScopes));
+    out.scope = *scope == "queue" ? PreemptionScope::kQueue : PreemptionScope::kCluster;
+    return {};
+  }));
   POLICY_TRY(Optional(*map, "max_preemptions_per_job", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(count, Count(value, 0, "a whole number, 0 (no limit) or more"));
     out.max_preemptions_per_job = *count;

@@ -15,8 +15,10 @@ struct EmbeddedPolicy {
 
 Error UnknownPreset(std::string_view name) {
   std::string known;
-  for (std::string_view preset : PresetNames()) {
-    known += (known.empty() ? "" : ", ") + std::string(preset);
+  for (const auto& names : {PresetNames(), BaselineNames()}) {
+    for (std::string_view preset : names) {
+      known += (known.empty() ? "" : ", ") + std::string(preset);
+    }
   }
   return Error{
       ErrorCode::kInvalidArgument,
@@ -27,8 +29,12 @@ Error UnknownPreset(std::string_view name) {
 
 std::vector<std::string_view> PresetNames() { return {"fifo", "slurm-like", "spread", "headroom"}; }
 
+std::vector<std::string_view> BaselineNames() { return {"k8s-preemption", "kueue-like"}; }
+
 Result<std::string_view> PresetPolicyText(std::string_view name) {
-  for (std::string_view preset : PresetNames()) {
+  std::vector<std::string_view> shipped = PresetNames();
+  for (std::string_view baseline : BaselineNames()) shipped.push_back(baseline);
+  for (std::string_view preset : shipped) {
     if (preset != name) continue;
     for (const EmbeddedPolicy& file : kPolicyFiles) {
       if (file.name == name) {

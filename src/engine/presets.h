@@ -9,6 +9,13 @@
 //              NodeResourcesFit LeastAllocated, pod by pod.
 //  headroom    Ours: fair-share multifactor order, EASY backfill on every step, topology-block
 //              best fit that keeps whole nodes and domains free, migration to defragment.
+//
+// The preemption baselines, by name but not in "all" (preemption is off in the presets; these
+// are for comparisons that turn it on, e.g. with queues):
+//  k8s-preemption  spread with Kubernetes' default preemption: priority only, any queue, no
+//                  guards, blind to checkpoints.
+//  kueue-like      spread behind Kueue: queues that borrow and reclaim, preemption inside the
+//                  queue, candidates in Kueue's order.
 #pragma once
 
 #include <string_view>
@@ -20,9 +27,10 @@
 namespace headroom::engine {
 
 Result<PolicyConfig> PresetPolicy(std::string_view name);
-// In the order reports list them.
+// In the order reports list them ("all").
 std::vector<std::string_view> PresetNames();
-// The policy file a preset is made from, as shipped.
+std::vector<std::string_view> BaselineNames();
+// The policy file a preset or baseline is made from, as shipped.
 Result<std::string_view> PresetPolicyText(std::string_view name);
 
 }  // namespace headroom::engine

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "base/check.h"
 #include "engine/placement.h"
 
 namespace headroom::engine {
@@ -17,18 +18,34 @@ uint64_t MatchingMilli(const model::Cluster& cluster, const TaskAllocation& task
 }
 
 Releasable::Releasable(const model::Cluster& cluster, const ClassMask& mask)
-    : node_milli(cluster.nodes().size(), 0), cluster_(cluster), mask_(mask) {}
+    : node_milli(cluster.nodes().size(), 0),
+      cluster_(cluster),
+      mask_(mask),
+      every_class_(mask.classes.size() == cluster.device_classes().size()) {}
 
 void Releasable::Add(uint32_t index, const std::vector<TaskAllocation>& tasks) {
+  HR_CHECK(on_node.empty() || on_node.back().second < index);
+  const size_t first = on_node.size();
   for (const TaskAllocation& task : tasks) {
-    on_node.emplace_back(task.node.value(), index);
-    node_milli[task.node.value()] += MatchingMilli(cluster_, task, mask_);
+    const uint32_t node = task.node.value();
+    // Every device matches a mask of every class: no look-up of each device's class.
+    node_milli[node] += every_class_ ? task.devices.size() * task.milli_per_device
+                                     : MatchingMilli(cluster_, task, mask_);
+    const bool listed =
+        std::any_of(on_node.begin() + static_cast<std::ptrdiff_t>(first), on_node.end(),
+                    [&](const auto& entry) { return entry.first == node; });
+    if (!listed) on_node.emplace_back(node, index);
   }
 }
 
 void Releasable::Seal() {
-  std::sort(on_node.begin(), on_node.end());
-  on_node.erase(std::unique(on_node.begin(), on_node.end()), on_node.end());
+  // A counting sort by node: stable, so each node's jobs stay in the ascending order added.
+  std::vector<uint32_t> next(node_milli.size() + 1, 0);
+  for (const auto& [node, unused_job] : on_node) ++next[node + 1];
+  for (size_t n = 1; n < next.size(); ++n) next[n] += next[n - 1];
+  std::vector<std::pair<uint32_t, uint32_t>> sorted(on_node.size());
+  for (const auto& entry : on_node) sorted[next[entry.first]++] = entry;
+  on_node = std::move(sorted);
 }
 
 std::vector<uint32_t> Releasable::JobsOn(uint32_t node_begin, uint32_t node_end) const {

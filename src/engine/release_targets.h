@@ -35,9 +35,9 @@ struct Releasable {
 
   Releasable(const model::Cluster& cluster, const ClassMask& mask);
   // Job `index` holds `tasks` (releasing it may free CPU and memory on a node where it holds
-  // no matching device, so it is listed there too).
+  // no matching device, so it is listed there too). Jobs are added in ascending index order.
   void Add(uint32_t index, const std::vector<TaskAllocation>& tasks);
-  // Sorts and deduplicates `on_node`; call once every job is added.
+  // Sorts `on_node`; call once every job is added.
   void Seal();
   // The job indices on nodes [node_begin, node_end), in node order, possibly repeated.
   std::vector<uint32_t> JobsOn(uint32_t node_begin, uint32_t node_end) const;
@@ -45,6 +45,7 @@ struct Releasable {
  private:
   const model::Cluster& cluster_;
   const ClassMask& mask_;
+  bool every_class_;  // The mask matches every device class of the cluster.
 };
 
 // See the file comment.

@@ -7,9 +7,11 @@
 namespace headroom::engine {
 
 const Registry<VictimSelector>& VictimSelectors() {
-  static constexpr std::array<Registry<VictimSelector>::Entry, 2> kEntries = {{
+  static constexpr std::array<Registry<VictimSelector>::Entry, 3> kEntries = {{
       {"cheapest_move", "least checkpoint + restart device-time first", &MakeCheapestMoveSelector},
       {"lowest_priority", "lowest priority first, then cheapest", &MakeLowestPrioritySelector},
+      {"lowest_priority_newest", "lowest priority first, then the latest started",
+       &MakeLowestPriorityNewestSelector},
   }};
   static const Registry<VictimSelector> registry("victim selector", kEntries);
   return registry;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/filter.h"
+#include "engine/presets.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
 #include "engine/share_scorers.h"
@@ -157,11 +158,17 @@ TEST_F(SimCliTest, QueuesFileGivesEveryPolicyItsQueuesAndTheirMetrics) {
                            " borrowing_limit: {devices: 8}}\n"
                            "  - {name: cd, tenants: [team-c, team-d], guaranteed: {devices: 32}}\n";
   const Outcome run = RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +
-                                  " --policy headroom,fifo --preemption on --queues " +
+                                  " --policy k8s-preemption,kueue-like,headroom --queues " +
                                   queues.string() + " --out " + (dir_ / "out").string());
   ASSERT_EQ(run.status, 0) << run.output;
   const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
+  ASSERT_EQ(report["policies"].size(), 3u);
+  EXPECT_EQ(report["policies"][0]["name"], "k8s-preemption");
+  EXPECT_EQ(report["policies"][1]["name"], "kueue-like");
   for (const auto& policy : report["policies"]) {
+    // The baselines preempt as shipped; headroom's preset does not.
+    EXPECT_TRUE(policy["metrics"]["preemptions"].is_number()) << policy["name"];
+    EXPECT_GE(policy["metrics"]["preemption_lost_device_hours"].get<double>(), 0.0);
     ASSERT_EQ(policy["queues"].size(), 3u) << policy["name"];  // ab, cd, (unqueued).
     const auto& ab = policy["queues"][0];
     EXPECT_EQ(ab["name"], "ab");
@@ -177,7 +184,7 @@ TEST_F(SimCliTest, QueuesFileGivesEveryPolicyItsQueuesAndTheirMetrics) {
     for (const auto& queue : policy["queues"]) started += queue["jobs_started"].get<int>();
     EXPECT_EQ(started, kWorkloadJobs - policy["metrics"]["jobs_unplaced"].get<int>());
   }
-  EXPECT_NE(ReadFile(dir_ / "out/report.html").find("Queue usage over time (fifo)"),
+  EXPECT_NE(ReadFile(dir_ / "out/report.html").find("Queue usage over time (kueue-like)"),
             std::string::npos);
   std::ofstream(queues) << "queues:\n  - {name: x, lending_limit: {devices: 2}}\n";
   const Outcome bad = RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +
@@ -202,6 +209,11 @@ TEST_F(SimCliTest, PolicyListShowAndCheck) {
     }
   }
   EXPECT_NE(list.output.find("share scorers (placement.share.scorer):"), std::string::npos);
+  for (const auto& names : {headroom::engine::PresetNames(), headroom::engine::BaselineNames()}) {
+    for (std::string_view name : names) {
+      EXPECT_NE(list.output.find("  " + std::string(name) + " "), std::string::npos) << name;
+    }
+  }
   for (const auto& [name, summary] : headroom::engine::SharePolicySummaries()) {
     EXPECT_NE(list.output.find("  " + std::string(name) + " "), std::string::npos) << name;
   }

@@ -98,5 +98,46 @@ TEST(PlacementTest, ReservedDevicesAreAvoided) {
   EXPECT_FALSE(placer.Place(state, two.request(), &reserved).has_value());
 }
 
+// A gang counted across a large domain: its capacity is summed over the child domains that can
+// hold a task (a full rack is passed over whole), and the gang spans what is left.
+TEST(PlacementTest, AGangSpansTheDomainsThatHaveRoomAndSkipsTheFullOnes) {
+  const model::Cluster cluster = TinyCluster()
+                                     .Leaf("l0")
+                                     .Rack("r0", {{"n0", 8}})
+                                     .Rack("r1", {{"n1", 8}})
+                                     .Leaf("l1")
+                                     .Rack("r2", {{"n2", 8}})
+                                     .Build();
+  ClusterState state(cluster);
+  auto take = [&](uint32_t node, uint32_t first, uint32_t count) {
+    TaskAllocation task{NodeId(node), {}, 1000, 0, 0};
+    for (uint32_t d = first; d < first + count; ++d) task.devices.push_back(DeviceId(d));
+    state.Allocate(task);
+  };
+  take(0, 0, 4);   // n0 (r0, l0): 4 free.
+  take(1, 8, 8);   // n1 (r1, l0): full.
+  take(2, 16, 4);  // n2 (r2, l1): 4 free.
+  const Placer placer(PlacementOptionsOf(Policy(GangPlacement::kTopologyBlock, {{"best_fit", 1}})));
+  // Two tasks of 4: no rack and no leaf holds both; the cluster does, with n0 and n2.
+  const testing::OwnedRequest two = testing::RequestFor(cluster, JobOf(2, 4));
+  auto placed = placer.Place(state, two.request(), nullptr);
+  ASSERT_TRUE(placed.has_value());
+  EXPECT_EQ(Nodes(*placed), (std::vector<uint32_t>{0, 2}));
+  // Three tasks of 4: eight free devices in all, on two nodes: no fit.
+  const testing::OwnedRequest three = testing::RequestFor(cluster, JobOf(3, 4));
+  EXPECT_FALSE(placer.Place(state, three.request(), nullptr).has_value());
+  // Two whole nodes' worth once n1 is free again: r1 holds one task of 8, n0 and n2 none.
+  state.Release(TaskAllocation{NodeId(1),
+                               {DeviceId(8), DeviceId(9), DeviceId(10), DeviceId(11), DeviceId(12),
+                                DeviceId(13), DeviceId(14), DeviceId(15)},
+                               1000,
+                               0,
+                               0});
+  const testing::OwnedRequest whole = testing::RequestFor(cluster, JobOf(1, 8));
+  placed = placer.Place(state, whole.request(), nullptr);
+  ASSERT_TRUE(placed.has_value());
+  EXPECT_EQ(Nodes(*placed), std::vector<uint32_t>{1});
+}
+
 }  // namespace
 }  // namespace headroom::engine

@@ -28,8 +28,10 @@ TEST(PolicyYamlTest, EveryPresetIsItsFileInConfigsPolicies) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".yaml") ++files;
   }
-  EXPECT_EQ(files, PresetNames().size());
-  for (std::string_view name : PresetNames()) {
+  std::vector<std::string_view> shipped = PresetNames();
+  for (std::string_view baseline : BaselineNames()) shipped.push_back(baseline);
+  EXPECT_EQ(files, shipped.size());
+  for (std::string_view name : shipped) {
     const std::filesystem::path file = dir / (std::string(name) + ".yaml");
     auto text = PresetPolicyText(name);
     ASSERT_TRUE(text.has_value()) << name;
@@ -85,6 +87,7 @@ preemption:
   max_searches_per_pass: 2
   changeover_budget_device_s_per_hour: 7200
   max_preemptions_per_job: 3
+  scope: cluster
 queues:
   - {name: org, guaranteed: {devices: 16}}
   - {name: vision, parent: org, tenants: [alice], guaranteed: {devices: 8}}
@@ -138,6 +141,7 @@ queues:
   EXPECT_EQ(policy->preemption.max_searches_per_pass, 2u);
   EXPECT_EQ(policy->preemption.changeover_budget_device_s_per_hour, 7200);
   EXPECT_EQ(policy->preemption.max_preemptions_per_job, 3u);
+  EXPECT_EQ(policy->preemption.scope, PreemptionScope::kCluster);
   ASSERT_EQ(policy->queues.size(), 2u);
   EXPECT_EQ(policy->queues[1].name, "vision");
   EXPECT_EQ(policy->queues[1].parent, "org");
@@ -193,7 +197,10 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
       {"name: x\nplacement:\n  share: {scorer: fgd, typical_coverage: 0}\n",
        "field 'placement.share.typical_coverage': expected a share above 0 and at most 1"},
       {"name: x\nvictim_selector: oldest\n",
-       "p.yaml:2: field 'victim_selector': expected one of cheapest_move, lowest_priority"},
+       "p.yaml:2: field 'victim_selector': expected one of cheapest_move, lowest_priority, "
+       "lowest_priority_newest"},
+      {"name: x\npreemption: {enabled: true, scope: cohort}\n",
+       "p.yaml:2: field 'preemption.scope': expected one of queue, cluster, got \"cohort\""},
       {"name: x\nbackfill: {mode: easy, interval_s: -5}\n",
        "p.yaml:2: field 'backfill.interval_s': expected a whole number of seconds, 0 or more"},
       {"name: x\nbackfill: {mode: skip, reserve_after_s: 60}\n",

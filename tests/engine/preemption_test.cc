@@ -71,6 +71,31 @@ TEST(PreemptionScenario, AHighPriorityJobRequeuesTheLowestPriorityJobAndStartsIn
   }
 }
 
+// Among jobs of the lowest priority, Kubernetes' order (lowest_priority_newest) takes the one
+// that started last, whatever it loses; lowest_priority takes the one that loses least.
+TEST(PreemptionScenario, KubernetesOrderTakesTheNewestJobWhateverItLoses) {
+  for (const std::string_view selector : {"lowest_priority_newest", "lowest_priority"}) {
+    SCOPED_TRACE(selector);
+    TwoNodes t;
+    PolicyConfig policy = WithPreemption();
+    policy.victim_selector = std::string(selector);
+    Harness h(t.cluster, policy);
+    const JobId older = h.Submit(Prioritized(MakeJob(1, 8, 36000), 0));
+    h.Step(0);
+    const JobId newer = h.Submit(Prioritized(MakeJob(1, 8, 36000), 0));
+    h.Step(1000);
+    ASSERT_EQ(h.engine().running_count(), 2u);
+    // At 4,000 s the older job has saved at 3,600 s (loses 400 s), the newer none (3,000 s).
+    const JobId high = h.Submit(Prioritized(MakeJob(1, 8, 3600), 10));
+    const Decisions decisions = h.Step(4000);
+    const JobId expected = selector == "lowest_priority_newest" ? newer : older;
+    ASSERT_EQ(Victims(decisions), std::vector<JobId>{expected});
+    EXPECT_EQ(decisions.preemptions[0].lost_us,
+              SecondsToUs(selector == "lowest_priority_newest" ? 3000 : 400));
+    EXPECT_EQ(h.engine().state(high), JobState::kRunning);
+  }
+}
+
 TEST(PreemptionScenario, EqualPriorityNeverPreemptsAndPreemptionOffNeverPreempts) {
   TwoNodes t;
   for (const bool enabled : {true, false}) {

@@ -152,6 +152,33 @@ TEST(QuotaScenario, PriorityPreemptsInsideAQueueButNeverTakesAnotherQueuesGuaran
   EXPECT_EQ(h.engine().state(b_low), JobState::kRunning);
 }
 
+// Kubernetes' default preemption knows no queues (PreemptionScope::kCluster): priority takes
+// from any queue, whatever guarantee the victim runs on.
+TEST(QuotaScenario, ClusterScopePreemptsLowerPriorityWorkOfAnyQueue) {
+  TwoNodes t;
+  PolicyConfig policy = WithQueues(kEven, true);
+  policy.preemption.scope = PreemptionScope::kCluster;
+  policy.victim_selector = "lowest_priority_newest";
+  Harness h(t.cluster, policy);
+  const JobId a_low = h.Submit(Of("a", MakeJob(1, 8, 36000), 0));
+  h.Step(0);
+  const JobId b_low = h.Submit(Of("b", MakeJob(1, 8, 36000), 0));
+  h.Step(100);
+  ASSERT_EQ(h.engine().running_count(), 2u);
+  // Both are of priority 0: the one that started last goes, though it is b's, within its
+  // guarantee (by queue, a_low would go: QuotaScenario.PriorityPreemptsInsideAQueue…).
+  const JobId a_high = h.Submit(Of("a", MakeJob(1, 8, 3600), 10));
+  const Decisions decisions = h.Step(600);
+  EXPECT_EQ(Victims(decisions), std::vector<JobId>{b_low});
+  EXPECT_EQ(h.engine().state(a_high), JobState::kRunning);
+  EXPECT_EQ(h.engine().state(a_low), JobState::kRunning);
+  EXPECT_EQ(h.engine().quotas().usage(h.engine().quotas().QueueOf("a"))[0], 16'000);
+  // b's job, back in the queue and within b's guarantee, reclaims nothing: no reclaim here.
+  const Decisions later = h.Step(1200);
+  EXPECT_TRUE(later.preemptions.empty());
+  EXPECT_EQ(h.engine().state(b_low), JobState::kPending);
+}
+
 TEST(QuotaScenario, WhatAQueueDoesNotLendStaysIdleForItAndItStartsAtOnce) {
   TwoNodes t;
   Harness h(t.cluster, WithQueues(R"(queues:

@@ -165,8 +165,9 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->required();
   command
       ->add_option("--policy", flags->policies,
-                   "Comma-separated policies: presets (fifo, slurm-like, spread, headroom), policy "
-                   "files (FILE.yaml, docs/engine.md \"Policy files\"), or all presets")
+                   "Comma-separated policies: presets (fifo, slurm-like, spread, headroom), "
+                   "preemption baselines (k8s-preemption, kueue-like), policy files (FILE.yaml, "
+                   "docs/engine.md \"Policy files\"), or all presets")
       ->capture_default_str();
   command->add_option("--seed", flags->seed, "Seed for synthetic inputs")->capture_default_str();
   command->add_option("--out", flags->out, "Directory for report.json and report.html")

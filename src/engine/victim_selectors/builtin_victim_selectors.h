@@ -10,5 +10,6 @@ namespace headroom::engine {
 
 std::unique_ptr<VictimSelector> MakeCheapestMoveSelector();
 std::unique_ptr<VictimSelector> MakeLowestPrioritySelector();
+std::unique_ptr<VictimSelector> MakeLowestPriorityNewestSelector();
 
 }  // namespace headroom::engine

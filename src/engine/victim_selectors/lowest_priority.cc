@@ -1,7 +1,6 @@
-// lowest_priority: the lowest-priority job first, then the cheapest, then the lower id — the
-// order in which Kubernetes' default preemption and Slurm's preempt/qos pick victims
-// (kubernetes.io/docs/concepts/scheduling-eviction/pod-priority-preemption,
-// slurm.schedmd.com/preempt.html).
+// lowest_priority: the lowest-priority job first, then the cheapest to lose, then the lower id:
+// priority decides as in Slurm's preempt/qos (slurm.schedmd.com/preempt.html), and among equals
+// the job that loses least work goes (lowest_priority_newest is Kubernetes' order).
 #include "engine/victim_selectors/builtin_victim_selectors.h"
 
 namespace headroom::engine {
