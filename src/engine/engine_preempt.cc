@@ -147,6 +147,8 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
                                      v.job.priority, v.start_us},
                           PreemptionOf(JobId(job), id, now).cost_device_us,
                           static_cast<uint8_t>(by_queue && outranked ? 1 : 0)});
+    // The gate's books, while the record is at hand.
+    if (gate) gate->AddCandidate(v.quota_queue, DemandOf(v), by_queue && !outranked);
   };
   // The queues' lists first, then their records, fetched ahead: a search may look at
   // thousands of running jobs, each record in its own cache lines.
@@ -182,12 +184,6 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
     return false;
   }
   if (!reclaims) --searches_left;
-  if (gate) {
-    for (const PreemptionCandidate& candidate : candidates) {
-      const JobRecord& v = jobs_[candidate.job.id.value()];
-      gate->AddCandidate(v.quota_queue, DemandOf(v), by_queue && candidate.tier == 0);
-    }
-  }
   std::optional<PreemptionPlan> plan =
       preempter_.Plan(state_, placer_, RequestOf(r), candidates, now, gate ? &*gate : nullptr);
   if (!plan) {

@@ -15,10 +15,8 @@ struct EmbeddedPolicy {
 
 Error UnknownPreset(std::string_view name) {
   std::string known;
-  for (const auto& names : {PresetNames(), BaselineNames()}) {
-    for (std::string_view preset : names) {
-      known += (known.empty() ? "" : ", ") + std::string(preset);
-    }
+  for (std::string_view shipped : ShippedPolicyNames()) {
+    known += (known.empty() ? "" : ", ") + std::string(shipped);
   }
   return Error{
       ErrorCode::kInvalidArgument,
@@ -29,12 +27,14 @@ Error UnknownPreset(std::string_view name) {
 
 std::vector<std::string_view> PresetNames() { return {"fifo", "slurm-like", "spread", "headroom"}; }
 
-std::vector<std::string_view> BaselineNames() { return {"k8s-preemption", "kueue-like"}; }
+std::vector<std::string_view> ShippedPolicyNames() {
+  std::vector<std::string_view> names = PresetNames();
+  names.insert(names.end(), {"k8s-preemption", "kueue-like"});
+  return names;
+}
 
 Result<std::string_view> PresetPolicyText(std::string_view name) {
-  std::vector<std::string_view> shipped = PresetNames();
-  for (std::string_view baseline : BaselineNames()) shipped.push_back(baseline);
-  for (std::string_view preset : shipped) {
+  for (std::string_view preset : ShippedPolicyNames()) {
     if (preset != name) continue;
     for (const EmbeddedPolicy& file : kPolicyFiles) {
       if (file.name == name) {

@@ -29,7 +29,8 @@ namespace headroom::engine {
 Result<PolicyConfig> PresetPolicy(std::string_view name);
 // In the order reports list them ("all").
 std::vector<std::string_view> PresetNames();
-std::vector<std::string_view> BaselineNames();
+// The presets, then the baselines: every policy file shipped, each loadable by name.
+std::vector<std::string_view> ShippedPolicyNames();
 // The policy file a preset or baseline is made from, as shipped.
 Result<std::string_view> PresetPolicyText(std::string_view name);
 

@@ -209,10 +209,8 @@ TEST_F(SimCliTest, PolicyListShowAndCheck) {
     }
   }
   EXPECT_NE(list.output.find("share scorers (placement.share.scorer):"), std::string::npos);
-  for (const auto& names : {headroom::engine::PresetNames(), headroom::engine::BaselineNames()}) {
-    for (std::string_view name : names) {
-      EXPECT_NE(list.output.find("  " + std::string(name) + " "), std::string::npos) << name;
-    }
+  for (std::string_view name : headroom::engine::ShippedPolicyNames()) {
+    EXPECT_NE(list.output.find("  " + std::string(name) + " "), std::string::npos) << name;
   }
   for (const auto& [name, summary] : headroom::engine::SharePolicySummaries()) {
     EXPECT_NE(list.output.find("  " + std::string(name) + " "), std::string::npos) << name;

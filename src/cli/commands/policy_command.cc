@@ -43,12 +43,10 @@ void ListRole(std::string_view title, const RegistryT& registry) {
 
 int List() {
   std::printf("presets (configs/policies/):\n");
-  for (const auto& names : {engine::PresetNames(), engine::BaselineNames()}) {
-    for (std::string_view name : names) {
-      auto policy = engine::PresetPolicy(name);
-      std::printf("  %-18.*s %s\n", static_cast<int>(name.size()), name.data(),
-                  policy ? policy->description.c_str() : policy.error().message.c_str());
-    }
+  for (std::string_view name : engine::ShippedPolicyNames()) {
+    auto policy = engine::PresetPolicy(name);
+    std::printf("  %-18.*s %s\n", static_cast<int>(name.size()), name.data(),
+                policy ? policy->description.c_str() : policy.error().message.c_str());
   }
   ListRole("filters (placement.filters)", engine::Filters());
   ListRole("scorers (placement.scorers)", engine::Scorers());
