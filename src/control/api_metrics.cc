@@ -4,6 +4,23 @@
 namespace headroom::control {
 namespace {
 
+// One gauge family per member of `Row`, each with a sample per row labelled by `key`:
+// Prometheus wants each family's samples together.
+template <typename Row>
+struct Gauge {
+  const char* name;
+  const char* help;
+  double Row::*value;
+};
+template <typename Row>
+void AppendGauges(MetricsText& out, std::initializer_list<Gauge<Row>> gauges,
+                  const std::vector<Row>& rows, const char* label, std::string Row::*key) {
+  for (const Gauge<Row>& gauge : gauges) {
+    out.Family(gauge.name, "gauge", gauge.help);
+    for (const Row& row : rows) out.Sample(gauge.name, {{label, row.*key}}, row.*gauge.value);
+  }
+}
+
 std::string MetricsBody(ApiContext& context) {
   MetricsText out;
   const auto reasons = context.loop.PendingByReason();
@@ -11,28 +28,34 @@ std::string MetricsBody(ApiContext& context) {
   for (const auto& [reason, count] : reasons) {
     out.Sample("headroom_queue_jobs", {{"reason", reason}}, static_cast<double>(count));
   }
-  // Fair share by tenant: Prometheus wants each family's samples together.
+  // Fair share by tenant and by queue (none without queues).
   using TenantFairShare = engine::Engine::TenantFairShare;
-  const std::vector<TenantFairShare> tenants = context.loop.TenantFairShares();
-  const struct {
-    const char* name;
-    const char* help;
-    double TenantFairShare::*value;
-  } fair_share_families[] = {
-      {"headroom_tenant_fairshare",
-       "Fair-share factor 2^(-U/S) by tenant (Slurm's classic formula), in (0, 1].",
-       &TenantFairShare::factor},
-      {"headroom_tenant_share", "Normalized fair-share share S by tenant.",
-       &TenantFairShare::share},
-      {"headroom_tenant_usage_device_seconds",
-       "Decayed device usage U by tenant (half-life: the policy's decay_half_life_s).",
-       &TenantFairShare::usage_device_s}};
-  for (const auto& family : fair_share_families) {
-    out.Family(family.name, "gauge", family.help);
-    for (const TenantFairShare& tenant : tenants) {
-      out.Sample(family.name, {{"tenant", tenant.tenant}}, tenant.*family.value);
-    }
-  }
+  AppendGauges<TenantFairShare>(
+      out,
+      {{"headroom_tenant_fairshare",
+        "Fair-share factor by tenant, in [0, 1]: 2^(-UE/S) (Slurm's classic formula; without "
+        "queues 2^(-U/S)), or Fair Tree's rank over the tenant count.",
+        &TenantFairShare::factor},
+       {"headroom_tenant_share",
+        "Normalized fair-share share S by tenant (with queues, within its queue).",
+        &TenantFairShare::share},
+       {"headroom_tenant_usage_device_seconds",
+        "Decayed device usage U by tenant (half-life: the policy's decay_half_life_s).",
+        &TenantFairShare::usage_device_s}},
+      context.loop.TenantFairShares(), "tenant", &TenantFairShare::tenant);
+  using QueueFairShare = engine::Engine::QueueFairShare;
+  AppendGauges<QueueFairShare>(
+      out,
+      {{"headroom_queue_share", "Fair-share share S of a queue among its siblings.",
+        &QueueFairShare::share},
+       {"headroom_queue_usage_device_seconds",
+        "Decayed device usage U of a queue's tenants (half-life: decay_half_life_s).",
+        &QueueFairShare::usage_device_s},
+       {"headroom_queue_level_fairshare",
+        "Level Fairshare S/U of a queue among its siblings (U over the parent's usage; +Inf "
+        "with no usage).",
+        &QueueFairShare::level_fairshare}},
+      context.loop.QueueFairShares(), "queue", &QueueFairShare::queue);
   // Queues with quotas: devices each uses and is guaranteed (no samples without queues).
   const engine::QuotaTree queues = context.loop.Queues();
   const struct {

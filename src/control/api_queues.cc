@@ -3,6 +3,8 @@
 // queues its tenant's jobs count against (its leaf and the queues above it) and its tenant's
 // fair share. PUT (admin) replaces the policy's queues with a queues file's, journaled with the
 // policy, so that they stay in force across restarts until changed.
+#include <cmath>
+
 #include "control/api_routes.h"
 #include "engine/quota.h"
 
@@ -29,6 +31,14 @@ Json AmountsJson(const QuotaTree& tree, const QuotaAmounts& amounts, bool limits
   return out;
 }
 
+// A queue's fair-share level; level_fairshare is null (JSON has no infinity) with no usage.
+Json FairShareJson(const engine::Engine::QueueFairShare& share) {
+  return {{"share", share.share},
+          {"usage_device_s", share.usage_device_s},
+          {"level_fairshare",
+           std::isinf(share.level_fairshare) ? Json(nullptr) : Json(share.level_fairshare)}};
+}
+
 Json QueueJson(const QuotaTree& tree, uint32_t q) {
   bool borrowing = false;
   for (size_t k = 0; k < engine::kQuotaResources; ++k) {
@@ -49,6 +59,7 @@ ApiResult<Reply> GetQueues(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
   const QuotaTree tree = context.loop.Queues();
+  const std::vector<engine::Engine::QueueFairShare> shares = context.loop.QueueFairShares();
   Json queues = Json::array();
   if (!tree.empty()) {
     std::vector<uint8_t> shown(tree.size(), principal->role == Role::kAdmin ? 1 : 0);
@@ -59,7 +70,13 @@ ApiResult<Reply> GetQueues(ApiContext& context, const HttpRequest& request) {
       }
     }
     for (uint32_t q = 1; q < tree.size(); ++q) {
-      if (shown[q] != 0) queues.push_back(QueueJson(tree, q));
+      if (shown[q] == 0) continue;
+      queues.push_back(QueueJson(tree, q));
+      // QueueFairShares lists the queues in the tree's order, the root left out (the two were
+      // read apart: a policy change between them may have renamed the queues).
+      if (q - 1 < shares.size() && shares[q - 1].queue == tree.name(q)) {
+        queues.back()["fair_share"] = FairShareJson(shares[q - 1]);
+      }
     }
   }
   Json body = {{"queues", std::move(queues)}};

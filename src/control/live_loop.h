@@ -147,6 +147,8 @@ class LiveLoop {
   // Each tenant's fair share as the engine had it at its last step, published with the pending
   // view (empty without an engine).
   std::vector<engine::Engine::TenantFairShare> TenantFairShares() const;
+  // Each queue's fair-share level, published likewise (empty without queues).
+  std::vector<engine::Engine::QueueFairShare> QueueFairShares() const;
   // The queues' books as the engine had them at its last step, published with the pending view
   // (empty without queues or an engine).
   engine::QuotaTree Queues() const;
@@ -267,6 +269,7 @@ class LiveLoop {
     engine::PendingSnapshot snapshot;
     std::vector<std::pair<uint64_t, uint32_t>> by_job;  // (daemon job id, index in jobs), sorted.
     std::vector<engine::Engine::TenantFairShare> tenants;
+    std::vector<engine::Engine::QueueFairShare> queue_shares;
     engine::QuotaTree queues;
   };
   std::shared_ptr<const PendingView> Published() const;

@@ -40,6 +40,7 @@ void LiveLoop::PublishPending() {
     }
     view->explained = view->snapshot.jobs.size();
     view->tenants = engine_->TenantFairShares();
+    view->queue_shares = engine_->QueueFairShares();
     view->queues = engine_->quotas();
   }
   {
@@ -58,6 +59,11 @@ std::shared_ptr<const LiveLoop::PendingView> LiveLoop::Published() const {
 std::vector<engine::Engine::TenantFairShare> LiveLoop::TenantFairShares() const {
   const std::shared_ptr<const PendingView> view = Published();
   return view == nullptr ? std::vector<engine::Engine::TenantFairShare>{} : view->tenants;
+}
+
+std::vector<engine::Engine::QueueFairShare> LiveLoop::QueueFairShares() const {
+  const std::shared_ptr<const PendingView> view = Published();
+  return view == nullptr ? std::vector<engine::Engine::QueueFairShare>{} : view->queue_shares;
 }
 
 engine::QuotaTree LiveLoop::Queues() const {

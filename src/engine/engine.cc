@@ -38,6 +38,17 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
     }
     quotas_ = QuotaTree(policy.queues, capacity);
   }
+  {
+    // The queues are the accounts fair share walks; without them, tenants sit below the root.
+    std::vector<uint32_t> parents(std::max<size_t>(quotas_.size(), 1), QuotaTree::kRoot);
+    std::vector<double> shares(parents.size(), 1.0);
+    for (uint32_t q = 1; q < quotas_.size(); ++q) {
+      parents[q] = quotas_.parent(q);
+      shares[q] = quotas_.share(q);
+    }
+    fair_share_.UseTree(FairShareTree(std::move(parents), std::move(shares)),
+                        policy.multifactor.fairshare_algorithm);
+  }
   running_by_queue_.resize(std::max<size_t>(quotas_.size(), 1));
   running_priorities_by_queue_.resize(running_by_queue_.size());
   if (carried.as_of_us > 0) {
@@ -79,12 +90,27 @@ TenantId Engine::TenantOf(const std::string& name) {
   const TenantId id(tenant->second);
   fair_share_.EnsureTenant(id);
   if (inserted) {
+    if (!quotas_.empty()) fair_share_.Place(id, quotas_.QueueOf(name));
     const auto& shares = policy_.multifactor.tenant_shares;
     if (auto share = shares.find(name); share != shares.end()) {
       fair_share_.SetShare(id, share->second);
     }
   }
   return id;
+}
+
+std::vector<Engine::QueueFairShare> Engine::QueueFairShares() const {
+  std::vector<QueueFairShare> out;
+  if (quotas_.empty()) return out;
+  const std::vector<FairShareTree::Level> levels =
+      fair_share_.tree().Levels(fair_share_.UsageAt(last_now_us_), fair_share_.raw_shares());
+  for (uint32_t q = 1; q < quotas_.size(); ++q) {
+    out.push_back({.queue = quotas_.name(q),
+                   .share = levels[q].share,
+                   .usage_device_s = levels[q].usage / model::kMilliPerDevice,
+                   .level_fairshare = levels[q].level_fs});
+  }
+  return out;
 }
 
 std::vector<Engine::TenantFairShare> Engine::TenantFairShares() const {

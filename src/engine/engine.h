@@ -125,8 +125,8 @@ class Engine {
   // on (0 when nothing is blocked). O(nodes); for metrics sampling.
   uint64_t FragmentedMilli() const;
 
-  // Every tenant's normalized share, decayed usage and fair-share factor (fair_share.h) as of
-  // the last step, by tenant name: for metrics. O(tenants).
+  // Every tenant's normalized share (with queues, within its queue), decayed usage and
+  // fair-share factor (fair_share.h) as of the last step, by tenant name: for metrics.
   struct TenantFairShare {
     std::string tenant;
     double share = 1;
@@ -134,6 +134,15 @@ class Engine {
     double factor = 1;
   };
   std::vector<TenantFairShare> TenantFairShares() const;
+  // Each queue's fair-share level (fair_share_tree.h) as of the last step, in QuotaTree order
+  // without the root; empty without queues. O(queues + tenants).
+  struct QueueFairShare {
+    std::string queue;
+    double share = 1;            // S among its siblings.
+    double usage_device_s = 0;   // Decayed usage of its tenants.
+    double level_fairshare = 0;  // S / U, U over its parent's usage; +∞ with no usage.
+  };
+  std::vector<QueueFairShare> QueueFairShares() const;
 
   // The queues' books (empty without queues): usage by queue, for metrics and `headroom queues`.
   const QuotaTree& quotas() const { return quotas_; }

@@ -5,6 +5,7 @@
 // known not to fit until capacity is released (or, avoiding a reservation, until it changes).
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -32,7 +33,7 @@ void Engine::Reorder(TimeUs now) {
   context.now_us = now;
   context.cluster_devices = std::max<uint64_t>(cluster_.device_count(), 1);
   context.max_priority = max_priority_;
-  std::vector<double> factors;
+  std::span<const double> factors;
   if (order_->time_dependent()) {
     if (recompute) fair_share_.Advance(now);
     factors = fair_share_.Factors();

@@ -1,6 +1,7 @@
 #include "engine/fair_share.h"
 
 #include <cmath>
+#include <utility>
 
 #include "base/check.h"
 
@@ -11,22 +12,32 @@ void FairShare::EnsureTenant(TenantId tenant) {
     usage_.resize(tenant.value() + 1, 0);
     running_milli_.resize(tenant.value() + 1, 0);
     shares_.resize(tenant.value() + 1, 1.0);
+    tree_.Grow(usage_.size());
+    factors_.clear();
   }
+}
+
+void FairShare::UseTree(FairShareTree tree, FairShareAlgorithm algorithm) {
+  HR_CHECK(usage_.empty());
+  tree_ = std::move(tree);
+  algorithm_ = algorithm;
+  factors_.clear();
+}
+
+void FairShare::Place(TenantId tenant, uint32_t queue) {
+  EnsureTenant(tenant);
+  tree_.Place(tenant, queue);
+  factors_.clear();
 }
 
 void FairShare::SetShare(TenantId tenant, double share) {
   HR_CHECK(share > 0 && std::isfinite(share));
   EnsureTenant(tenant);
   shares_[tenant.value()] = share;
+  factors_.clear();
 }
 
-std::vector<double> FairShare::NormalizedShares() const {
-  double total = 0;
-  for (double share : shares_) total += share;
-  std::vector<double> normalized(shares_.size());
-  for (size_t t = 0; t < shares_.size(); ++t) normalized[t] = shares_[t] / total;
-  return normalized;
-}
+std::vector<double> FairShare::NormalizedShares() const { return tree_.TenantShares(shares_); }
 
 void FairShare::AddRunning(TenantId tenant, int64_t milli) {
   EnsureTenant(tenant);
@@ -42,6 +53,7 @@ void FairShare::Advance(TimeUs now) {
   if (now <= last_us_) return;
   Integrate(usage_, now, true);
   last_us_ = now;
+  factors_.clear();
 }
 
 std::vector<double> FairShare::UsageAt(TimeUs now) const {
@@ -64,12 +76,14 @@ void FairShare::Seed(TenantId tenant, double usage, TimeUs as_of) {
   usage_[tenant.value()] = usage;
   started_ = true;
   last_us_ = as_of;
+  factors_.clear();
 }
 
 void FairShare::DecayTo(TimeUs now) {
   if (!started_ || now <= last_us_) return;
   Integrate(usage_, now, false);
   last_us_ = now;
+  factors_.clear();
 }
 
 double FairShare::Factor(TenantId tenant) const {
@@ -77,16 +91,14 @@ double FairShare::Factor(TenantId tenant) const {
   return Factors()[tenant.value()];
 }
 
+const std::vector<double>& FairShare::Factors() const {
+  if (factors_.size() != usage_.size() || factors_.empty()) factors_ = FactorsOf(usage_);
+  return factors_;
+}
+
 std::vector<double> FairShare::FactorsOf(const std::vector<double>& usage) const {
-  std::vector<double> factors(usage.size(), 1.0);
-  double total = 0;
-  for (double tenant_usage : usage) total += tenant_usage;
-  if (total <= 0) return factors;
-  const std::vector<double> shares = NormalizedShares();
-  for (size_t t = 0; t < usage.size(); ++t) {
-    factors[t] = std::exp2(-(usage[t] / total) / shares[t]);
-  }
-  return factors;
+  return algorithm_ == FairShareAlgorithm::kFairTree ? tree_.FairTreeFactors(usage, shares_)
+                                                     : tree_.ClassicFactors(usage, shares_);
 }
 
 }  // namespace headroom::engine

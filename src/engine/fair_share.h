@@ -1,7 +1,8 @@
 // FairShare: decayed device usage per tenant, for the multifactor queue order. Usage is
 // integrated in milli-device-seconds between updates and halves every decay half-life
-// (Slurm PriorityDecayHalfLife). The factor is Slurm's classic 2^(−U/S) with U = tenant usage ÷
-// total usage and S = the tenant's raw share ÷ the sum of every tenant's (1 each unless set).
+// (Slurm PriorityDecayHalfLife). The factor is Slurm's classic 2^(−UE/S) over the tree of
+// queues (fair_share_tree.h; without queues 2^(−U/S), U = tenant usage ÷ total usage and S =
+// the tenant's raw share ÷ the sum of every tenant's, 1 each unless set), or its Fair Tree rank.
 // Threading: single-threaded, owned by the engine.
 #pragma once
 
@@ -10,6 +11,8 @@
 
 #include "base/ids.h"
 #include "base/time.h"
+#include "engine/fair_share_tree.h"
+#include "engine/policy_config.h"
 
 namespace headroom::engine {
 
@@ -18,17 +21,26 @@ class FairShare {
   explicit FairShare(TimeUs half_life_us) : half_life_us_(half_life_us) {}
 
   void EnsureTenant(TenantId tenant);
+  // Factors over `tree` (before any tenant), by `algorithm`; without it, the root alone and
+  // the classic formula.
+  void UseTree(FairShareTree tree, FairShareAlgorithm algorithm);
+  const FairShareTree& tree() const { return tree_; }
+  // The leaf queue the tenant's usage counts in (the root until placed).
+  void Place(TenantId tenant, uint32_t queue);
   // The tenant's raw share (> 0); 1 until set.
   void SetShare(TenantId tenant, double share);
-  // Normalized shares S by tenant id (they sum to 1).
+  // Normalized shares S by tenant id, over the shares of the tenant's siblings in its queue
+  // (without queues, every tenant's: they sum to 1).
   std::vector<double> NormalizedShares() const;
+  const std::vector<double>& raw_shares() const { return shares_; }
   // Running allocation changes (milli-devices) for a tenant.
   void AddRunning(TenantId tenant, int64_t milli);
   // Integrates usage up to `now` and applies decay.
   void Advance(TimeUs now);
   double Factor(TenantId tenant) const;
-  // Factors of every tenant at once, by tenant id: O(tenants) rather than O(tenants²).
-  std::vector<double> Factors() const { return FactorsOf(usage_); }
+  // Factors of every tenant at once, by tenant id, computed once per change of usage, shares
+  // or tenants.
+  const std::vector<double>& Factors() const;
   // Factors on the usage UsageAt(now) gives, without changing anything.
   std::vector<double> FactorsAt(TimeUs now) const { return FactorsOf(UsageAt(now)); }
 
@@ -52,6 +64,9 @@ class FairShare {
   std::vector<double> usage_;  // Decayed milli-device-seconds.
   std::vector<int64_t> running_milli_;
   std::vector<double> shares_;  // Raw shares.
+  FairShareTree tree_;
+  FairShareAlgorithm algorithm_ = FairShareAlgorithm::kClassic;
+  mutable std::vector<double> factors_;  // Factors() of the current usage; empty when stale.
 };
 
 }  // namespace headroom::engine

@@ -48,6 +48,13 @@ struct ServiceOrderConfig {
   TimeUs age_limit_us = 0;
 };
 
+// How the multifactor order turns decayed usage into a tenant's fair-share factor, over the
+// tree of queues (fair_share_tree.h).
+enum class FairShareAlgorithm {
+  kClassic,   // 2^(−UE/S) with effective usage (Slurm's PriorityFlags=NO_FAIR_TREE).
+  kFairTree,  // Rank by Level Fairshare, depth first (Slurm's default since 19.05).
+};
+
 struct MultifactorWeights {
   // Slurm priority/multifactor (https://slurm.schedmd.com/priority_multifactor.html):
   // priority = w_age·age + w_fairshare·fairshare + w_job_size·size + w_qos·qos.
@@ -61,6 +68,7 @@ struct MultifactorWeights {
   // Raw fair-share shares by tenant (sacctmgr's Fairshare=); a tenant not named has 1. A
   // tenant's normalized share S is its raw share over the sum of every known tenant's.
   std::map<std::string, double> tenant_shares;
+  FairShareAlgorithm fairshare_algorithm = FairShareAlgorithm::kClassic;
 };
 
 struct NamedWeight {

@@ -65,8 +65,15 @@ Status Optional(const YamlMap& map, std::string_view key, Parse parse) {
   }
 
 Status ParseMultifactor(const YamlField& field, MultifactorWeights& out) {
-  YAML_FIELD_TRY(
-      map, field.Map({"weights", "max_age_s", "decay_half_life_s", "recalc_period_s", "shares"}));
+  YAML_FIELD_TRY(map, field.Map({"weights", "max_age_s", "decay_half_life_s", "recalc_period_s",
+                                 "shares", "fairshare_algorithm"}));
+  POLICY_TRY(Optional(*map, "fairshare_algorithm", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kAlgorithms[] = {"fair_tree", "classic"};
+    YAML_FIELD_TRY(algorithm, OneOf(value, kAlgorithms));
+    out.fairshare_algorithm =
+        *algorithm == "classic" ? FairShareAlgorithm::kClassic : FairShareAlgorithm::kFairTree;
+    return {};
+  }));
   POLICY_TRY(Optional(*map, "shares", [&](const YamlField& shares) -> Status {
     YAML_FIELD_TRY(by_tenant, shares.FreeMap());
     for (const auto& [tenant, value] : by_tenant->entries()) {

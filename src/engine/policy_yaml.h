@@ -14,6 +14,7 @@
 //       max_age_s: 604800             # PriorityMaxAge
 //       decay_half_life_s: 604800     # PriorityDecayHalfLife
 //       recalc_period_s: 60           # PriorityCalcPeriod
+//       fairshare_algorithm: classic  # or fair_tree (Slurm's two)
 //   backfill: {mode: easy, interval_s: 0, max_jobs: 0}    # mode: none | skip | easy
 //   placement:
 //     gang: topology_block            # per_task | topology_block

@@ -11,7 +11,8 @@
 //               w_job_size·size + w_qos·qos, descending; factors in [0, 1]:
 //                 age       = min(wait ÷ PriorityMaxAge, 1)
 //                 fairshare = 2^(−U/S), U = tenant's decayed usage ÷ all usage, S = its share
-//                             (multifactor.shares, 1 each by default), the classic formula
+//                             (multifactor.shares, 1 each by default), the classic formula;
+//                             with queues, over their tree (fair_share_tree.h)
 //                 size      = devices requested ÷ devices in the cluster (PriorityFavorSmall=NO)
 //                 qos       = priority ÷ the highest priority seen (0 when none is positive)
 //               (https://slurm.schedmd.com/priority_multifactor.html). Keys change with time, so

@@ -65,6 +65,9 @@ Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
         children_guaranteed[parent->second][k] += queue.guaranteed[k];
       }
     }
+    if (queue.share && (!(*queue.share > 0) || !std::isfinite(*queue.share))) {
+      return invalid(queue, "share: expected a number above 0");
+    }
     for (const std::string& tenant : queue.tenants) {
       if (!tenants.insert(tenant).second) {
         return invalid(queue, fmt::format("tenant '{}' is in another queue too", tenant));
@@ -120,6 +123,8 @@ QuotaTree::QuotaTree(std::span<const QueueConfig> queues, const QuotaAmounts& ca
     node.guaranteed = queue.guaranteed;
     node.borrowing_limit = queue.borrowing_limit;
     node.lending_limit = queue.lending_limit;
+    node.share = queue.share.value_or(
+        queue.guaranteed[0] > 0 ? static_cast<double>(queue.guaranteed[0]) / 1000.0 : 1.0);
     for (size_t k = 0; k < kQuotaResources; ++k) {
       governed_[k] = governed_[k] || queue.stated[k];
       node.reserved[k] = queue.lending_limit[k] == kNoQuotaLimit

@@ -70,6 +70,7 @@ class QuotaTree {
     return nodes_[queue].borrowing_limit;
   }
   const QuotaAmounts& lending_limit(uint32_t queue) const { return nodes_[queue].lending_limit; }
+  double share(uint32_t queue) const { return nodes_[queue].share; }
   // Whether quotas count `resource` (some queue states it).
   bool governs(QuotaResource resource) const { return governed_[static_cast<size_t>(resource)]; }
   // Queues [0, size) with the root first, each after its parent; "(unqueued)" last.
@@ -87,6 +88,7 @@ class QuotaTree {
     QuotaAmounts reserved = {0, 0, 0};  // guaranteed − lending limit.
     QuotaAmounts usage = {0, 0, 0};
     QuotaAmounts pool = {0, 0, 0};  // Σ children's max(usage, reserved).
+    double share = 1;               // Raw fair-share share (quota_config.h).
     std::vector<uint32_t> children;
   };
   static int64_t Occupied(const Node& node, size_t k, int64_t usage) {

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,10 @@ struct QueueConfig {
   QuotaAmounts lending_limit = {kNoQuotaLimit, kNoQuotaLimit, kNoQuotaLimit};
   // Which resources the queue's YAML stated (a guarantee or a limit): the governed ones.
   std::array<bool, kQuotaResources> stated = {false, false, false};
+  // Raw fair-share share among its siblings (Slurm's Fairshare=): how the multifactor order's
+  // fair share weighs the queue's usage (fair_share_tree.h). Unset: its guaranteed devices, as
+  // KAI derives a queue's fair share from its deserved quota, or 1 with no device guarantee.
+  std::optional<double> share;
 };
 
 // Names unique and printable, every parent listed before its children, tenants in one leaf

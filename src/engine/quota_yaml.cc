@@ -14,6 +14,7 @@ using model::YamlMap;
 constexpr double kMaxDevices = 1e9;
 constexpr double kMaxCpus = 1e9;
 constexpr double kMaxMemoryGib = 1e9;
+constexpr double kMaxShare = 1e9;
 
 // Amounts by resource from {devices, cpu, memory_gib}; `stated` marks the keys present.
 Result<void> ParseAmounts(const YamlField& field, QuotaAmounts& out,
@@ -39,8 +40,8 @@ Result<void> ParseAmounts(const YamlField& field, QuotaAmounts& out,
 }
 
 Result<QueueConfig> ParseQueue(const YamlField& field) {
-  YAML_FIELD_TRY(map, field.Map({"name", "parent", "tenants", "guaranteed", "borrowing_limit",
-                                 "lending_limit"}));
+  YAML_FIELD_TRY(map, field.Map({"name", "parent", "tenants", "share", "guaranteed",
+                                 "borrowing_limit", "lending_limit"}));
   QueueConfig queue;
   YAML_FIELD_TRY(name_field, map->Require("name", "a queue name"));
   YAML_FIELD_TRY(name, name_field->Name());
@@ -48,6 +49,10 @@ Result<QueueConfig> ParseQueue(const YamlField& field) {
   if (const YamlField* parent = map->Find("parent")) {
     YAML_FIELD_TRY(parent_name, parent->Name());
     queue.parent = *parent_name;
+  }
+  if (const YamlField* share = map->Find("share")) {
+    YAML_FIELD_TRY(value, share->Number(0, false, kMaxShare, "a fair-share share above 0"));
+    queue.share = *value;
   }
   if (const YamlField* tenants = map->Find("tenants")) {
     YAML_FIELD_TRY(items, tenants->Items());

@@ -37,10 +37,35 @@ std::vector<double> QueueTally::Usage(const engine::QuotaTree& tree) const {
   return usage;
 }
 
+std::vector<double> QueueTally::UsageShares(
+    const engine::QuotaTree& tree, const std::vector<engine::Engine::QueueFairShare>& levels) {
+  std::vector<double> shares;
+  if (tree.empty() || levels.size() + 1 != tree.size()) return shares;
+  double root_usage = 0;
+  for (uint32_t q = 1; q < tree.size(); ++q) {
+    if (tree.parent(q) == engine::QuotaTree::kRoot) root_usage += levels[q - 1].usage_device_s;
+  }
+  for (uint32_t q = 1; q < tree.size(); ++q) {
+    const uint32_t parent = tree.parent(q);
+    const double parent_usage =
+        parent == engine::QuotaTree::kRoot ? root_usage : levels[parent - 1].usage_device_s;
+    shares.push_back(parent_usage > 0 ? levels[q - 1].usage_device_s / parent_usage : 0);
+  }
+  return shares;
+}
+
 std::vector<QueueRun> QueueTally::Finish(const engine::QuotaTree& tree,
-                                         const std::vector<SeriesPoint>& series) const {
+                                         const std::vector<SeriesPoint>& series,
+                                         const std::vector<engine::Engine::QueueFairShare>& levels,
+                                         double cluster_devices) const {
   std::vector<QueueRun> runs;
   if (empty()) return runs;
+  // The product of S down each queue's path: its share of the cluster when every queue is busy.
+  std::vector<double> path_share(tree.size(), 1.0);
+  const bool fair_tree = levels.size() + 1 == tree.size();
+  for (uint32_t q = 1; q < tree.size() && fair_tree; ++q) {
+    path_share[q] = path_share[tree.parent(q)] * levels[q - 1].share;
+  }
   for (uint32_t q = 1; q < tree.size(); ++q) {
     const Tally& tally = tallies_[q];
     QueueRun run;
@@ -66,6 +91,10 @@ std::vector<QueueRun> QueueTally::Finish(const engine::QuotaTree& tree,
       run.peak_usage_devices = std::max(run.peak_usage_devices, usage);
     }
     run.mean_usage_devices = series.empty() ? 0 : sum / static_cast<double>(series.size());
+    if (fair_tree) {
+      run.fair_share = levels[q - 1].share;
+      run.fair_share_devices = path_share[q] * cluster_devices;
+    }
     runs.push_back(std::move(run));
   }
   return runs;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/engine.h"
 #include "engine/quota.h"
 #include "model/job.h"
 #include "sim/run_result.h"
@@ -23,9 +24,15 @@ class QueueTally {
   void Preempted(uint32_t job, double lost_device_us);
   // Devices each queue (root excluded, in the tree's order) holds now.
   std::vector<double> Usage(const engine::QuotaTree& tree) const;
-  // Per queue, with the usage samples of `series` (queue_usage_devices).
+  // Each queue's decayed usage over its parent's (U at its level), from the engine's levels
+  // (Engine::QueueFairShares); empty without them.
+  static std::vector<double> UsageShares(const engine::QuotaTree& tree,
+                                         const std::vector<engine::Engine::QueueFairShare>& levels);
+  // Per queue, with the usage samples of `series` (queue_usage_devices) and the final levels.
   std::vector<QueueRun> Finish(const engine::QuotaTree& tree,
-                               const std::vector<SeriesPoint>& series) const;
+                               const std::vector<SeriesPoint>& series,
+                               const std::vector<engine::Engine::QueueFairShare>& levels,
+                               double cluster_devices) const;
 
  private:
   struct Tally {

@@ -29,6 +29,8 @@ struct SeriesPoint {
   std::vector<uint32_t> largest_free_block_by_level;
   // With queues (PolicyRun::queues' order): devices each queue's running jobs hold.
   std::vector<double> queue_usage_devices;
+  // With queues (same order): each queue's decayed usage over its parent's, U.
+  std::vector<double> queue_usage_share;
 };
 
 struct PolicyMetrics {
@@ -76,6 +78,10 @@ struct QueueRun {
   std::string parent;  // Empty for a top-level queue.
   double guaranteed_devices = 0;
   double limit_devices = -1;  // Guarantee + borrowing limit; -1: none.
+  // Fair share (engine/fair_share_tree.h): S, its share among its siblings, and the devices the
+  // product of S down its path comes to; -1: no fair tree.
+  double fair_share = -1;
+  double fair_share_devices = -1;
   uint64_t jobs_started = 0;
   uint64_t jobs_completed = 0;
   Distribution wait_s;

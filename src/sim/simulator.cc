@@ -132,6 +132,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.running_jobs = engine.running_count();
       point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
       point.queue_usage_devices = queues.Usage(engine.quotas());
+      if (!queues.empty()) {
+        point.queue_usage_share =
+            QueueTally::UsageShares(engine.quotas(), engine.QueueFairShares());
+      }
       sampler.Add(point);
     }
     if (last_time < last_arrival) {
@@ -260,7 +264,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   }
   metrics.multi_node_within_one_block = metrics.multi_node_within_one_block_by_level.back();
   run.series = std::move(sampler.points());
-  run.queues = queues.Finish(engine.quotas(), run.series);
+  run.queues = queues.Finish(engine.quotas(), run.series, engine.QueueFairShares(),
+                             static_cast<double>(cluster.device_count()));
   double fragmentation_sum = 0;
   for (const SeriesPoint& point : run.series) fragmentation_sum += point.fragmentation;
   metrics.fragmentation_rate =

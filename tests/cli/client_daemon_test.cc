@@ -152,7 +152,8 @@ TEST_F(ClientAgainstDaemon, QueuesSetAndList) {
   EXPECT_EQ(set.out, "2 queue(s) in force in policy 'headroom'\n");
   const CommandOutcome table = Run({"queues"});
   ASSERT_EQ(table.status, 0) << table.err;
-  EXPECT_TRUE(std::regex_search(table.out, std::regex(R"(vision +research +0 +16 +4 +- +no)")))
+  EXPECT_TRUE(
+      std::regex_search(table.out, std::regex(R"(vision +research +0 +16 +4 +- +no +1 +inf)")))
       << table.out;
   const CommandOutcome listed = Run({"queues", "--json"});
   ASSERT_EQ(listed.status, 0) << listed.err;

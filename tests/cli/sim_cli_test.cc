@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -180,11 +181,23 @@ TEST_F(SimCliTest, QueuesFileGivesEveryPolicyItsQueuesAndTheirMetrics) {
     EXPECT_EQ(policy["queues"][2]["jobs_started"], 0);
     EXPECT_EQ(policy["series"]["queue_usage_devices"]["ab"].size(),
               policy["series"]["time_s"].size());
+    // Shares by guarantee, 32 each, and 1 for (unqueued), of 64 devices.
+    EXPECT_NEAR(ab["fair_share"].get<double>(), 32.0 / 65, 1e-6);  // report.json: 6 digits.
+    EXPECT_NEAR(ab["fair_share_devices"].get<double>(), 64.0 * 32 / 65, 1e-4);
+    const auto& usage_share = policy["series"]["queue_usage_share"];
+    ASSERT_EQ(usage_share["ab"].size(), policy["series"]["time_s"].size());
+    for (size_t i = 0; i < usage_share["ab"].size(); ++i) {
+      // U of ab and cd are shares of the same parent's usage ((unqueued) runs nothing).
+      const double sum = usage_share["ab"][i].get<double>() + usage_share["cd"][i].get<double>();
+      EXPECT_TRUE(sum == 0 || std::abs(sum - 1) < 1e-5) << sum;
+    }
     int started = 0;
     for (const auto& queue : policy["queues"]) started += queue["jobs_started"].get<int>();
     EXPECT_EQ(started, kWorkloadJobs - policy["metrics"]["jobs_unplaced"].get<int>());
   }
   EXPECT_NE(ReadFile(dir_ / "out/report.html").find("Queue usage over time (kueue-like)"),
+            std::string::npos);
+  EXPECT_NE(ReadFile(dir_ / "out/report.html").find("Queue usage against fair share (headroom)"),
             std::string::npos);
   std::ofstream(queues) << "queues:\n  - {name: x, lending_limit: {devices: 2}}\n";
   const Outcome bad = RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +

@@ -78,6 +78,11 @@ TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
   EXPECT_FALSE(a["lending_limit"].contains("devices"));
   EXPECT_EQ(a["borrowing"], false);
   EXPECT_TRUE(a["parent"].is_null());
+  // Fair share by guarantee: 4 of 4 + 12 + 1 ((unqueued) has 1).
+  EXPECT_DOUBLE_EQ(a["fair_share"]["share"].get<double>(), 4.0 / 17) << a.dump();
+  EXPECT_TRUE(a["fair_share"]["usage_device_s"].is_number());
+  // team-b has used nothing: its level is infinite, written as null.
+  EXPECT_TRUE((*QueueNamed(all.body, "team-b"))["fair_share"]["level_fairshare"].is_null());
   ASSERT_NE(QueueNamed(all.body, "(unqueued)"), nullptr);
   const auto mine = daemon.Get("/v1/queues", user);
   ASSERT_EQ(mine.status, 200);
@@ -91,6 +96,9 @@ TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
             std::string::npos);
   EXPECT_NE(metrics->body.find("headroom_queue_guaranteed_devices{queue=\"team-b\"} 12"),
             std::string::npos);
+  EXPECT_NE(metrics->body.find("headroom_queue_level_fairshare{queue=\"team-b\"} +Inf"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("headroom_queue_share{queue=\"team-a\"} 0.235"), std::string::npos);
 
   // Kept across a restart, and the job still waits for team-a's quota.
   daemon.Stop();

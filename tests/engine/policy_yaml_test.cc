@@ -55,6 +55,7 @@ queue:
     decay_half_life_s: 7200
     recalc_period_s: 30
     shares: {team-a: 3, team-b: 0.5}
+    fairshare_algorithm: classic
   qssf: {age_limit_s: 86400}
 backfill: {mode: easy, interval_s: 10, max_jobs: 20, reserve_after_s: 600}
 placement:
@@ -88,7 +89,7 @@ preemption:
   scope: cluster
 queues:
   - {name: org, guaranteed: {devices: 16}}
-  - {name: vision, parent: org, tenants: [alice], guaranteed: {devices: 8}}
+  - {name: vision, parent: org, tenants: [alice], share: 2.5, guaranteed: {devices: 8}}
 )";
   auto policy = ParsePolicyYaml(text, "mine.yaml");
   ASSERT_TRUE(policy.has_value()) << policy.error().message;
@@ -109,6 +110,7 @@ queues:
   EXPECT_EQ(policy->reserve_after_us, 600 * kUsPerSecond);
   EXPECT_EQ(policy->multifactor.tenant_shares,
             (std::map<std::string, double>{{"team-a", 3}, {"team-b", 0.5}}));
+  EXPECT_EQ(policy->multifactor.fairshare_algorithm, FairShareAlgorithm::kClassic);
   EXPECT_EQ(policy->service.age_limit_us, 86400 * kUsPerSecond);
   EXPECT_EQ(policy->gang_placement, GangPlacement::kPerTask);
   EXPECT_EQ(policy->domain_order, FitOrder::kWorstFit);
@@ -145,6 +147,7 @@ queues:
   EXPECT_EQ(policy->queues[1].parent, "org");
   EXPECT_EQ(policy->queues[1].tenants, std::vector<std::string>{"alice"});
   EXPECT_EQ(policy->queues[1].guaranteed[0], 8000);
+  EXPECT_EQ(policy->queues[1].share, 2.5);
 }
 
 TEST(PolicyYamlTest, AbsentKeysKeepTheDefaults) {
@@ -206,6 +209,11 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
        "reservations), got \"60\""},
       {"name: x\nqueue:\n  multifactor:\n    shares: {team-a: 0}\n",
        "p.yaml:4: field 'queue.multifactor.shares.team-a': expected a share above 0, got \"0\""},
+      {"name: x\nqueue:\n  multifactor: {fairshare_algorithm: fairtree}\n",
+       "p.yaml:3: field 'queue.multifactor.fairshare_algorithm': expected one of fair_tree, "
+       "classic, got \"fairtree\""},
+      {"name: x\nqueues:\n  - {name: a, share: 0}\n",
+       "p.yaml:3: field 'queues[0].share': expected a fair-share share above 0, got \"0\""},
       {"name: x\nqueue:\n  qssf: {age_limit_s: 1.5}\n",
        "p.yaml:3: field 'queue.qssf.age_limit_s': expected a whole number of seconds, 0 or more"},
       {"name: x\nbackfill: {mode: eager}\n", "field 'backfill.mode': expected one of none, skip"},

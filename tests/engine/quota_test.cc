@@ -51,6 +51,8 @@ TEST(QuotaYaml, ParsesAmountsInTheirUnitsAndLeavesLimitsUnsetWhenNotStated) {
   EXPECT_EQ(queues[1].lending_limit[0], 2000);
   EXPECT_TRUE(queues[1].stated[1]);
   EXPECT_FALSE(queues[0].stated[1]);
+  EXPECT_FALSE(queues[0].share.has_value());
+  EXPECT_EQ(Parse("queues:\n  - {name: a, share: 2.5}\n")[0].share, 2.5);
 }
 
 TEST(QuotaYaml, ErrorsNameTheFileLineFieldAndWhatWasExpected) {
@@ -89,6 +91,20 @@ TEST(QuotaTree, NoQueuesAdmitsEverything) {
   EXPECT_TRUE(tree.empty());
   EXPECT_TRUE(tree.Admits(tree.QueueOf("anyone"), Devices(1'000'000)).admitted);
   EXPECT_FALSE(tree.WithinGuarantee(tree.QueueOf("anyone"), Devices(1)));
+}
+
+TEST(QuotaTree, AQueuesFairShareShareIsItsGuaranteedDevicesUnlessSet) {
+  const std::vector<QueueConfig> queues = Parse(R"(queues:
+  - {name: research, guaranteed: {devices: 12.5}}
+  - {name: prod, share: 3, guaranteed: {devices: 8}}
+  - {name: batch, guaranteed: {cpu: 64}}
+)");
+  const QuotaTree tree(queues, Devices(64));
+  EXPECT_EQ(tree.share(1), 12.5);
+  EXPECT_EQ(tree.share(2), 3);
+  EXPECT_EQ(tree.share(3), 1);  // No device guarantee.
+  EXPECT_EQ(tree.name(4), "(unqueued)");
+  EXPECT_EQ(tree.share(4), 1);
 }
 
 TEST(QuotaTree, AQueueUsesUpToItsGuaranteePlusItsBorrowingLimitAndNoMore) {

@@ -217,16 +217,26 @@ std::string FormatQueues(const json& queues) {
                {"GUARANTEED", true},
                {"BORROW LIMIT", true},
                {"LEND LIMIT", true},
-               {"BORROWING"}});
+               {"BORROWING"},
+               {"SHARE", true},
+               {"LEVEL FS", true}});
   for (const json& queue : List(queues, "queues")) {
     const json& parent = Field(queue, "parent");
     const json& borrowing = Field(queue, "borrowing");
-    table.AddRow({Text(queue, "name"), parent.is_string() ? parent.get<std::string>() : "-",
-                  Amount(Field(queue, "usage"), "devices"),
-                  Amount(Field(queue, "guaranteed"), "devices"),
-                  Amount(Field(queue, "borrowing_limit"), "devices"),
-                  Amount(Field(queue, "lending_limit"), "devices"),
-                  borrowing.is_boolean() && borrowing.get<bool>() ? "yes" : "no"});
+    // Fair-share level: share among siblings, and S/U ("inf" before any usage).
+    const json& fair_share = Field(queue, "fair_share");
+    const json& level = Field(fair_share, "level_fairshare");
+    const std::string level_text = !fair_share.is_object() ? "-"
+                                   : level.is_number() ? fmt::format("{:.3g}", level.get<double>())
+                                                       : "inf";
+    const json& share = Field(fair_share, "share");
+    table.AddRow(
+        {Text(queue, "name"), parent.is_string() ? parent.get<std::string>() : "-",
+         Amount(Field(queue, "usage"), "devices"), Amount(Field(queue, "guaranteed"), "devices"),
+         Amount(Field(queue, "borrowing_limit"), "devices"),
+         Amount(Field(queue, "lending_limit"), "devices"),
+         borrowing.is_boolean() && borrowing.get<bool>() ? "yes" : "no",
+         share.is_number() ? fmt::format("{:.3g}", share.get<double>()) : "-", level_text});
   }
   std::string out = table.Render();
   const json& share = Field(queues, "fair_share");

@@ -339,6 +339,33 @@ void AppendLargestBlockPlots(std::string& out, const RunReport& report) {
   }
 }
 
+// Fair share in a run with queues: each queue's decayed usage over its parent's (U)
+// over time, against the share S it is entitled to among its siblings.
+void AppendFairSharePlot(std::string& out, const PolicyRun& run) {
+  svg::PlotSpec spec = NewPlot(fmt::format("Queue usage against fair share ({})", run.name));
+  std::string shares;
+  for (size_t q = 0; q < run.queues.size(); ++q) {
+    std::vector<svg::Point> points;
+    for (const SeriesPoint& p : run.series) {
+      points.push_back({p.time_s / kSecondsPerHour,
+                        100 * (q < p.queue_usage_share.size() ? p.queue_usage_share[q] : 0)});
+    }
+    const QueueRun& queue = run.queues[q];
+    spec.lines.push_back({queue.name, BucketMeans(points, kMaxSeriesPoints)});
+    fmt::format_to(std::back_inserter(shares), "{}{} {:.1f}% ({:.0f} devices)",
+                   shares.empty() ? "" : ", ", EscapeXml(queue.name), 100 * queue.fair_share,
+                   queue.fair_share_devices);
+  }
+  spec.x = HoursAxis(spec.lines);
+  spec.y = ZeroBasedAxis(spec.lines, "share of the parent's usage (%)", 1, 100);
+  AppendFigure(out, spec,
+               fmt::format("Each queue's decayed usage (half-life: the policy's "
+                           "decay_half_life_s) as a share of its parent's: fair share favours a "
+                           "queue above its siblings while this stays below its share S. "
+                           "S: {}.",
+                           shares));
+}
+
 // One plot per policy run with queues: the devices each queue holds over time.
 void AppendQueueUsagePlots(std::string& out, const RunReport& report) {
   for (const PolicyRun& run : report.policies) {
@@ -365,6 +392,7 @@ void AppendQueueUsagePlots(std::string& out, const RunReport& report) {
                  fmt::format("Devices the running jobs of each queue (and the queues below it) "
                              "hold, averaged like the allocation plot. Guaranteed: {}.",
                              guarantees));
+    if (run.queues.front().fair_share >= 0) AppendFairSharePlot(out, run);
   }
 }
 

@@ -89,6 +89,20 @@ Json MetricsJson(const PolicyMetrics& m) {
   return out;
 }
 
+// By queue name, one value per sample of a per-queue series.
+Json QueueSeriesJson(const PolicyRun& run, std::vector<double> SeriesPoint::*series) {
+  Json out = Json::object();
+  for (size_t q = 0; q < run.queues.size(); ++q) {
+    Json values = Json::array();
+    for (const SeriesPoint& point : run.series) {
+      const std::vector<double>& by_queue = point.*series;
+      values.push_back(Number(q < by_queue.size() ? by_queue[q] : 0));
+    }
+    out[run.queues[q].name] = std::move(values);
+  }
+  return out;
+}
+
 Json QueuesJson(const std::vector<QueueRun>& queues) {
   Json out = Json::array();
   for (const QueueRun& q : queues) {
@@ -97,6 +111,9 @@ Json QueuesJson(const std::vector<QueueRun>& queues) {
     queue["parent"] = q.parent.empty() ? Json(nullptr) : Json(q.parent);
     queue["guaranteed_devices"] = Number(q.guaranteed_devices);
     queue["limit_devices"] = q.limit_devices < 0 ? Json(nullptr) : Number(q.limit_devices);
+    queue["fair_share"] = q.fair_share < 0 ? Json(nullptr) : Number(q.fair_share);
+    queue["fair_share_devices"] =
+        q.fair_share_devices < 0 ? Json(nullptr) : Number(q.fair_share_devices);
     queue["jobs_started"] = q.jobs_started;
     queue["jobs_completed"] = q.jobs_completed;
     queue["wait_s"] = DistributionJson(q.wait_s, /*with_max=*/true);
@@ -181,16 +198,12 @@ std::string WriteJsonReport(const RunReport& report) {
         LargestFreeBlockJson(run.series, report.cluster.levels);
     if (!run.queues.empty()) {
       policy["queues"] = QueuesJson(run.queues);
-      Json usage = Json::object();
-      for (size_t q = 0; q < run.queues.size(); ++q) {
-        Json values = Json::array();
-        for (const SeriesPoint& point : run.series) {
-          values.push_back(
-              Number(q < point.queue_usage_devices.size() ? point.queue_usage_devices[q] : 0));
-        }
-        usage[run.queues[q].name] = std::move(values);
+      policy["series"]["queue_usage_devices"] =
+          QueueSeriesJson(run, &SeriesPoint::queue_usage_devices);
+      if (run.queues.front().fair_share >= 0) {
+        policy["series"]["queue_usage_share"] =
+            QueueSeriesJson(run, &SeriesPoint::queue_usage_share);
       }
-      policy["series"]["queue_usage_devices"] = std::move(usage);
     }
     policies.push_back(std::move(policy));
   }
