@@ -240,6 +240,7 @@ void Engine::Submit(JobId id, model::Job job) {
   ResolveLevels(r);
   r.never_fits = NeverFits(r);
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
+  r.pending_since_us = r.job.submit_time_us;
   max_priority_ = std::max(max_priority_, r.job.priority);
   if (SharePlaced(r)) share_->Submitted(r.job);
   arrivals_.push_back(id);

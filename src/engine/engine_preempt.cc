@@ -17,7 +17,8 @@
 // and only while their branch still borrows (QuotaGate). With kCluster, priority picks from
 // every queue and nothing is reclaimed. Either way the plan must leave the job admitted by its
 // queues. Candidates are read from the running jobs of the queues in scope
-// (running_by_queue_), not from the whole floor.
+// (running_by_queue_), not from the whole floor. A job reclaims only once it has waited
+// PreemptionConfig::reclaim_after_us since its submission or requeue.
 #include <algorithm>
 
 #include "base/check.h"
@@ -114,7 +115,12 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   // With queues, priority preempts inside the job's own queue only (scope kQueue), and within
   // its guarantee a job reclaims what other branches borrow, whatever their priority.
   const bool by_queue = !quotas_.empty() && policy_.preemption.scope == PreemptionScope::kQueue;
-  const bool reclaims = by_queue && quotas_.WithinGuarantee(r.quota_queue, demand);
+  bool reclaims = by_queue && quotas_.WithinGuarantee(r.quota_queue, demand);
+  if (reclaims && now - r.pending_since_us < policy_.preemption.reclaim_after_us) {
+    reclaims = false;  // Not yet (hysteresis): look again when it has waited long enough.
+    preemption_wakeup_us_ =
+        std::min(preemption_wakeup_us_, r.pending_since_us + policy_.preemption.reclaim_after_us);
+  }
   auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
   bool outranks = false;
   for (uint32_t queue = 0; queue < running_priorities_by_queue_.size(); ++queue) {
@@ -226,6 +232,7 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   v.state = JobState::kPending;
   v.code = PendingCode::kNotConsidered;
   ++v.preemptions;
+  v.pending_since_us = now;
   arrivals_.push_back(preemption.job);
   dirty_ = true;
 }

@@ -55,8 +55,9 @@ struct Engine::JobRecord {
   // When it last began working from a saved state (its start, after any restart pause; the end
   // of a move's pause): its periodic checkpoints count from here.
   TimeUs checkpoint_base_us = 0;
-  uint32_t preemptions = 0;   // Times it was preempted and requeued.
-  uint32_t running_slot = 0;  // Running: its place in its queue's running_by_queue_ list.
+  uint32_t preemptions = 0;     // Times it was preempted and requeued.
+  TimeUs pending_since_us = 0;  // Its submission or last requeue.
+  uint32_t running_slot = 0;    // Running: its place in its queue's running_by_queue_ list.
   std::vector<TaskAllocation> tasks;
   PendingCode code = PendingCode::kNone;
   uint32_t position = 0;

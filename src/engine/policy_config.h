@@ -131,6 +131,12 @@ struct PreemptionConfig {
   // withinClusterQueue: LowerPriority, reclaimWithinCohort: Any). kCluster: lower-priority work
   // of any queue, and nothing is reclaimed (Kubernetes' default, which knows no queues).
   PreemptionScope scope = PreemptionScope::kQueue;
+  // Hysteresis for reclaims: a job within its guarantee takes back what other queues borrow
+  // only once it has waited this long since it was submitted or requeued, so that borrowed
+  // work ending by itself in that time is not preempted (as YARN's preemption waits
+  // max_wait_before_kill for containers to finish). Priority inside a queue does not wait.
+  // Keep it under the borrowers' min_run_us for reclaims to stay that prompt. 0: at once.
+  TimeUs reclaim_after_us = 0;
 };
 
 // One-task jobs placed by GPU-sharing scoring (share_placer.h; FGD's evaluation's policies and

@@ -17,6 +17,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "control/engine_log.h"
 #include "control/engine_replay.h"
@@ -122,10 +123,20 @@ class LiveLoopTest : public ::testing::Test {
 
   // A new loop on the same state, journal and backend (the fixture's first one stopped).
   // `extra_policy`: YAML appended to the headroom preset's.
+  // The headroom preset with the top-level keys of `extra_policy` put in (in place of the
+  // preset's own: YAML allows a key once).
   void StartLoop(LoopOptions options, std::string_view extra_policy = "") {
     if (loop_ != nullptr) loop_->Stop();
-    options.policy_text =
-        std::string(*engine::PresetPolicyText("headroom")) + "\n" + std::string(extra_policy);
+    options.policy_text = std::string(*engine::PresetPolicyText("headroom"));
+    if (!extra_policy.empty()) {
+      YAML::Node policy_node = YAML::Load(options.policy_text);
+      for (const auto& entry : YAML::Load(std::string(extra_policy))) {
+        policy_node[entry.first.as<std::string>()] = entry.second;
+      }
+      YAML::Emitter emitter;
+      emitter << policy_node;
+      options.policy_text = std::string(emitter.c_str()) + "\n";
+    }
     auto policy = engine::ParsePolicyYaml(options.policy_text, "headroom.yaml");
     ASSERT_TRUE(policy.has_value()) << policy.error().message;
     options.policy = *policy;

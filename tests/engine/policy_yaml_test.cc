@@ -87,6 +87,7 @@ preemption:
   changeover_budget_device_s_per_hour: 7200
   max_preemptions_per_job: 3
   scope: cluster
+  reclaim_after_s: 90
 queues:
   - {name: org, guaranteed: {devices: 16}}
   - {name: vision, parent: org, tenants: [alice], share: 2.5, guaranteed: {devices: 8}}
@@ -142,6 +143,7 @@ queues:
   EXPECT_EQ(policy->preemption.changeover_budget_device_s_per_hour, 7200);
   EXPECT_EQ(policy->preemption.max_preemptions_per_job, 3u);
   EXPECT_EQ(policy->preemption.scope, PreemptionScope::kCluster);
+  EXPECT_EQ(policy->preemption.reclaim_after_us, 90 * kUsPerSecond);
   ASSERT_EQ(policy->queues.size(), 2u);
   EXPECT_EQ(policy->queues[1].name, "vision");
   EXPECT_EQ(policy->queues[1].parent, "org");

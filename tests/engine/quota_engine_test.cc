@@ -25,6 +25,7 @@ PolicyConfig WithQueues(std::string_view queues_yaml, bool preemption) {
   policy.queue_order = "fifo";
   policy.victim_selector = "lowest_priority";
   policy.preemption.enabled = preemption;
+  policy.preemption.reclaim_after_us = 0;  // Reclaims at once unless a test says otherwise.
   auto queues = ParseQueuesYaml(queues_yaml, "queues.yaml");
   EXPECT_TRUE(queues.has_value()) << (queues ? "" : queues.error().message);
   if (queues) policy.queues = *queues;
@@ -111,6 +112,28 @@ TEST(QuotaScenario, IdleGuaranteeIsLentAndReclaimedByPreemptingBorrowedWorkOnly)
   // The requeued work waits with b at its guarantee; nothing more is reclaimed from a.
   const Decisions after = h.Step(1200);
   EXPECT_TRUE(after.preemptions.empty());
+}
+
+TEST(QuotaScenario, AReclaimWaitsItsHysteresisAndNoLonger) {
+  TwoNodes t;
+  PolicyConfig policy = WithQueues(kEven, true);
+  policy.preemption.reclaim_after_us = 900 * kUsPerSecond;
+  Harness h(t.cluster, policy);
+  h.Submit(Of("b", MakeJob(1, 8, 36000), 10));
+  h.Submit(Of("b", MakeJob(1, 8, 36000), 10));  // 8 of it borrowed from a.
+  h.Step(0);
+  model::Job job = Of("a", MakeJob(1, 8, 3600), 0);
+  job.submit_time_us = SecondsToUs(600);
+  const JobId a = h.Submit(job);
+  // Within its guarantee, but it has waited less than 900 s: nothing is taken back yet, and
+  // the engine asks to be woken when it has.
+  EXPECT_TRUE(h.Step(600).preemptions.empty());
+  EXPECT_EQ(h.engine().NextWakeupUs(), SecondsToUs(1500));
+  EXPECT_TRUE(h.Step(1499).preemptions.empty());
+  EXPECT_EQ(h.engine().state(a), JobState::kPending);
+  const Decisions decisions = h.Step(1500);
+  EXPECT_EQ(decisions.preemptions.size(), 1u);
+  EXPECT_EQ(h.engine().state(a), JobState::kRunning);
 }
 
 TEST(QuotaScenario, WithoutPreemptionTheOwnerWaitsForBorrowedWorkToEnd) {

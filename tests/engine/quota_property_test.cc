@@ -9,7 +9,9 @@
 //  3. a preemption inside one queue takes only lower-priority work, its preemptor starts in the
 //     same step, and victims are whole gangs that were running;
 //  4. no job is lost: at the end nothing runs, every started job finished exactly once, and a
-//     job that never started is unschedulable or asks for more than its queues could ever give.
+//     job that never started is unschedulable or asks for more than its queues could ever give;
+//  5. a reclaim (a preemption across queues) comes from a job that has waited at least
+//     preemption.reclaim_after since its submission or last requeue.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -129,7 +131,7 @@ struct Books {
 };
 
 void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
-              const std::vector<QueueConfig>& queues, bool preempts) {
+              const std::vector<QueueConfig>& queues, bool preempts, TimeUs reclaim_after_us) {
   auto policy = PresetPolicy("headroom");
   RC_ASSERT(policy.has_value());
   policy->queues = queues;
@@ -137,6 +139,7 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
   policy->preemption.enabled = preempts;
   policy->preemption.checkpoint_interval_us = 0;
   policy->preemption.restart_us = 0;
+  policy->preemption.reclaim_after_us = reclaim_after_us;
   RC_ASSERT(ValidatePolicy(*policy).has_value());
   Engine engine(cluster, *policy);
   Engine follower(cluster, *policy);
@@ -148,6 +151,8 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
   std::vector<TimeUs> started_at(jobs.size(), kNever);
   std::vector<int> started(jobs.size(), 0);
   std::vector<int> finished(jobs.size(), 0);
+  std::vector<TimeUs> pending_since(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) pending_since[i] = jobs[i].submit_time_us;
   for (size_t i = 0; i < jobs.size(); ++i)
     remaining_us[i] = std::max<TimeUs>(jobs[i].runtime_us, 1);
 
@@ -194,7 +199,9 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
         RC_ASSERT(jobs[victim].priority < jobs[preemptor].priority);
       } else {
         ++g_reclaims_seen;
+        RC_ASSERT(now - pending_since[preemptor] >= reclaim_after_us);
       }
+      pending_since[victim] = now;
       RC_ASSERT(engine.allocations(preemption.job) == nullptr);
       remaining_us[victim] -= now - started_at[victim];
       end_of.erase(victim);
@@ -264,7 +271,8 @@ TEST(QuotaProperty, NoQueuePassesItsLimitsAndNoJobIsLost) {
         job.runtime_us = std::max<TimeUs>(job.runtime_us, 300 * kUsPerSecond);
         job.runtime_estimate_us = std::max(job.runtime_estimate_us, job.runtime_us);
       }
-      CheckRun(cluster, jobs, queues, *rc::gen::weightedElement<bool>({{3, true}, {1, false}}));
+      CheckRun(cluster, jobs, queues, *rc::gen::weightedElement<bool>({{3, true}, {1, false}}),
+               *rc::gen::element<TimeUs>(0, 120 * kUsPerSecond));
     }));
   }
   // The property is only worth its name if quotas hold jobs back and reclaims happen.

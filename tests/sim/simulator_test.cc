@@ -312,8 +312,9 @@ TEST(SimulatorTest, APreemptedJobResumesFromItsLastCheckpointAfterItsRestartByHa
 }
 
 // Queues a and b, 4 devices guaranteed each, on one 8-device node: b's 8-device job borrows a's
-// idle half; at 1800 s a's 4-device job reclaims it (b's job loses its 1800 s and restarts for
-// 600 s once a's job ends at 5400 s: 5400 + 600 + 10800 = 16800).
+// idle half; a's 4-device job arrives at 1800 s and, after the preset's 900 s of reclaim
+// hysteresis, reclaims it at 2700 s (b's job loses its 2700 s and restarts for 600 s once a's
+// job ends at 6300 s: 6300 + 600 + 10800 = 17700).
 TEST(SimulatorTest, AQueueReclaimsItsGuaranteeByHand) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}}).Build();
   model::Job borrower = JobOf(1, 8, "", 0, 0, 10800, 10800, 0);
@@ -335,8 +336,9 @@ TEST(SimulatorTest, AQueueReclaimsItsGuaranteeByHand) {
   options.paranoid = true;
   options.series_points = 16;
   const PolicyRun run = Simulate(cluster, WorkloadOf({borrower, owner}), policy, options);
+  EXPECT_EQ(policy.preemption.reclaim_after_us, SecondsToUs(900));
   EXPECT_EQ(run.metrics.preemptions, 1u);
-  EXPECT_DOUBLE_EQ(run.metrics.makespan_s, 16800);
+  EXPECT_DOUBLE_EQ(run.metrics.makespan_s, 17700);
   ASSERT_EQ(run.queues.size(), 3u);  // a, b, (unqueued).
   const QueueRun& a = run.queues[0];
   const QueueRun& b = run.queues[1];
@@ -344,13 +346,13 @@ TEST(SimulatorTest, AQueueReclaimsItsGuaranteeByHand) {
   EXPECT_EQ(a.guaranteed_devices, 4);
   EXPECT_EQ(a.limit_devices, -1);
   EXPECT_EQ(a.jobs_started, 1u);
-  EXPECT_DOUBLE_EQ(a.wait_s.max, 0);
-  EXPECT_DOUBLE_EQ(a.jct_s.max, 3600);
+  EXPECT_DOUBLE_EQ(a.wait_s.max, 900);
+  EXPECT_DOUBLE_EQ(a.jct_s.max, 4500);
   EXPECT_EQ(a.preemptions, 0u);
   EXPECT_DOUBLE_EQ(a.peak_usage_devices, 4);
   EXPECT_EQ(b.preemptions, 1u);
-  EXPECT_NEAR(b.preemption_lost_device_hours, 2400.0 * 8 / 3600, 1e-9);
-  EXPECT_DOUBLE_EQ(b.jct_s.max, 16800);
+  EXPECT_NEAR(b.preemption_lost_device_hours, 3300.0 * 8 / 3600, 1e-9);
+  EXPECT_DOUBLE_EQ(b.jct_s.max, 17700);
   EXPECT_DOUBLE_EQ(b.peak_usage_devices, 8);
   EXPECT_EQ(run.queues[2].jobs_started, 0u);
   for (const SeriesPoint& point : run.series) {
