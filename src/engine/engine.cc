@@ -108,6 +108,7 @@ std::vector<Engine::QueueFairShare> Engine::QueueFairShares() const {
     out.push_back({.queue = quotas_.name(q),
                    .share = levels[q].share,
                    .usage_device_s = levels[q].usage / model::kMilliPerDevice,
+                   .usage_share = levels[q].usage_share,
                    .level_fairshare = levels[q].level_fs});
   }
   return out;

@@ -140,6 +140,7 @@ class Engine {
     std::string queue;
     double share = 1;            // S among its siblings.
     double usage_device_s = 0;   // Decayed usage of its tenants.
+    double usage_share = 0;      // U: that usage over its parent's.
     double level_fairshare = 0;  // S / U, U over its parent's usage; +∞ with no usage.
   };
   std::vector<QueueFairShare> QueueFairShares() const;

@@ -92,7 +92,7 @@ double FairShare::Factor(TenantId tenant) const {
 }
 
 const std::vector<double>& FairShare::Factors() const {
-  if (factors_.size() != usage_.size() || factors_.empty()) factors_ = FactorsOf(usage_);
+  if (factors_.empty()) factors_ = FactorsOf(usage_);  // Every change empties it.
   return factors_;
 }
 

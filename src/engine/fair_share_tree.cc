@@ -11,10 +11,9 @@
 namespace headroom::engine {
 namespace {
 
-double LevelFairshare(double share, double sibling_shares, double usage, double parent_usage) {
-  const double s = sibling_shares > 0 ? share / sibling_shares : 0;
+// S / U: 0 with no share, +∞ with no usage.
+double LevelFairshare(double s, double u) {
   if (s == 0) return 0;
-  const double u = parent_usage > 0 ? usage / parent_usage : 0;
   return u == 0 ? std::numeric_limits<double>::infinity() : s / u;
 }
 
@@ -73,13 +72,16 @@ std::vector<FairShareTree::Level> FairShareTree::Levels(
   // Children come after their parents: one backward pass sums every subtree.
   for (size_t q = parents_.size() - 1; q >= 1; --q) levels[parents_[q]].usage += levels[q].usage;
   const std::vector<double> child_shares = ChildShares(tenant_shares);
+  levels[0].usage_share = 1;
   levels[0].share = 1;
   levels[0].level_fs = std::numeric_limits<double>::infinity();
+  for (uint32_t q = 0; q < parents_.size(); ++q) levels[q].children_share = child_shares[q];
   for (uint32_t q = 1; q < parents_.size(); ++q) {
-    const uint32_t parent = parents_[q];
-    levels[q].share = child_shares[parent] > 0 ? shares_[q] / child_shares[parent] : 0;
-    levels[q].level_fs =
-        LevelFairshare(shares_[q], child_shares[parent], levels[q].usage, levels[parent].usage);
+    const Level& parent = levels[parents_[q]];
+    Level& level = levels[q];
+    level.usage_share = parent.usage > 0 ? level.usage / parent.usage : 0;
+    level.share = parent.children_share > 0 ? shares_[q] / parent.children_share : 0;
+    level.level_fs = LevelFairshare(level.share, level.usage_share);
   }
   return levels;
 }
@@ -101,7 +103,6 @@ struct FairShareTree::Walk {
   const std::vector<Level>& levels;
   std::span<const double> usage;
   std::span<const double> tenant_shares;
-  const std::vector<double>& child_shares;
   std::vector<double>& factors;
   uint32_t rank;    // The rank the next tenant gets unless tied.
   uint32_t untied;  // The rank it would get with no ties so far.
@@ -113,10 +114,11 @@ struct FairShareTree::Walk {
       const uint32_t q = node.index;
       for (uint32_t child : tree.child_queues_[q])
         items.push_back({false, child, levels[child].level_fs});
+      const Level& level = levels[q];
       for (uint32_t t : tree.tenants_at_[q]) {
-        items.push_back(
-            {true, t,
-             LevelFairshare(tenant_shares[t], child_shares[q], usage[t], levels[q].usage)});
+        const double s = level.children_share > 0 ? tenant_shares[t] / level.children_share : 0;
+        const double u = level.usage > 0 ? usage[t] / level.usage : 0;
+        items.push_back({true, t, LevelFairshare(s, u)});
       }
     }
     return items;
@@ -163,10 +165,10 @@ std::vector<double> FairShareTree::ClassicFactors(std::span<const double> usage,
     whole_share[q] = whole_share[parent] * levels[q].share;
     effective[q] = parent == 0 ? u : u + (effective[parent] - u) * levels[q].share;
   }
-  const std::vector<double> child_shares = ChildShares(tenant_shares);
   for (size_t t = 0; t < factors.size(); ++t) {
     const uint32_t q = queue_of_tenant_[t];
-    const double level_share = child_shares[q] > 0 ? tenant_shares[t] / child_shares[q] : 0;
+    const double children_share = levels[q].children_share;
+    const double level_share = children_share > 0 ? tenant_shares[t] / children_share : 0;
     const double u = usage[t] / total;
     const double ue = q == 0 ? u : u + (effective[q] - u) * level_share;
     const double s = whole_share[q] * level_share;
@@ -178,11 +180,10 @@ std::vector<double> FairShareTree::ClassicFactors(std::span<const double> usage,
 std::vector<double> FairShareTree::FairTreeFactors(std::span<const double> usage,
                                                    std::span<const double> tenant_shares) const {
   const std::vector<Level> levels = Levels(usage, tenant_shares);
-  const std::vector<double> child_shares = ChildShares(tenant_shares);
   std::vector<double> factors(usage.size(), 1.0);
   if (factors.empty()) return factors;
   const auto count = static_cast<uint32_t>(factors.size());
-  Walk walk{*this, levels, usage, tenant_shares, child_shares, factors, count, count};
+  Walk walk{*this, levels, usage, tenant_shares, factors, count, count};
   const Item root{false, 0, levels[0].level_fs};
   walk.Rank(walk.ChildrenOf(std::span<const Item>(&root, 1)), false);
   return factors;

@@ -51,9 +51,11 @@ class FairShareTree {
                                       std::span<const double> tenant_shares) const;
 
   struct Level {
-    double usage = 0;     // Decayed usage of the node's tenants (the node and below).
-    double share = 0;     // S: raw share over the siblings' (tenants at the same node count).
-    double level_fs = 0;  // Fair Tree's S / U, U over the parent's usage; +∞ at no usage.
+    double usage = 0;           // Decayed usage of the node's tenants (the node and below).
+    double usage_share = 0;     // U: its usage over its parent's (0 when the parent has none).
+    double share = 0;           // S: raw share over the siblings' (tenants at the same node count).
+    double level_fs = 0;        // Fair Tree's S / U; +∞ at no usage.
+    double children_share = 0;  // Raw shares of its children, queues and tenants alike.
   };
   // Each node's level (the root's share is 1), by node.
   std::vector<Level> Levels(std::span<const double> usage,

@@ -38,19 +38,9 @@ std::vector<double> QueueTally::Usage(const engine::QuotaTree& tree) const {
 }
 
 std::vector<double> QueueTally::UsageShares(
-    const engine::QuotaTree& tree, const std::vector<engine::Engine::QueueFairShare>& levels) {
+    const std::vector<engine::Engine::QueueFairShare>& levels) {
   std::vector<double> shares;
-  if (tree.empty() || levels.size() + 1 != tree.size()) return shares;
-  double root_usage = 0;
-  for (uint32_t q = 1; q < tree.size(); ++q) {
-    if (tree.parent(q) == engine::QuotaTree::kRoot) root_usage += levels[q - 1].usage_device_s;
-  }
-  for (uint32_t q = 1; q < tree.size(); ++q) {
-    const uint32_t parent = tree.parent(q);
-    const double parent_usage =
-        parent == engine::QuotaTree::kRoot ? root_usage : levels[parent - 1].usage_device_s;
-    shares.push_back(parent_usage > 0 ? levels[q - 1].usage_device_s / parent_usage : 0);
-  }
+  for (const engine::Engine::QueueFairShare& level : levels) shares.push_back(level.usage_share);
   return shares;
 }
 

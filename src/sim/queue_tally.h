@@ -26,8 +26,7 @@ class QueueTally {
   std::vector<double> Usage(const engine::QuotaTree& tree) const;
   // Each queue's decayed usage over its parent's (U at its level), from the engine's levels
   // (Engine::QueueFairShares); empty without them.
-  static std::vector<double> UsageShares(const engine::QuotaTree& tree,
-                                         const std::vector<engine::Engine::QueueFairShare>& levels);
+  static std::vector<double> UsageShares(const std::vector<engine::Engine::QueueFairShare>& levels);
   // Per queue, with the usage samples of `series` (queue_usage_devices) and the final levels.
   std::vector<QueueRun> Finish(const engine::QuotaTree& tree,
                                const std::vector<SeriesPoint>& series,

@@ -133,8 +133,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
       point.queue_usage_devices = queues.Usage(engine.quotas());
       if (!queues.empty()) {
-        point.queue_usage_share =
-            QueueTally::UsageShares(engine.quotas(), engine.QueueFairShares());
+        point.queue_usage_share = QueueTally::UsageShares(engine.QueueFairShares());
       }
       sampler.Add(point);
     }
