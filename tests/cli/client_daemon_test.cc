@@ -72,9 +72,14 @@ TEST_F(ClientAgainstDaemon, SubmitQueueCancel) {
   const int64_t waiter_id = std::stoll(waiting.out);
   EXPECT_GT(waiter_id, fill_id);
 
+  // The job's state comes from the store, its reason from the view the loop publishes after its
+  // step (docs/api.md): wait for both, or a loaded machine shows the reason of the step before.
   const json jobs = QueueUntil([&](const json& list) {
     const json* fill = Find(list, fill_id);
-    return fill != nullptr && (*fill)["state"] == "running";
+    const json* waiter = Find(list, waiter_id);
+    return fill != nullptr && (*fill)["state"] == "running" && waiter != nullptr &&
+           (*waiter)["pending_reason"].is_object() &&
+           (*waiter)["pending_reason"]["code"] == "capacity";
   });
   const json* fill = Find(jobs, fill_id);
   const json* waiter = Find(jobs, waiter_id);
