@@ -39,27 +39,24 @@ void Engine::Reorder(TimeUs now) {
     factors = fair_share_.Factors();
   }
   const bool predicts = order_->uses_predicted_runtime();
-  auto contextualize = [&](const JobRecord& r) {
+  const uint32_t budget = policy_.preemption.max_preemptions_per_job;
+  auto rekey = [&](JobRecord& r, JobId id) {
     context.fairshare = r.tenant.value() < factors.size() ? factors[r.tenant.value()] : 1.0;
     if (predicts) context.predicted_runtime_us = runtimes_.Predict(r.tenant, r.job.total_milli());
+    r.key = order_->Key(r.job, id, context);
+    r.key.raised = budget > 0 && r.preemptions >= budget;
   };
   if (recompute) {
     last_reorder_us_ = now;
     reordered_once_ = true;
     for (JobId id : queue_) {
-      JobRecord& r = record(id);
-      contextualize(r);
-      r.key = order_->Key(r.job, id, context);
+      rekey(record(id), id);
     }
     std::sort(queue_.begin(), queue_.end(),
               [&](JobId a, JobId b) { return record(a).key < record(b).key; });
   }
   if (arrivals_.empty()) return;
-  for (JobId id : arrivals_) {
-    JobRecord& r = record(id);
-    contextualize(r);
-    r.key = order_->Key(r.job, id, context);
-  }
+  for (JobId id : arrivals_) rekey(record(id), id);
   auto by_key = [&](JobId a, JobId b) { return record(a).key < record(b).key; };
   std::sort(arrivals_.begin(), arrivals_.end(), by_key);
   const size_t middle = queue_.size();

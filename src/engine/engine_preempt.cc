@@ -232,6 +232,7 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   v.state = JobState::kPending;
   v.code = PendingCode::kNotConsidered;
   ++v.preemptions;
+  v.position = 0;  // Not ordered again yet: the next pass places it.
   v.pending_since_us = now;
   arrivals_.push_back(preemption.job);
   dirty_ = true;

@@ -122,8 +122,10 @@ struct PreemptionConfig {
   uint32_t max_searches_per_pass = 8;
   // Guards against thrash beside the minimum run time. The changeover budget: device-seconds of
   // work lost to preemption (lost work + restart, × devices) that any rolling hour may hold;
-  // 0: no limit. The per-job budget: a job preempted this many times rises above every
-  // preemptor (it is never a victim again); 0: no limit.
+  // 0: no limit. The per-job budget: a job preempted this many times is never a victim again,
+  // and its priority rises: pending, it goes ahead of every job not preempted as often, in
+  // the order's order among its likes (it paid for the floor's changes in lost work once too
+  // often to also queue behind newcomers); 0: no limit.
   int64_t changeover_budget_device_s_per_hour = 0;
   uint32_t max_preemptions_per_job = 0;
   // Whom priority may preempt when queues are set (quota.h). kQueue: only the preemptor's own

@@ -41,7 +41,11 @@ struct QueueKey {
   double primary = 0;
   TimeUs submit_time_us = 0;
   uint32_t id = 0;
+  // Set by the engine, never by an order: a job preempted as often as its budget allows
+  // (PreemptionConfig::max_preemptions_per_job) goes ahead of every job that was not.
+  bool raised = false;
   friend bool operator<(const QueueKey& a, const QueueKey& b) {
+    if (a.raised != b.raised) return a.raised;
     if (a.primary != b.primary) return a.primary < b.primary;
     if (a.submit_time_us != b.submit_time_us) return a.submit_time_us < b.submit_time_us;
     return a.id < b.id;

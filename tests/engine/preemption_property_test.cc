@@ -6,7 +6,8 @@
 //     of strictly lower priority than its preemptor, which starts in the same step, after the
 //     victim ran at least the minimum run time and had been preempted fewer times than the
 //     per-job budget; no job is decided twice in a step; what the preemptions of any rolling
-//     hour lose stays within the changeover budget;
+//     hour lose stays within the changeover budget; once ordered, a pending job preempted its
+//     budget of times is ahead in the queue of every pending job that was not;
 //  3. independently of the engine, applying the decisions (preemptions, finishes and moves
 //     release, starts and moves take) never books a device share past 1000 milli or a node past its
 //     CPU or memory;
@@ -18,6 +19,7 @@
 // The driver finishes a job once it has done its runtime of work; a preempted job keeps the
 // work up to its last checkpoint and resumes after the restart pause, as the simulator does.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -41,6 +43,7 @@ constexpr TimeUs kCheckpointUs = 20 * kUsPerSecond;
 constexpr TimeUs kRestartUs = 5 * kUsPerSecond;
 
 uint64_t g_preemptions_seen = 0;
+uint64_t g_raised_ahead_seen = 0;  // Steps where a job past its budget waited with others.
 
 struct Guards {
   TimeUs min_run_us = 0;
@@ -176,6 +179,24 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       for (const auto& [time, cost] : lost) in_hour += time > now - 3600 * kUsPerSecond ? cost : 0;
       RC_ASSERT(in_hour <= guards.changeover_budget_device_s_per_hour * kUsPerSecond);
     }
+    // A job preempted its budget of times waits ahead of every job that was not.
+    if (guards.max_preemptions_per_job > 0) {
+      const PendingSnapshot pending = engine.SnapshotPending({}, false);
+      uint32_t last_raised = 0;
+      uint32_t first_other = UINT32_MAX;
+      bool any_raised = false;
+      for (const PendingJob& job : pending.jobs) {
+        if (job.queue_position == 0) continue;  // Requeued in this step: ordered in the next.
+        if (preempted[job.job.value()] >= guards.max_preemptions_per_job) {
+          any_raised = true;
+          last_raised = std::max(last_raised, job.queue_position);
+        } else {
+          first_other = std::min(first_other, job.queue_position);
+        }
+      }
+      RC_ASSERT(!any_raised || last_raised < first_other);
+      if (any_raised && first_other != UINT32_MAX) ++g_raised_ahead_seen;
+    }
     for (int64_t milli : free.device_milli) RC_ASSERT(milli >= 0);
     for (int64_t cpu : free.node_cpu_milli) RC_ASSERT(cpu >= 0);
     for (int64_t memory : free.node_memory_mib) RC_ASSERT(memory >= 0);
@@ -198,6 +219,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
 
 TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
   g_preemptions_seen = 0;
+  g_raised_ahead_seen = 0;
   EXPECT_TRUE(rc::check("preemptions take whole gangs of lower priority and lose no job", [] {
     const ClusterSpec spec = *testing::GenClusterSpec();
     const model::Cluster cluster = spec.Build();
@@ -220,6 +242,7 @@ TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
   }));
   // The property is only worth its name if preemptions happen: over its runs, some must.
   EXPECT_GT(g_preemptions_seen, 0u);
+  EXPECT_GT(g_raised_ahead_seen, 0u);
 }
 
 }  // namespace

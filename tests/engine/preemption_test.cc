@@ -1,7 +1,8 @@
 // Preemption (engine/preemption.h, engine_preempt.cc): exact scenarios on two 8-device nodes —
 // who is requeued for a higher-priority job, what it loses, who is spared (equal priority, the
 // minimum run time, a victim the blocked job did not need, the changeover and per-job budgets),
-// gangs requeued whole — and the lost-work arithmetic.
+// a job past its budget going ahead of the queue, gangs requeued whole — and the lost-work
+// arithmetic.
 #include <string>
 #include <vector>
 
@@ -233,6 +234,36 @@ TEST(PreemptionGuards, AJobPreemptedItsBudgetOfTimesIsNeverAVictimAgain) {
   EXPECT_TRUE(h.Step(5000).preemptions.empty());
   EXPECT_EQ(h.engine().state(second), JobState::kPending);
   EXPECT_EQ(h.engine().state(low), JobState::kRunning);
+}
+
+// Past its budget a job's priority rises too: requeued for the last time, it goes ahead of a
+// job the order would put first (here, of higher priority), and starts when room frees.
+TEST(PreemptionGuards, AJobPreemptedItsBudgetOfTimesGoesAheadOfTheQueue) {
+  for (const uint32_t budget : {1u, 0u}) {
+    SCOPED_TRACE(budget);
+    const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}}}});
+    PolicyConfig policy = WithPreemption();
+    policy.queue_order = "priority";
+    policy.preemption.max_preemptions_per_job = budget;
+    Harness h(cluster, policy);
+    const JobId low = h.Submit(Prioritized(MakeJob(1, 8, 36000), 0));
+    h.Step(0);
+    const JobId high = h.Submit(Prioritized(MakeJob(1, 8, 100), 9));
+    EXPECT_EQ(Victims(h.Step(1000)), std::vector<JobId>{low});
+    const JobId newcomer = h.Submit(Prioritized(MakeJob(1, 8, 100), 5));
+    h.Step(1050);
+    const PendingSnapshot pending = h.engine().SnapshotPending({}, false);
+    ASSERT_EQ(pending.jobs.size(), 2u);
+    const JobId first = pending.jobs[0].queue_position < pending.jobs[1].queue_position
+                            ? pending.jobs[0].job
+                            : pending.jobs[1].job;
+    EXPECT_EQ(first, budget > 0 ? low : newcomer);
+    h.Finish(high);
+    const Decisions after = h.Step(1100);
+    ASSERT_EQ(after.starts.size(), 1u);
+    EXPECT_EQ(after.starts[0].job, budget > 0 ? low : newcomer);
+    EXPECT_TRUE(after.preemptions.empty());
+  }
 }
 
 TEST(PreemptionLostWork, WorkSinceTheLastCheckpointOrAllOfItWithoutCheckpoints) {
