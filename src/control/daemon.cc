@@ -29,8 +29,9 @@ constexpr const char* kClockOriginKey = "clock_origin_us";
 // build record) and the records after it, followed (Engine::Follow: their recorded decisions
 // executed, no queue pass), so recovery costs the reading of the tail, not the passes that made
 // it. A tail that cannot be followed (a damaged record) leaves the snapshot's; none when the log
-// has no readable snapshot (a new data dir, an older headroomd's log).
-engine::CarriedState RecoveredCarriedState(SqliteStore& store) {
+// has no readable snapshot (a new data dir, an older headroomd's log). Followed, it also sets
+// each of `jobs`' preemption count, which the rows do not keep.
+engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRecord>& jobs) {
   auto newest = store.NewestEngineLogBuild();
   if (!newest || !*newest) return {};
   const nlohmann::json body = nlohmann::json::parse((*newest)->body, nullptr, false);
@@ -55,6 +56,10 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store) {
         "fair-share history",
         (*newest)->seq, followed ? "no engine" : followed.error().message);
     return *snapshot;
+  }
+  // The rows do not keep how often each job was preempted; the followed engine knows.
+  for (JobRecord& job : jobs) {
+    if (auto id = replay.EngineIdOf(job.id)) job.preemptions = replay.engine()->preemptions(*id);
   }
   const TimeUs as_of_us = std::max(replay.last_step_us(), snapshot->as_of_us);
   spdlog::info(
@@ -108,7 +113,7 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
   daemon->store_ = std::move(*store);
   auto snapshot = daemon->LoadStore(options);
   if (!snapshot) return tl::unexpected(snapshot.error());
-  engine::CarriedState carried = RecoveredCarriedState(*daemon->store_);
+  engine::CarriedState carried = RecoveredCarriedState(*daemon->store_, snapshot->jobs);
   daemon->journal_ = std::make_unique<Journal>(*daemon->store_);
   if (auto ok = daemon->ChoosePolicy(options, snapshot->meta, *policy); !ok) {
     return tl::unexpected(ok.error());

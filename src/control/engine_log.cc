@@ -129,15 +129,19 @@ Result<engine::CarriedState> CarriedOf(const Json& build) {
 }
 
 Json SubmitEvent(const JobRecord& job) {
-  return {{"submit", job.id}, {"spec", SpecJson(job)}, {"submit_us", job.submit_us}};
+  Json event = {{"submit", job.id}, {"spec", SpecJson(job)}, {"submit_us", job.submit_us}};
+  if (job.preemptions > 0) event["preemptions"] = job.preemptions;
+  return event;
 }
 
 Json RestoreEvent(const JobRecord& job) {
-  return {{"restore", job.id},
-          {"spec", SpecJson(job)},
-          {"submit_us", job.submit_us},
-          {"start_us", job.start_us},
-          {"placement", PlacementToJson(job.placement)}};
+  Json event = {{"restore", job.id},
+                {"spec", SpecJson(job)},
+                {"submit_us", job.submit_us},
+                {"start_us", job.start_us},
+                {"placement", PlacementToJson(job.placement)}};
+  if (job.preemptions > 0) event["preemptions"] = job.preemptions;
+  return event;
 }
 
 std::string EngineLogText(const Json& record) {

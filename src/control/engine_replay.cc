@@ -149,6 +149,15 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
       auto spec = specs_.Parse((*spec_text)->get<std::string>(), "spec");
       if (!spec) return tl::unexpected(spec.error());
       model::Job job = ToModelJob(*spec, spec->tenant, (*submit_us)->get<TimeUs>());
+      if (event.contains("preemptions")) {
+        const Json& count = event["preemptions"];
+        if (!count.is_number_unsigned() ||
+            count.get<uint64_t>() > std::numeric_limits<uint32_t>::max()) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "a submit or restore's 'preemptions': expected a count (0 or more)");
+        }
+        job.preemptions = count.get<uint32_t>();
+      }
       if (!restore) {
         const JobId engine_id = NewEngineId(id.get<uint64_t>());
         new_in_step.insert(engine_id.value());

@@ -171,8 +171,7 @@ JobId LiveLoop::NewEngineId(uint64_t job) {
 void LiveLoop::EnqueueSubmit(const JobRecord& job) {
   if (engine_ == nullptr || engine_of_daemon_.contains(job.id)) return;
   const JobId id = NewEngineId(job.id);
-  AddEvent(engine::JobSubmitted{id, ToModelJob(job.spec, job.spec.tenant, job.submit_us)},
-           SubmitEvent(job));
+  AddEvent(engine::JobSubmitted{id, EngineJobOf(job)}, SubmitEvent(job));
 }
 
 void LiveLoop::Iterate(TimeUs now) {
@@ -407,6 +406,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
           job.start_us = 0;
           job.placement.clear();
           ++job.requeues;
+          ++job.preemptions;
           job.message = fmt::format(
               "preempted (attempt {}) for job {}, of higher priority; requeued to restart from "
               "its last checkpoint ({:.0f} s of work lost)",

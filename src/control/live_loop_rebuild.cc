@@ -101,8 +101,7 @@ void LiveLoop::Rebuild(TimeUs now) {
     }
     backend_.OnStart(job, *tasks, *cluster_);
     const JobId id = NewEngineId(job.id);
-    AddEvent(engine::JobRestored{id, ToModelJob(job.spec, job.spec.tenant, job.submit_us),
-                                 std::move(*tasks), job.start_us},
+    AddEvent(engine::JobRestored{id, EngineJobOf(job), std::move(*tasks), job.start_us},
              RestoreEvent(job));
   }
   for (const JobRecord& job : pending) EnqueueSubmit(job);

@@ -22,6 +22,12 @@ std::string SpecJson(const JobRecord& job) {
   return job.spec_json != nullptr ? *job.spec_json : JobSpecToJson(job.spec);
 }
 
+model::Job EngineJobOf(const JobRecord& job) {
+  model::Job out = ToModelJob(job.spec, job.spec.tenant, job.submit_us);
+  out.preemptions = job.preemptions;
+  return out;
+}
+
 JobRecord NewReplica(const ServiceRecord& service, uint64_t id, TimeUs submit_us) {
   JobRecord replica{
       .id = id, .service_id = service.id, .spec = service.spec, .submit_us = submit_us};

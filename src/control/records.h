@@ -47,6 +47,9 @@ struct JobRecord {
   std::vector<TaskPlacement> placement;
   std::optional<int32_t> exit_code;
   uint32_t requeues = 0;
+  // Of its requeues, the preemptions: the engine's per-job budget counts them. Carried across
+  // engine rebuilds by the engine log's build records and recovered from the log, not a row.
+  uint32_t preemptions = 0;
   uint32_t starts = 0;  // Start decisions journaled for this job, all attempts.
   std::string message;  // Why it ended, or why it was requeued.
   // JobSpecToJson(spec), when made: a new submission's text is made once, on the request's
@@ -58,6 +61,9 @@ struct JobRecord {
 
 // The job's spec as canonical JSON: its spec_json, or JobSpecToJson(spec) where that is null.
 std::string SpecJson(const JobRecord& job);
+
+// The job as an engine sees it: its spec (ToModelJob) and the preemptions it has had.
+model::Job EngineJobOf(const JobRecord& job);
 
 struct ServiceRecord {
   uint64_t id = 0;

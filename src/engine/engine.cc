@@ -146,6 +146,11 @@ std::optional<JobState> Engine::state(JobId job) const {
   return r == nullptr ? std::nullopt : r->state;
 }
 
+uint32_t Engine::preemptions(JobId job) const {
+  const JobRecord* r = find(job);
+  return r == nullptr ? 0 : r->preemptions;
+}
+
 const std::vector<TaskAllocation>* Engine::allocations(JobId job) const {
   const JobRecord* r = find(job);
   return r == nullptr || r->state != JobState::kRunning ? nullptr : &r->tasks;
@@ -242,6 +247,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.never_fits = NeverFits(r);
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
   r.pending_since_us = r.job.submit_time_us;
+  r.preemptions = r.job.preemptions;
   max_priority_ = std::max(max_priority_, r.job.priority);
   if (SharePlaced(r)) share_->Submitted(r.job);
   arrivals_.push_back(id);
@@ -267,6 +273,7 @@ void Engine::Restore(JobRestored& restored) {
   }
   r.job = std::move(restored.job);
   r.state = JobState::kRunning;
+  r.preemptions = r.job.preemptions;
   r.tenant = TenantOf(r.job.tenant);
   r.quota_queue = quotas_.QueueOf(r.job.tenant);
   r.mask = MaskFor(r.job.task.selector);

@@ -94,6 +94,8 @@ class Engine {
 
   // nullopt for a job never submitted.
   std::optional<JobState> state(JobId job) const;
+  // Times the job was preempted, its model::Job::preemptions included; 0 for an unknown job.
+  uint32_t preemptions(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.

@@ -38,7 +38,8 @@ struct NodeTally {
 struct PendingStatus {
   std::vector<PendingCode> reasons;   // Every blocking constraint, most severe first.
   std::string message;                // One sentence for humans.
-  uint32_t queue_position = 0;        // 1-based among pending jobs, as last ordered.
+  uint32_t queue_position = 0;        // 1-based among pending jobs, as last ordered; 0: not
+                                      // ordered yet (submitted or requeued since the last pass).
   TimeUs expected_start_us = kNever;  // When the engine expects it to start (backfill's plan).
   // The expected start is the EASY reservation of the blocked head: with exact estimates it
   // starts by then (property-tested). Other jobs' expected starts are the plan's estimates.

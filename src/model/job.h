@@ -45,6 +45,9 @@ struct Job {
   // How often the job saves its progress (at full speed); a preempted job restarts from its
   // last checkpoint. 0: not declared (the policy's default applies, preemption.h).
   TimeUs checkpoint_interval_us = 0;
+  // Times earlier engines preempted it (the daemon carries the count across engine rebuilds
+  // and restarts); the per-job preemption budget counts from it.
+  uint32_t preemptions = 0;
   // Fabric levels by name (one of the cluster's level names, e.g. "rack" or "leaf"; resolved
   // and checked by ValidateTopologyLevels, job_topology.h). Empty = not stated.
   // Required: the whole gang inside one domain of that level, or it waits (Kueue's

@@ -173,6 +173,29 @@ TEST_F(EngineReplayTest, FollowingExecutesTheRecordedDecisions) {
   EXPECT_NE(unknown.error().message.find("names no job"), std::string::npos);
 }
 
+// A job's preemptions travel in its submit and restore events, so that an engine built anew
+// (a rebuild, a restart) counts the per-job budget on from them; a bad count is an error.
+TEST_F(EngineReplayTest, SubmitAndRestoreEventsCarryTheJobsPreemptions) {
+  JobRecord record{.id = 5, .submit_us = 0};
+  record.spec.tenant = "t";
+  EXPECT_FALSE(SubmitEvent(record).contains("preemptions"));
+  record.preemptions = 3;
+  EXPECT_EQ(SubmitEvent(record)["preemptions"], 3);
+  EXPECT_EQ(RestoreEvent(record)["preemptions"], 3);
+
+  Json submit = Submit(7, 4);
+  submit["preemptions"] = 2;
+  ASSERT_TRUE(
+      replay_.Apply(Step(2, 10, Json::array({submit, Submit(8, 1)}), Json::array())).has_value());
+  EXPECT_EQ(replay_.engine()->preemptions(*replay_.EngineIdOf(7)), 2u);
+  EXPECT_EQ(replay_.engine()->preemptions(*replay_.EngineIdOf(8)), 0u);
+  submit = Submit(9, 1);
+  submit["preemptions"] = -1;
+  EXPECT_NE(ErrorOf(Step(3, 20, Json::array({submit}), Json::array()))
+                .find("'preemptions': expected a count"),
+            std::string::npos);
+}
+
 TEST(EngineReplay, RecordsBeforeTheFirstBuildAreSkipped) {
   EngineReplay replay;
   ASSERT_TRUE(replay.Apply(Step(1, 10, Json::array(), Json::array())).has_value());

@@ -440,6 +440,7 @@ TEST_F(LiveLoopTest, AHigherPriorityJobPreemptsARunningJobWhichRequeuesAndRunsIt
     std::lock_guard lock(state_.mu);
     EXPECT_EQ(state_.preemptions_total, 1u);
   }
+  EXPECT_EQ(InState(victim.id).preemptions, 1u);  // For the per-job budget across rebuilds.
 
   // When the high-priority job ends, the victim runs its next attempt.
   clock_.AdvanceUs(60 * kUsPerSecond);
@@ -451,6 +452,7 @@ TEST_F(LiveLoopTest, AHigherPriorityJobPreemptsARunningJobWhichRequeuesAndRunsIt
   const EngineReplay replay = ReplayLog();
   EXPECT_EQ(replay.decisions(), 7u);
   EXPECT_EQ(replay.mismatch_count(), 0u);
+  EXPECT_EQ(replay.engine()->preemptions(*replay.EngineIdOf(victim.id)), 1u);
 }
 
 TEST_F(LiveLoopTest, TheEngineLogReplaysCompletionsCancelsAndLostNodesAndCatchesATamperedLog) {

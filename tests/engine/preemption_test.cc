@@ -266,6 +266,25 @@ TEST(PreemptionGuards, AJobPreemptedItsBudgetOfTimesGoesAheadOfTheQueue) {
   }
 }
 
+// The budget counts the preemptions earlier engines made (model::Job::preemptions, which the
+// daemon carries across rebuilds): a job that arrives with its budget spent is never a victim.
+TEST(PreemptionGuards, PreemptionsFromAnEarlierEngineCountAgainstTheBudget) {
+  for (const uint32_t earlier : {1u, 0u}) {
+    SCOPED_TRACE(earlier);
+    const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}}}});
+    PolicyConfig policy = WithPreemption();
+    policy.preemption.max_preemptions_per_job = 1;
+    Harness h(cluster, policy);
+    model::Job job = Prioritized(MakeJob(1, 8, 36000), 0);
+    job.preemptions = earlier;
+    const JobId low = h.Submit(job);
+    h.Step(0);
+    EXPECT_EQ(h.engine().preemptions(low), earlier);
+    h.Submit(Prioritized(MakeJob(1, 8, 100), 9));
+    EXPECT_EQ(Victims(h.Step(1000)), earlier > 0 ? std::vector<JobId>{} : std::vector<JobId>{low});
+  }
+}
+
 TEST(PreemptionLostWork, WorkSinceTheLastCheckpointOrAllOfItWithoutCheckpoints) {
   EXPECT_EQ(Preempter::LostUs(100, 60, 100 + 150), 30);
   EXPECT_EQ(Preempter::LostUs(100, 60, 100 + 120), 0);
