@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "base/time.h"
+
 namespace headroom::sim {
 
 struct Distribution {
@@ -92,6 +94,14 @@ struct QueueRun {
   double preemption_lost_device_hours = 0;
 };
 
+// One job's course in a replay, kept when SimOptions::job_outcomes asks (`sim --jobs-csv`).
+struct JobOutcome {
+  TimeUs first_start_us = -1;  // -1: never started.
+  TimeUs end_us = -1;          // -1: never completed.
+  uint32_t preemptions = 0;
+  uint32_t migrations = 0;
+};
+
 struct PolicyRun {
   std::string name;
   std::string description;  // One line: queue order, backfill, placement.
@@ -101,6 +111,8 @@ struct PolicyRun {
   // writer when long).
   std::vector<double> sorted_wait_s;
   std::vector<QueueRun> queues;  // Empty without queues.
+  // By the job's index in the workload; empty unless SimOptions::job_outcomes.
+  std::vector<JobOutcome> jobs;
 };
 
 struct ClusterSummary {

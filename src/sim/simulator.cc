@@ -80,7 +80,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   const TimeUs drain_limit = last_arrival + SecondsToUs(options.max_drain_s);
 
   std::vector<TimeUs> start_us(jobs.size(), -1);  // Of the current (or last) attempt.
-  std::vector<TimeUs> first_start_us(jobs.size(), -1);
+  std::vector<JobOutcome> outcomes(jobs.size());  // first_start_us -1: not started yet.
   std::vector<double> stretch_of(jobs.size(), 1.0);
   // Progress across migrations: full-speed runtime left when the current placement's work
   // began (after a migration, once its checkpoint + restart pause is over).
@@ -155,8 +155,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       completions.pop();
       if (!current) continue;
       events.push_back(engine::JobFinished{JobId(job)});
-      const double run_s = UsToSeconds(now - first_start_us[job]);
-      const double wait_s = UsToSeconds(first_start_us[job] - jobs[job].submit_time_us);
+      const double run_s = UsToSeconds(now - outcomes[job].first_start_us);
+      const double wait_s = UsToSeconds(outcomes[job].first_start_us - jobs[job].submit_time_us);
       jcts.push_back(wait_s + run_s);
       queues.Completed(job, wait_s + run_s);
       goodput_device_us += static_cast<double>(jobs[job].runtime_us) *
@@ -164,6 +164,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       slowdowns.push_back(std::max(1.0, (wait_s + run_s) / std::max(run_s, 10.0)));
       stretch_sum += stretch_of[job];
       ++metrics.jobs_completed;
+      outcomes[job].end_us = now;
       last_completion = now;
     }
     metrics.events += events.size();
@@ -185,6 +186,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           remaining_us[job] = std::max(remaining_us[job] - saved_us, 0.0);
           ++generation[job];  // Its completion is void; its next start schedules another.
           ++metrics.preemptions;
+          ++outcomes[job].preemptions;
           const double lost_device_us =
               ((done_us - saved_us) * stretch_of[job] +
                static_cast<double>(preemption.restart_us)) *
@@ -204,12 +206,13 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
                                       job, ++generation[job]});
           ++metrics.migrations;
+          ++outcomes[job].migrations;
           migration_cost_device_us += move.cost_device_us;
         },
         // A requeued job starts again from its last checkpoint after its restart pause.
         [&](const engine::StartJob& start) {
           const uint32_t job = start.job.value();
-          const bool restart = first_start_us[job] >= 0;
+          const bool restart = outcomes[job].first_start_us >= 0;
           start_us[job] = now;
           stretch_of[job] = speed.Stretch(cluster, start.tasks);
           work_start_us[job] = now + (restart ? policy.preemption.restart_us : 0);
@@ -218,7 +221,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
                                       job, generation[job]});
           if (restart) return;
-          first_start_us[job] = now;
+          outcomes[job].first_start_us = now;
           waits.push_back(UsToSeconds(now - jobs[job].submit_time_us));
           queues.Started(job, waits.back());
           if (SpansNodes(start.tasks)) {
@@ -271,6 +274,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       run.series.empty() ? 0 : fragmentation_sum / static_cast<double>(run.series.size());
   std::sort(waits.begin(), waits.end());
   run.sorted_wait_s = std::move(waits);
+  if (options.job_outcomes) run.jobs = std::move(outcomes);
   return run;
 }
 

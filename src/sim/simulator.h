@@ -28,6 +28,8 @@ struct SimOptions {
   // Stop (and count the rest as unplaced) after this much simulated time past the last
   // arrival; guards replays of workloads that overload the cluster forever.
   double max_drain_s = 365.0 * 24 * 3600;
+  // Keep every job's start, end, preemptions and moves in PolicyRun::jobs.
+  bool job_outcomes = false;
 };
 
 // What an observer sees after each step.

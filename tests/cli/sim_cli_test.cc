@@ -4,12 +4,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -110,6 +112,7 @@ TEST_F(SimCliTest, WritesBothReportsAndTheTable) {
   }
   const std::string html = ReadFile(dir_ / "out/report.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out/jobs-fifo.csv"));  // Only with --jobs-csv.
 }
 
 TEST_F(SimCliTest, SameSeedGivesByteIdenticalReport) {
@@ -147,6 +150,47 @@ TEST_F(SimCliTest, RunsAnOperatorsPolicyFileBesideThePresets) {
   EXPECT_EQ(report["policies"][2]["name"], "headroom");
   EXPECT_EQ(report["policies"][0]["metrics"], report["policies"][2]["metrics"]);
   EXPECT_GT(report["policies"][1]["metrics"]["jobs_completed"].get<int>(), 0);
+}
+
+// --jobs-csv writes a row per job for each policy (a second policy of the same name gets "-2"),
+// and the rows agree with report.json: the jobs that started, and their mean wait.
+TEST_F(SimCliTest, JobsCsvHasARowPerJobAgreeingWithTheReport) {
+  const std::filesystem::path copy = dir_ / "copy-of-headroom.yaml";
+  std::filesystem::copy_file(
+      std::filesystem::path(HEADROOM_SOURCE_DIR) / "configs/policies/headroom.yaml", copy);
+  const Outcome run =
+      RunHeadroom("sim --cluster " + Cluster() + " --workload " + Workload() + " --policy fifo," +
+                  copy.string() + ",headroom --jobs-csv --out " + (dir_ / "out").string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
+  const char* files[] = {"jobs-fifo.csv", "jobs-headroom.csv", "jobs-headroom-2.csv"};
+  for (size_t p = 0; p < 3; ++p) {
+    SCOPED_TRACE(files[p]);
+    std::istringstream csv(ReadFile(dir_ / "out" / files[p]));
+    std::string line;
+    ASSERT_TRUE(std::getline(csv, line));
+    EXPECT_EQ(line.rfind("job,name,tenant,", 0), 0u) << line;
+    int rows = 0;
+    int started = 0;
+    double wait_sum = 0;
+    while (std::getline(csv, line)) {
+      ++rows;
+      std::vector<std::string> fields;  // Synthetic names hold no commas.
+      std::istringstream row(line);
+      for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
+      ASSERT_EQ(fields.size(), 12u) << line;
+      if (fields[8].empty()) continue;
+      ++started;
+      wait_sum += std::stod(fields[8]);
+    }
+    const nlohmann::json& metrics = report["policies"][p]["metrics"];
+    EXPECT_EQ(rows, kWorkloadJobs);
+    EXPECT_EQ(started, kWorkloadJobs - metrics["jobs_unplaced"].get<int>());
+    ASSERT_GT(started, 0);
+    // report.json keeps six significant digits, the rows milliseconds.
+    const double mean = metrics["wait_s"]["mean"].get<double>();
+    EXPECT_NEAR(wait_sum / started, mean, std::max(0.01, 1e-5 * mean));
+  }
 }
 
 // --queues gives every policy the queues: report.json has each queue's guarantee, limit, waits

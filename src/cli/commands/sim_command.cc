@@ -1,8 +1,12 @@
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "base/csv.h"
 #include "cli/commands/commands.h"
@@ -12,6 +16,7 @@
 #include "model/job_topology.h"
 #include "sim/policy_files.h"
 #include "sim/report/html_report.h"
+#include "sim/report/jobs_csv.h"
 #include "sim/report/json_report.h"
 #include "sim/report/text_table.h"
 #include "sim/simulator.h"
@@ -31,6 +36,7 @@ struct SimFlags {
   unsigned threads = 0;
   uint32_t series_points = 1000;
   bool paranoid = false;
+  bool jobs_csv = false;
   std::string experiment = "replay";
   std::string seeds = "42";
   double tune = 1.3;
@@ -42,6 +48,20 @@ struct SimFlags {
 int Fail(const std::string& message) {
   std::fprintf(stderr, "headroom sim: %s\n", message.c_str());
   return 2;
+}
+
+// "jobs-NAME.csv", NAME the policy's name with anything but letters, digits, '.', '_' and '-'
+// as '_'; a name already used gets "-2", "-3", ... (two policy files may share a name).
+std::string JobsCsvName(const std::string& policy, std::set<std::string>& used) {
+  std::string name = policy;
+  for (char& c : name) {
+    const bool plain =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    if (!plain) c = '_';
+  }
+  std::string file = "jobs-" + name + ".csv";
+  for (int n = 2; !used.insert(file).second; ++n) file = fmt::format("jobs-{}-{}.csv", name, n);
+  return file;
 }
 
 sim::ClusterSummary Summarize(const model::Cluster& cluster, const std::string& source) {
@@ -130,6 +150,7 @@ int RunSim(const SimFlags& flags) {
   sim::SimOptions options;
   options.series_points = flags.series_points;
   options.paranoid = flags.paranoid;
+  options.job_outcomes = flags.jobs_csv;
   report.policies = sim::RunPolicies(*cluster, workload, *policies, options, flags.threads);
 
   const std::string table = sim::WriteTextTable(report);
@@ -146,6 +167,15 @@ int RunSim(const SimFlags& flags) {
     return Fail(written.error().message);
   }
   std::printf("report: %s and %s\n", (out / "report.json").c_str(), (out / "report.html").c_str());
+  if (!flags.jobs_csv) return 0;
+  std::set<std::string> used;
+  for (const sim::PolicyRun& run : report.policies) {
+    const std::filesystem::path path = out / JobsCsvName(run.name, used);
+    if (auto written = WriteReportFile(path, sim::WriteJobsCsv(workload, run)); !written) {
+      return Fail(written.error().message);
+    }
+    std::printf("jobs: %s\n", path.c_str());
+  }
   return 0;
 }
 
@@ -208,6 +238,9 @@ std::function<int()> AddSimCommand(CLI::App& app) {
   command->add_option("--queues", flags->queues,
                       "Queues with quotas (YAML, a 'queues' list) for every policy");
   command->add_flag("--paranoid", flags->paranoid, "Check every engine invariant after each step");
+  command->add_flag("--jobs-csv", flags->jobs_csv,
+                    "Also write jobs-POLICY.csv per policy: each job's submit, start, end, wait, "
+                    "preemptions and moves");
   return [flags] { return RunSim(*flags); };
 }
 
