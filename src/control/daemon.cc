@@ -30,7 +30,7 @@ constexpr const char* kClockOriginKey = "clock_origin_us";
 // executed, no queue pass), so recovery costs the reading of the tail, not the passes that made
 // it. A tail that cannot be followed (a damaged record) leaves the snapshot's; none when the log
 // has no readable snapshot (a new data dir, an older headroomd's log). Followed, it also sets
-// each of `jobs`' preemption count, which the rows do not keep.
+// each of `jobs`' preemption count and last requeue, which the rows do not keep.
 engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRecord>& jobs) {
   auto newest = store.NewestEngineLogBuild();
   if (!newest || !*newest) return {};
@@ -57,9 +57,14 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
         (*newest)->seq, followed ? "no engine" : followed.error().message);
     return *snapshot;
   }
-  // The rows do not keep how often each job was preempted; the followed engine knows.
+  // The rows do not keep how often each job was preempted, nor when it was last requeued; the
+  // followed engine knows.
   for (JobRecord& job : jobs) {
-    if (auto id = replay.EngineIdOf(job.id)) job.preemptions = replay.engine()->preemptions(*id);
+    if (auto id = replay.EngineIdOf(job.id)) {
+      job.preemptions = replay.engine()->preemptions(*id);
+      const TimeUs pending_since_us = replay.engine()->pending_since_us(*id);
+      if (pending_since_us > job.submit_us) job.requeued_us = pending_since_us;
+    }
   }
   const TimeUs as_of_us = std::max(replay.last_step_us(), snapshot->as_of_us);
   spdlog::info(

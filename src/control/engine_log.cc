@@ -131,6 +131,7 @@ Result<engine::CarriedState> CarriedOf(const Json& build) {
 Json SubmitEvent(const JobRecord& job) {
   Json event = {{"submit", job.id}, {"spec", SpecJson(job)}, {"submit_us", job.submit_us}};
   if (job.preemptions > 0) event["preemptions"] = job.preemptions;
+  if (job.requeued_us > job.submit_us) event["pending_since_us"] = job.requeued_us;
   return event;
 }
 

@@ -158,6 +158,15 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         }
         job.preemptions = count.get<uint32_t>();
       }
+      if (event.contains("pending_since_us")) {
+        const Json& since = event["pending_since_us"];
+        if (!since.is_number_integer() || since.get<TimeUs>() < job.submit_time_us) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "a submit's 'pending_since_us': expected a time no earlier than its "
+                           "submit_us");
+        }
+        job.pending_since_us = since.get<TimeUs>();
+      }
       if (!restore) {
         const JobId engine_id = NewEngineId(id.get<uint64_t>());
         new_in_step.insert(engine_id.value());

@@ -343,6 +343,7 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
       job.start_us = 0;
       job.placement.clear();
       ++job.requeues;
+      job.requeued_us = now;
       job.message = "requeued: " + why;
       writes.push_back(ProgressOf(job));
       requeued.push_back(std::move(job));
@@ -407,6 +408,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
           job.placement.clear();
           ++job.requeues;
           ++job.preemptions;
+          job.requeued_us = now;
           job.message = fmt::format(
               "preempted (attempt {}) for job {}, of higher priority; requeued to restart from "
               "its last checkpoint ({:.0f} s of work lost)",

@@ -25,6 +25,7 @@ std::string SpecJson(const JobRecord& job) {
 model::Job EngineJobOf(const JobRecord& job) {
   model::Job out = ToModelJob(job.spec, job.spec.tenant, job.submit_us);
   out.preemptions = job.preemptions;
+  out.pending_since_us = job.requeued_us;
   return out;
 }
 

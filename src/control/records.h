@@ -50,6 +50,9 @@ struct JobRecord {
   // Of its requeues, the preemptions: the engine's per-job budget counts them. Carried across
   // engine rebuilds by the engine log's build records and recovered from the log, not a row.
   uint32_t preemptions = 0;
+  // When it was last requeued (0: never), carried the same way: the reclaim hysteresis counts
+  // from it.
+  TimeUs requeued_us = 0;
   uint32_t starts = 0;  // Start decisions journaled for this job, all attempts.
   std::string message;  // Why it ended, or why it was requeued.
   // JobSpecToJson(spec), when made: a new submission's text is made once, on the request's
@@ -62,7 +65,8 @@ struct JobRecord {
 // The job's spec as canonical JSON: its spec_json, or JobSpecToJson(spec) where that is null.
 std::string SpecJson(const JobRecord& job);
 
-// The job as an engine sees it: its spec (ToModelJob) and the preemptions it has had.
+// The job as an engine sees it: its spec (ToModelJob), the preemptions it has had and when it
+// last became pending.
 model::Job EngineJobOf(const JobRecord& job);
 
 struct ServiceRecord {

@@ -151,6 +151,11 @@ uint32_t Engine::preemptions(JobId job) const {
   return r == nullptr ? 0 : r->preemptions;
 }
 
+TimeUs Engine::pending_since_us(JobId job) const {
+  const JobRecord* r = find(job);
+  return r == nullptr || r->state != JobState::kPending ? 0 : r->pending_since_us;
+}
+
 const std::vector<TaskAllocation>* Engine::allocations(JobId job) const {
   const JobRecord* r = find(job);
   return r == nullptr || r->state != JobState::kRunning ? nullptr : &r->tasks;
@@ -246,7 +251,7 @@ void Engine::Submit(JobId id, model::Job job) {
   ResolveLevels(r);
   r.never_fits = NeverFits(r);
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
-  r.pending_since_us = r.job.submit_time_us;
+  r.pending_since_us = std::max(r.job.submit_time_us, r.job.pending_since_us);
   r.preemptions = r.job.preemptions;
   max_priority_ = std::max(max_priority_, r.job.priority);
   if (SharePlaced(r)) share_->Submitted(r.job);

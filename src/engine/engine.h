@@ -96,6 +96,9 @@ class Engine {
   std::optional<JobState> state(JobId job) const;
   // Times the job was preempted, its model::Job::preemptions included; 0 for an unknown job.
   uint32_t preemptions(JobId job) const;
+  // When a pending job last became pending (its submission or last requeue); 0 for a job that
+  // is not pending.
+  TimeUs pending_since_us(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.

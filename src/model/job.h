@@ -48,6 +48,9 @@ struct Job {
   // Times earlier engines preempted it (the daemon carries the count across engine rebuilds
   // and restarts); the per-job preemption budget counts from it.
   uint32_t preemptions = 0;
+  // When it last became pending, where that is after its submission (a requeue before the
+  // engine that sees it now); 0: at its submission. The reclaim hysteresis counts from it.
+  TimeUs pending_since_us = 0;
   // Fabric levels by name (one of the cluster's level names, e.g. "rack" or "leaf"; resolved
   // and checked by ValidateTopologyLevels, job_topology.h). Empty = not stated.
   // Required: the whole gang inside one domain of that level, or it waits (Kueue's

@@ -196,6 +196,31 @@ TEST_F(EngineReplayTest, SubmitAndRestoreEventsCarryTheJobsPreemptions) {
             std::string::npos);
 }
 
+// When a pending job was last requeued travels in its submit event too, for the reclaim
+// hysteresis; a time before its submission is an error.
+TEST_F(EngineReplayTest, ASubmitEventCarriesWhenTheJobWasLastRequeued) {
+  JobRecord record{.id = 5, .submit_us = 100};
+  record.spec.tenant = "t";
+  EXPECT_FALSE(SubmitEvent(record).contains("pending_since_us"));
+  record.requeued_us = 700;
+  EXPECT_EQ(SubmitEvent(record)["pending_since_us"], 700);
+  EXPECT_EQ(EngineJobOf(record).pending_since_us, 700);
+
+  Json submit = Submit(7, 4);
+  submit["pending_since_us"] = 5;
+  Json waiting = Submit(8, 64);  // More than the tiny cluster has: it stays pending.
+  waiting["pending_since_us"] = 6;
+  ASSERT_TRUE(
+      replay_.Apply(Step(2, 10, Json::array({submit, waiting}), Json::array())).has_value());
+  EXPECT_EQ(replay_.engine()->pending_since_us(*replay_.EngineIdOf(8)), 6);
+  submit = Submit(9, 1);
+  submit["submit_us"] = 50;
+  submit["pending_since_us"] = 40;
+  EXPECT_NE(ErrorOf(Step(3, 20, Json::array({submit}), Json::array()))
+                .find("'pending_since_us': expected a time no earlier"),
+            std::string::npos);
+}
+
 TEST(EngineReplay, RecordsBeforeTheFirstBuildAreSkipped) {
   EngineReplay replay;
   ASSERT_TRUE(replay.Apply(Step(1, 10, Json::array(), Json::array())).has_value());

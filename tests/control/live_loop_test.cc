@@ -440,7 +440,8 @@ TEST_F(LiveLoopTest, AHigherPriorityJobPreemptsARunningJobWhichRequeuesAndRunsIt
     std::lock_guard lock(state_.mu);
     EXPECT_EQ(state_.preemptions_total, 1u);
   }
-  EXPECT_EQ(InState(victim.id).preemptions, 1u);  // For the per-job budget across rebuilds.
+  EXPECT_EQ(InState(victim.id).preemptions, 1u);  // For the per-job budget across rebuilds,
+  EXPECT_GT(InState(victim.id).requeued_us, InState(victim.id).submit_us);  // and hysteresis.
 
   // When the high-priority job ends, the victim runs its next attempt.
   clock_.AdvanceUs(60 * kUsPerSecond);

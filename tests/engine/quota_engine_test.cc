@@ -136,6 +136,28 @@ TEST(QuotaScenario, AReclaimWaitsItsHysteresisAndNoLonger) {
   EXPECT_EQ(h.engine().state(a), JobState::kRunning);
 }
 
+// A job an earlier engine requeued arrives with when that was (model::Job::pending_since_us,
+// which the daemon carries across rebuilds): the hysteresis counts from the requeue, not from
+// its submission long before.
+TEST(QuotaScenario, TheHysteresisCountsFromARequeueBeforeThisEngine) {
+  TwoNodes t;
+  PolicyConfig policy = WithQueues(kEven, true);
+  policy.preemption.reclaim_after_us = 900 * kUsPerSecond;
+  Harness h(t.cluster, policy);
+  h.Submit(Of("b", MakeJob(1, 8, 36000), 10));
+  h.Submit(Of("b", MakeJob(1, 8, 36000), 10));  // 8 of it borrowed from a.
+  h.Step(0);
+  model::Job job = Of("a", MakeJob(1, 8, 3600), 0);
+  job.pending_since_us = SecondsToUs(600);  // Submitted at 0, requeued at 600.
+  const JobId a = h.Submit(job);
+  EXPECT_TRUE(h.Step(1000).preemptions.empty());
+  EXPECT_EQ(h.engine().pending_since_us(a), SecondsToUs(600));
+  EXPECT_EQ(h.engine().NextWakeupUs(), SecondsToUs(1500));
+  EXPECT_EQ(h.Step(1500).preemptions.size(), 1u);
+  EXPECT_EQ(h.engine().state(a), JobState::kRunning);
+  EXPECT_EQ(h.engine().pending_since_us(a), 0);  // Not pending.
+}
+
 TEST(QuotaScenario, WithoutPreemptionTheOwnerWaitsForBorrowedWorkToEnd) {
   TwoNodes t;
   Harness h(t.cluster, WithQueues(kEven, false));
