@@ -40,9 +40,12 @@ struct PolicyMetrics {
   // arrival), the window the offered load is defined over; the drain after the last arrival,
   // when no new work is offered, is left out so the two numbers compare.
   double allocation_rate = 0;
+  // Time pending of every started job: submission to first start, and each requeue after a
+  // preemption to the next start (a preemptive policy's jobs wait again after each).
   Distribution wait_s;
   Distribution jct_s;
-  // Bounded slowdown: max(1, (wait + run) / max(run, 10 s)) (Feitelson et al.).
+  // Bounded slowdown: max(1, (wait + run) / max(run, 10 s)) (Feitelson et al.), run the time it
+  // held devices (its JCT less its wait).
   Distribution bounded_slowdown;
   // Time-weighted mean of fragmented ÷ total devices (see SeriesPoint::fragmentation).
   double fragmentation_rate = 0;
@@ -98,6 +101,7 @@ struct QueueRun {
 struct JobOutcome {
   TimeUs first_start_us = -1;  // -1: never started.
   TimeUs end_us = -1;          // -1: never completed.
+  TimeUs wait_us = 0;          // Pending: to its first start, and each requeue to its next.
   uint32_t preemptions = 0;
   uint32_t migrations = 0;
 };

@@ -79,8 +79,9 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
                         std::max<uint32_t>(options.series_points, 16));
   const TimeUs drain_limit = last_arrival + SecondsToUs(options.max_drain_s);
 
-  std::vector<TimeUs> start_us(jobs.size(), -1);  // Of the current (or last) attempt.
-  std::vector<JobOutcome> outcomes(jobs.size());  // first_start_us -1: not started yet.
+  std::vector<TimeUs> start_us(jobs.size(), -1);     // Of the current (or last) attempt.
+  std::vector<JobOutcome> outcomes(jobs.size());     // first_start_us -1: not started yet.
+  std::vector<TimeUs> requeued_us(jobs.size(), -1);  // Pending again since; -1: not requeued.
   std::vector<double> stretch_of(jobs.size(), 1.0);
   // Progress across migrations: full-speed runtime left when the current placement's work
   // began (after a migration, once its checkpoint + restart pause is over).
@@ -155,13 +156,13 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       completions.pop();
       if (!current) continue;
       events.push_back(engine::JobFinished{JobId(job)});
-      const double run_s = UsToSeconds(now - outcomes[job].first_start_us);
-      const double wait_s = UsToSeconds(outcomes[job].first_start_us - jobs[job].submit_time_us);
-      jcts.push_back(wait_s + run_s);
-      queues.Completed(job, wait_s + run_s);
+      const double jct_s = UsToSeconds(now - jobs[job].submit_time_us);
+      const double run_s = jct_s - UsToSeconds(outcomes[job].wait_us);
+      jcts.push_back(jct_s);
+      queues.Completed(job, jct_s);
       goodput_device_us += static_cast<double>(jobs[job].runtime_us) *
                            static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
-      slowdowns.push_back(std::max(1.0, (wait_s + run_s) / std::max(run_s, 10.0)));
+      slowdowns.push_back(std::max(1.0, jct_s / std::max(run_s, 10.0)));
       stretch_sum += stretch_of[job];
       ++metrics.jobs_completed;
       outcomes[job].end_us = now;
@@ -185,6 +186,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const double saved_us = interval > 0 ? std::floor(done_us / interval) * interval : 0;
           remaining_us[job] = std::max(remaining_us[job] - saved_us, 0.0);
           ++generation[job];  // Its completion is void; its next start schedules another.
+          requeued_us[job] = now;
           ++metrics.preemptions;
           ++outcomes[job].preemptions;
           const double lost_device_us =
@@ -220,10 +222,13 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * stretch_of[job]));
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
                                       job, generation[job]});
-          if (restart) return;
+          if (restart) {
+            outcomes[job].wait_us += now - requeued_us[job];
+            requeued_us[job] = -1;
+            return;
+          }
           outcomes[job].first_start_us = now;
-          waits.push_back(UsToSeconds(now - jobs[job].submit_time_us));
-          queues.Started(job, waits.back());
+          outcomes[job].wait_us = now - jobs[job].submit_time_us;
           if (SpansNodes(start.tasks)) {
             ++metrics.multi_node_jobs;
             const uint32_t common = DeepestCommonLevel(cluster, start.tasks);
@@ -242,6 +247,13 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     }
   }
 
+  // Waits of every started job, a requeued one's still open counted to the end of the run.
+  for (uint32_t job = 0; job < jobs.size(); ++job) {
+    if (outcomes[job].first_start_us < 0) continue;
+    if (requeued_us[job] >= 0) outcomes[job].wait_us += last_time - requeued_us[job];
+    waits.push_back(UsToSeconds(outcomes[job].wait_us));
+    queues.Started(job, waits.back());
+  }
   const TimeUs end = std::max(last_completion, first_arrival + 1);
   metrics.makespan_s = UsToSeconds(end - first_arrival);
   metrics.allocation_rate =

@@ -290,7 +290,10 @@ TEST(SimulatorTest, APreemptedJobResumesFromItsLastCheckpointAfterItsRestartByHa
   const PolicyRun preempted = Simulate(cluster, workload, policy, options);
   EXPECT_EQ(preempted.metrics.preemptions, 1u);
   EXPECT_NEAR(preempted.metrics.preemption_lost_device_hours, 2400.0 * 8 / 3600, 1e-9);
-  EXPECT_EQ(preempted.sorted_wait_s, (std::vector<double>{0, 0}));  // Counted at first starts.
+  // `low` waits again from its preemption at 1.5 h to its restart at 2.5 h.
+  EXPECT_EQ(preempted.sorted_wait_s, (std::vector<double>{0, 3600}));
+  // Its slowdown: JCT 16,800 s over the 13,200 s it held devices.
+  EXPECT_DOUBLE_EQ(preempted.metrics.bounded_slowdown.max, 16800.0 / 13200);
   EXPECT_DOUBLE_EQ(preempted.metrics.makespan_s, 16800);
   EXPECT_DOUBLE_EQ(preempted.metrics.jct_s.max, 16800);
   EXPECT_EQ(preempted.metrics.jobs_completed, 2u);

@@ -174,7 +174,8 @@ void AppendMetricsTable(std::string& out, const RunReport& report) {
   out +=
       "</tbody>\n</table></div>\n<p class=\"note\">Allocation: time-weighted mean of allocated "
       "\xC3\xB7 total devices over the arrival window (first to last arrival). Bounded slowdown: "
-      "max(1, (wait + run) \xC3\xB7 max(run, 10 s)), mean over jobs. Fragmentation: "
+      "max(1, (wait + run) \xC3\xB7 max(run, 10 s)), mean over jobs; wait is all the time a "
+      "job was pending, after each preemption too, run the time it held devices. Fragmentation: "
       "time-weighted mean of free devices the queue head cannot use \xC3\xB7 total devices. "
       "Unplaced: jobs never started by the end of the run. Placement slowdown: mean runtime "
       "stretch from placement (actual \xC3\xB7 compact runtime) over completed jobs. Multi-node "

@@ -44,8 +44,8 @@ std::string WriteJobsCsv(const model::Workload& workload, const PolicyRun& run) 
                        Seconds(job.submit_time_us - origin),
                        started ? Seconds(outcome.first_start_us - origin) : "",
                        ended ? Seconds(outcome.end_us - origin) : "",
-                       started ? Seconds(outcome.first_start_us - job.submit_time_us) : "",
-                       ended ? Seconds(outcome.end_us - outcome.first_start_us) : "",
+                       started ? Seconds(outcome.wait_us) : "",
+                       ended ? Seconds(outcome.end_us - job.submit_time_us - outcome.wait_us) : "",
                        outcome.preemptions, outcome.migrations);
   }
   return out;

@@ -3,7 +3,9 @@
 // Columns: job,name,tenant,tasks,devices,submit_s,start_s,end_s,wait_s,run_s,preemptions,
 // migrations. `job` is the index in the workload (arrival order); times are seconds from the
 // first arrival; start_s and wait_s are empty for a job that never started, end_s and run_s for
-// one that never completed; run_s is end − first start, restarts and pauses included.
+// one that never completed; wait_s is all its time pending (to its first start, and from each
+// preemption to its next start), run_s the rest of its time to its end (time holding devices,
+// restart and migration pauses included).
 //
 // Promises:
 //   1. A pure function of its inputs: the same bytes for the same workload and run.

@@ -25,18 +25,20 @@ model::Workload TwoJobs() {
   return workload;
 }
 
-// Times from the first arrival; a name with a comma and quotes quoted as RFC 4180 says; a job
-// that never started has its start, end, wait and run empty.
+// Times from the first arrival; a name with a comma and quotes quoted as RFC 4180 says; the wait
+// is all the time pending (5 s to the first start, 2 s after a preemption), the run the rest; a
+// job that never started has its start, end, wait and run empty.
 TEST(JobsCsvTest, OneRowPerJobWithItsTimesAndQuotedNames) {
   PolicyRun run;
   run.jobs = {JobOutcome{.first_start_us = SecondsToUs(15),
                          .end_us = SecondsToUs(25),
+                         .wait_us = SecondsToUs(7),
                          .preemptions = 1,
                          .migrations = 2},
               JobOutcome{}};
   EXPECT_EQ(WriteJobsCsv(TwoJobs(), run),
             std::string(kHeader) +
-                "0,\"a,\"\"b\"\"\",t,2,16,0.000,5.000,15.000,5.000,10.000,1,2\r\n"
+                "0,\"a,\"\"b\"\"\",t,2,16,0.000,5.000,15.000,7.000,8.000,1,2\r\n"
                 "1,plain,u,1,1,2.000,,,,,0,0\r\n");
 }
 
