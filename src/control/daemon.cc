@@ -30,7 +30,8 @@ constexpr const char* kClockOriginKey = "clock_origin_us";
 // executed, no queue pass), so recovery costs the reading of the tail, not the passes that made
 // it. A tail that cannot be followed (a damaged record) leaves the snapshot's; none when the log
 // has no readable snapshot (a new data dir, an older headroomd's log). Followed, it also sets
-// each of `jobs`' preemption count and last requeue, which the rows do not keep.
+// each of `jobs`' preemption count, last requeue and attained service, which the rows do not
+// keep.
 engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRecord>& jobs) {
   auto newest = store.NewestEngineLogBuild();
   if (!newest || !*newest) return {};
@@ -64,6 +65,7 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
       job.preemptions = replay.engine()->preemptions(*id);
       const TimeUs pending_since_us = replay.engine()->pending_since_us(*id);
       if (pending_since_us > job.submit_us) job.requeued_us = pending_since_us;
+      job.attained_device_us = replay.engine()->attained_device_us(*id);
     }
   }
   const TimeUs as_of_us = std::max(replay.last_step_us(), snapshot->as_of_us);

@@ -132,6 +132,7 @@ Json SubmitEvent(const JobRecord& job) {
   Json event = {{"submit", job.id}, {"spec", SpecJson(job)}, {"submit_us", job.submit_us}};
   if (job.preemptions > 0) event["preemptions"] = job.preemptions;
   if (job.requeued_us > job.submit_us) event["pending_since_us"] = job.requeued_us;
+  if (job.attained_device_us > 0) event["attained_device_us"] = job.attained_device_us;
   return event;
 }
 
@@ -142,6 +143,7 @@ Json RestoreEvent(const JobRecord& job) {
                 {"start_us", job.start_us},
                 {"placement", PlacementToJson(job.placement)}};
   if (job.preemptions > 0) event["preemptions"] = job.preemptions;
+  if (job.attained_device_us > 0) event["attained_device_us"] = job.attained_device_us;
   return event;
 }
 

@@ -167,6 +167,15 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         }
         job.pending_since_us = since.get<TimeUs>();
       }
+      if (event.contains("attained_device_us")) {
+        const Json& attained = event["attained_device_us"];
+        if (!attained.is_number_integer() || attained.get<int64_t>() < 0) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "a submit's or restore's 'attained_device_us': expected a whole "
+                           "number of device-microseconds, 0 or more");
+        }
+        job.attained_device_us = attained.get<int64_t>();
+      }
       if (!restore) {
         const JobId engine_id = NewEngineId(id.get<uint64_t>());
         new_in_step.insert(engine_id.value());

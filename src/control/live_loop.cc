@@ -409,10 +409,13 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
           ++job.requeues;
           ++job.preemptions;
           job.requeued_us = now;
+          job.attained_device_us = engine_->attained_device_us(preemption.job);
           job.message = fmt::format(
-              "preempted (attempt {}) for job {}, of higher priority; requeued to restart from "
-              "its last checkpoint ({:.0f} s of work lost)",
+              "preempted (attempt {}) for job {}, {}; requeued to restart from its last "
+              "checkpoint ({:.0f} s of work lost)",
               job.starts, daemon_of_engine_[preemption.preemptor.value()],
+              options_.policy.queue_order == "las" ? "which has had less service"
+                                                   : "of higher priority",
               UsToSeconds(preemption.lost_us));
           changed.push_back(std::move(job));
         },

@@ -4,6 +4,7 @@
 #include "control/live_loop.h"
 
 #include <optional>
+#include <unordered_map>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -51,7 +52,15 @@ std::optional<std::vector<engine::TaskAllocation>> LiveLoop::ToAllocations(
 void LiveLoop::Rebuild(TimeUs now) {
   rebuild_ = false;
   ClearEvents();
-  if (engine_ != nullptr) carried_ = engine_->Carried(now);
+  // Attained service (las) changes inside the engine, as jobs are preempted and promoted: the
+  // old engine's goes to the new one.
+  std::unordered_map<uint64_t, int64_t> attained_device_us;
+  if (engine_ != nullptr) {
+    carried_ = engine_->Carried(now);
+    for (const auto& [daemon_id, engine_id] : engine_of_daemon_) {
+      attained_device_us[daemon_id] = engine_->attained_device_us(engine_id);
+    }
+  }
   engine_.reset();
   daemon_of_engine_.clear();
   engine_of_daemon_.clear();
@@ -71,8 +80,12 @@ void LiveLoop::Rebuild(TimeUs now) {
       }
     }
     for (const auto& [id, job] : state_.jobs) {
-      if (job.state == JobState::kPending) pending.push_back(job);
-      if (job.state == JobState::kRunning) running.push_back(job);
+      if (job.state != JobState::kPending && job.state != JobState::kRunning) continue;
+      std::vector<JobRecord>& active = job.state == JobState::kPending ? pending : running;
+      active.push_back(job);
+      if (auto it = attained_device_us.find(id); it != attained_device_us.end()) {
+        active.back().attained_device_us = it->second;
+      }
     }
   }
   if (cluster_ == nullptr || cluster_->nodes().empty()) {

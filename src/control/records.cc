@@ -26,6 +26,7 @@ model::Job EngineJobOf(const JobRecord& job) {
   model::Job out = ToModelJob(job.spec, job.spec.tenant, job.submit_us);
   out.preemptions = job.preemptions;
   out.pending_since_us = job.requeued_us;
+  out.attained_device_us = job.attained_device_us;
   return out;
 }
 

@@ -53,6 +53,9 @@ struct JobRecord {
   // When it was last requeued (0: never), carried the same way: the reclaim hysteresis counts
   // from it.
   TimeUs requeued_us = 0;
+  // Device-µs it ran since its submission or last promotion before its current run, as its
+  // last engine counted it (the las order's attained service), carried the same way.
+  int64_t attained_device_us = 0;
   uint32_t starts = 0;  // Start decisions journaled for this job, all attempts.
   std::string message;  // Why it ended, or why it was requeued.
   // JobSpecToJson(spec), when made: a new submission's text is made once, on the request's

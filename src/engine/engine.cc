@@ -28,6 +28,7 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
   auto order = MakeQueueOrder(policy.queue_order, policy);
   HR_CHECK(order.has_value());
   order_ = std::move(*order);
+  las_ = order_->attained_service();
   reservation_.Resize(cluster.nodes().size(), cluster.devices().size());
   if (!policy.queues.empty()) {
     QuotaAmounts capacity = {0, 0, 0};
@@ -156,6 +157,11 @@ TimeUs Engine::pending_since_us(JobId job) const {
   return r == nullptr || r->state != JobState::kPending ? 0 : r->pending_since_us;
 }
 
+int64_t Engine::attained_device_us(JobId job) const {
+  const JobRecord* r = find(job);
+  return r == nullptr ? 0 : r->attained_device_us;
+}
+
 const std::vector<TaskAllocation>* Engine::allocations(JobId job) const {
   const JobRecord* r = find(job);
   return r == nullptr || r->state != JobState::kRunning ? nullptr : &r->tasks;
@@ -253,6 +259,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
   r.pending_since_us = std::max(r.job.submit_time_us, r.job.pending_since_us);
   r.preemptions = r.job.preemptions;
+  r.attained_device_us = r.job.attained_device_us;
   max_priority_ = std::max(max_priority_, r.job.priority);
   if (SharePlaced(r)) share_->Submitted(r.job);
   arrivals_.push_back(id);
@@ -279,6 +286,7 @@ void Engine::Restore(JobRestored& restored) {
   r.job = std::move(restored.job);
   r.state = JobState::kRunning;
   r.preemptions = r.job.preemptions;
+  r.attained_device_us = r.job.attained_device_us;
   r.tenant = TenantOf(r.job.tenant);
   r.quota_queue = quotas_.QueueOf(r.job.tenant);
   r.mask = MaskFor(r.job.task.selector);

@@ -99,6 +99,9 @@ class Engine {
   // When a pending job last became pending (its submission or last requeue); 0 for a job that
   // is not pending.
   TimeUs pending_since_us(JobId job) const;
+  // Device-µs the job ran since its submission or last promotion, before its current run (the
+  // las order's attained service, model::Job::attained_device_us included); 0 when unknown.
+  int64_t attained_device_us(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.
@@ -198,6 +201,16 @@ class Engine {
   // A job starting (+1) or stopping (-1) running: its queue's books and the running index by
   // queue and priority.
   void CountRunning(JobId id, int sign);
+  // Whom a job may preempt: those of strictly lower rank. Its priority; under an order that
+  // ranks by attained service (las), minus its service queue, the least served highest.
+  int32_t PreemptionRank(const JobRecord& record, TimeUs now) const;
+  // Attained service at `now`: what it had when it last started, and its current run.
+  int64_t AttainedDeviceUs(const JobRecord& record, TimeUs now) const;
+  // Under las, once per time: the highest service queue running in each leaf queue, and when
+  // the next running job moves into a higher one.
+  void SweepServiceQueues(TimeUs now);
+  // Under las with promotion: a pending job starved long enough goes back to the first queue.
+  void PromoteIfStarved(JobRecord& record, TimeUs now) const;
   bool ComputeReservation(JobId head, TimeUs now);
   // Holds nothing for anyone.
   void DropReservation();
@@ -219,6 +232,7 @@ class Engine {
   const model::Cluster& cluster_;
   PolicyConfig policy_;
   std::unique_ptr<QueueOrder> order_;
+  const AttainedServiceConfig* las_ = nullptr;  // The order's, when it ranks by attained service.
   Placer placer_;
   std::unique_ptr<SharePlacement> share_;
   ClusterState state_;
@@ -275,6 +289,10 @@ class Engine {
   // changeover budget grows after a fruitless search: the next pass falls due then (kNever:
   // none).
   TimeUs preemption_wakeup_us_ = kNever;
+  // SweepServiceQueues' results and the time they are for.
+  TimeUs service_sweep_us_ = -1;
+  std::vector<uint32_t> top_service_queue_by_queue_;
+  TimeUs next_service_change_us_ = kNever;
   // Job → (release epoch, allocated milli, candidates, changeover budget left) of its last
   // fruitless preemption search.
   std::unordered_map<uint32_t, std::tuple<uint64_t, uint64_t, size_t, int64_t>>

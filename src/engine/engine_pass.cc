@@ -43,6 +43,10 @@ void Engine::Reorder(TimeUs now) {
   auto rekey = [&](JobRecord& r, JobId id) {
     context.fairshare = r.tenant.value() < factors.size() ? factors[r.tenant.value()] : 1.0;
     if (predicts) context.predicted_runtime_us = runtimes_.Predict(r.tenant, r.job.total_milli());
+    if (las_ != nullptr) {
+      PromoteIfStarved(r, now);
+      context.attained_device_us = r.attained_device_us;
+    }
     r.key = order_->Key(r.job, id, context);
     r.key.raised = budget > 0 && r.preemptions >= budget;
   };
@@ -103,6 +107,8 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   r.tasks = std::move(tasks);
   r.state = JobState::kRunning;
   r.code = PendingCode::kNone;
+  // Under las, the wait of a job that has already run counts toward its promotion.
+  if (r.attained_device_us > 0) r.waited_since_promotion_us += now - r.pending_since_us;
   r.start_us = now;
   // A requeued job reloads its checkpoint before it works again.
   r.checkpoint_base_us = now + (r.preemptions > 0 ? policy_.preemption.restart_us : 0);

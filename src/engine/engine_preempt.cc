@@ -19,9 +19,14 @@
 // queues. Candidates are read from the running jobs of the queues in scope
 // (running_by_queue_), not from the whole floor. A job reclaims only once it has waited
 // PreemptionConfig::reclaim_after_us since its submission or requeue.
+// Under an order that ranks by attained service (las), rank takes priority's place: a job
+// preempts those running in a higher service queue than its own (Tiresias), and since running
+// jobs move into higher queues as they run, a blocked job looks again when the next one does.
 #include <algorithm>
+#include <limits>
 
 #include "base/check.h"
+#include "engine/attained_service.h"
 #include "engine/engine.h"
 #include "engine/engine_records.h"
 
@@ -66,6 +71,49 @@ class QuotaGate final : public PreemptionGate {
 };
 
 }  // namespace
+
+int64_t Engine::AttainedDeviceUs(const JobRecord& r, TimeUs now) const {
+  if (r.state != JobState::kRunning) return r.attained_device_us;
+  return r.attained_device_us +
+         (now - r.start_us) * static_cast<int64_t>(std::max<uint64_t>(r.job.total_devices(), 1));
+}
+
+int32_t Engine::PreemptionRank(const JobRecord& r, TimeUs now) const {
+  if (las_ == nullptr) return r.job.priority;
+  return -static_cast<int32_t>(ServiceQueue(*las_, AttainedDeviceUs(r, now)));
+}
+
+void Engine::PromoteIfStarved(JobRecord& r, TimeUs now) const {
+  if (las_->promote_knob <= 0 || r.attained_device_us == 0) return;
+  // The artifact compares time pending since promotion (once it has run) with time run.
+  const double ran_us = static_cast<double>(r.attained_device_us) /
+                        static_cast<double>(std::max<uint64_t>(r.job.total_devices(), 1));
+  const TimeUs waited_us = r.waited_since_promotion_us + (now - r.pending_since_us);
+  if (static_cast<double>(waited_us) >= las_->promote_knob * ran_us) {
+    r.attained_device_us = 0;
+    r.waited_since_promotion_us = 0;
+  }
+}
+
+void Engine::SweepServiceQueues(TimeUs now) {
+  if (service_sweep_us_ == now) return;
+  service_sweep_us_ = now;
+  next_service_change_us_ = kNever;
+  top_service_queue_by_queue_.assign(running_by_queue_.size(), 0);
+  for (uint32_t queue = 0; queue < running_by_queue_.size(); ++queue) {
+    for (const auto& [unused_priority, job] : running_by_queue_[queue]) {
+      const JobRecord& v = jobs_[job];
+      const uint32_t level = ServiceQueue(*las_, AttainedDeviceUs(v, now));
+      top_service_queue_by_queue_[queue] = std::max(top_service_queue_by_queue_[queue], level);
+      const int64_t end_device_us = ServiceQueueEndDeviceUs(*las_, level);
+      if (end_device_us == std::numeric_limits<int64_t>::max()) continue;
+      const int64_t devices = static_cast<int64_t>(std::max<uint64_t>(v.job.total_devices(), 1));
+      // The first microsecond its attained service reaches the queue's end.
+      const int64_t run_us = (end_device_us - v.attained_device_us + devices - 1) / devices;
+      next_service_change_us_ = std::min(next_service_change_us_, v.start_us + run_us);
+    }
+  }
+}
 
 QuotaAmounts Engine::DemandOf(const JobRecord& r) {
   const int64_t tasks = r.job.task_count;
@@ -122,11 +170,18 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
         std::min(preemption_wakeup_us_, r.pending_since_us + policy_.preemption.reclaim_after_us);
   }
   auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
+  const int32_t rank = PreemptionRank(r, now);
+  if (las_ != nullptr) {
+    SweepServiceQueues(now);
+    preemption_wakeup_us_ = std::min(preemption_wakeup_us_, next_service_change_us_);
+  }
   bool outranks = false;
   for (uint32_t queue = 0; queue < running_priorities_by_queue_.size(); ++queue) {
     const std::map<int32_t, uint32_t>& priorities = running_priorities_by_queue_[queue];
-    outranks |=
-        in_scope(queue) && !priorities.empty() && priorities.begin()->first < r.job.priority;
+    const int32_t lowest = las_ != nullptr
+                               ? -static_cast<int32_t>(top_service_queue_by_queue_[queue])
+                               : (priorities.empty() ? rank : priorities.begin()->first);
+    outranks |= in_scope(queue) && !priorities.empty() && lowest < rank;
   }
   if (!reclaims && !outranks) return false;
   // A reclaim looks at every borrowing queue: it spends a search whatever it finds, so that
@@ -150,7 +205,7 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
     }
     if (v.start_us >= now || v.moved_us >= now) return;
     candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
-                                     v.job.priority, v.start_us},
+                                     PreemptionRank(v, now), v.start_us},
                           PreemptionOf(JobId(job), id, now).cost_device_us,
                           static_cast<uint8_t>(by_queue && outranked ? 1 : 0)});
     // The gate's books, while the record is at hand.
@@ -162,7 +217,8 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   for (uint32_t queue = 0; queue < running_by_queue_.size(); ++queue) {
     if (!in_scope(queue)) continue;
     for (const auto& [priority, job] : running_by_queue_[queue]) {
-      if (priority < r.job.priority) jobs.push_back(job);
+      if ((las_ != nullptr ? PreemptionRank(jobs_[job], now) : priority) < rank)
+        jobs.push_back(job);
     }
   }
   const size_t outranked_count = jobs.size();
@@ -224,6 +280,7 @@ void Engine::StopRunning(JobId id) {
 
 void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   JobRecord& v = record(preemption.job);
+  v.attained_device_us = AttainedDeviceUs(v, now);
   // Charges made at one moment merge, so a follower charging victim by victim carries the list
   // the searching engine does.
   preempter_.changeover().Charge(now, LostDeviceUs(preemption, v.job.total_devices()));

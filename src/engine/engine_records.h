@@ -57,7 +57,11 @@ struct Engine::JobRecord {
   TimeUs checkpoint_base_us = 0;
   uint32_t preemptions = 0;     // Times it was preempted and requeued.
   TimeUs pending_since_us = 0;  // Its submission or last requeue.
-  uint32_t running_slot = 0;    // Running: its place in its queue's running_by_queue_ list.
+  // Device-µs run since its submission or last promotion, its current run aside (las), and the
+  // time it has waited since that promotion after first running (the starvation measure).
+  int64_t attained_device_us = 0;
+  TimeUs waited_since_promotion_us = 0;
+  uint32_t running_slot = 0;  // Running: its place in its queue's running_by_queue_ list.
   std::vector<TaskAllocation> tasks;
   PendingCode code = PendingCode::kNone;
   uint32_t position = 0;

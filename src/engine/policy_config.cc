@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/attained_service.h"
 #include "engine/filter.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
@@ -61,6 +62,22 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
     return context(Error{ErrorCode::kInvalidArgument,
                          "backfill interval, reserve_after and qssf age_limit: expected "
                          "non-negative times"});
+  }
+  const std::vector<int64_t>& limits = config.las.limits_device_s;
+  for (size_t i = 0; i < limits.size(); ++i) {
+    if (limits[i] <= 0 || limits[i] > kMaxServiceLimitDeviceS ||
+        (i > 0 && limits[i] <= limits[i - 1])) {
+      return context(Error{ErrorCode::kInvalidArgument,
+                           fmt::format("las.limits_device_s: expected positive device-seconds "
+                                       "(at most {}) in strictly ascending order, got {} at "
+                                       "position {}",
+                                       kMaxServiceLimitDeviceS, limits[i], i + 1)});
+    }
+  }
+  if (!(config.las.promote_knob >= 0 && std::isfinite(config.las.promote_knob))) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         fmt::format("las.promote_knob: expected a non-negative number, got {}",
+                                     config.las.promote_knob)});
   }
   if (config.reserve_after_us > 0 && config.backfill != BackfillMode::kEasy) {
     return context(Error{ErrorCode::kInvalidArgument,

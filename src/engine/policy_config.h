@@ -48,6 +48,19 @@ struct ServiceOrderConfig {
   TimeUs age_limit_us = 0;
 };
 
+// Discretized two-dimensional least-attained-service (queue_orders/las.cc; Tiresias, Gu et al.,
+// NSDI'19 §3). A job's attained service is the device-time it has run (devices × time) since it
+// was submitted or last promoted; the limits cut it into queues, the least served first.
+struct AttainedServiceConfig {
+  // Queue limits, device-seconds of attained service, strictly ascending: K limits make K + 1
+  // queues. The Tiresias artifact's (SymbioticLab/Tiresias simulator, jobs.py, 3 queues).
+  std::vector<int64_t> limits_device_s = {3250, 7200};
+  // Starvation: a job that has run and has since waited this many times the time it ran (since
+  // its last promotion) goes back to the first queue, its attained service counted from 0
+  // again (the artifact's solve_starvation in dlas_sim_jobs). 0: never (its dlas-gpu).
+  double promote_knob = 0;
+};
+
 // How the multifactor order turns decayed usage into a tenant's fair-share factor, over the
 // tree of queues (fair_share_tree.h).
 enum class FairShareAlgorithm {
@@ -159,10 +172,11 @@ struct PolicyConfig {
   std::string name;
   std::string description;
 
-  // Queue order by name (queue_order.h): "fifo", "priority", "multifactor", "qssf".
+  // Queue order by name (queue_order.h): "fifo", "priority", "multifactor", "qssf", "las".
   std::string queue_order = "fifo";
   MultifactorWeights multifactor;
   ServiceOrderConfig service;
+  AttainedServiceConfig las;
 
   BackfillMode backfill = BackfillMode::kNone;
   // Backfill runs at most this often (Slurm bf_interval); 0 = on every step.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "engine/attained_service.h"
 #include "engine/filter.h"
 #include "engine/queue_order.h"
 #include "engine/quota_yaml.h"
@@ -109,8 +110,30 @@ Status ParseMultifactor(const YamlField& field, MultifactorWeights& out) {
   return {};
 }
 
+Status ParseAttainedService(const YamlField& field, AttainedServiceConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"limits_device_s", "promote_knob"}));
+  POLICY_TRY(Optional(*map, "limits_device_s", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(items, value.Items());
+    out.limits_device_s.clear();
+    for (const YamlField& item : *items) {
+      const int64_t floor = out.limits_device_s.empty() ? 1 : out.limits_device_s.back() + 1;
+      YAML_FIELD_TRY(limit, item.Integer(floor, kMaxServiceLimitDeviceS,
+                                         out.limits_device_s.empty()
+                                             ? "a positive whole number of device-seconds"
+                                             : "device-seconds above the limit before"));
+      out.limits_device_s.push_back(*limit);
+    }
+    return {};
+  }));
+  return Optional(*map, "promote_knob", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(knob, value.Number(0, true, kMaxWeight, "a number, 0 (never) or more"));
+    out.promote_knob = *knob;
+    return {};
+  });
+}
+
 Status ParseQueue(const YamlField& field, PolicyConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"order", "main_depth", "multifactor", "qssf"}));
+  YAML_FIELD_TRY(map, field.Map({"order", "main_depth", "multifactor", "qssf", "las"}));
   POLICY_TRY(Optional(*map, "order", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(name, Registered(value, QueueOrders()));
     out.queue_order = *name;
@@ -124,6 +147,8 @@ Status ParseQueue(const YamlField& field, PolicyConfig& out) {
   POLICY_TRY(Optional(*map, "multifactor", [&](const YamlField& value) {
     return ParseMultifactor(value, out.multifactor);
   }));
+  POLICY_TRY(Optional(
+      *map, "las", [&](const YamlField& value) { return ParseAttainedService(value, out.las); }));
   return Optional(*map, "qssf", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(qssf, value.Map({"age_limit_s"}));
     return Optional(*qssf, "age_limit_s", [&](const YamlField& limit) -> Status {

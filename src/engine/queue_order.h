@@ -21,6 +21,11 @@
 //               = devices × runtime predicted from the tenant's history (runtime_history.h),
 //               ascending; a job waiting longer than the age limit goes first, oldest first.
 //               Recomputed every PriorityCalcPeriod too (history grows, jobs age).
+//  las          Tiresias's discretized 2D least-attained-service (Gu et al., NSDI'19 §3.2):
+//               the queue of the job's attained service (device-time run, policy_config.h
+//               AttainedServiceConfig), least served first, then submit time. The engine also
+//               ranks running jobs by their queue for preemption (attained_service()), so a
+//               job in a lower queue preempts those that have run into a higher one.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +66,8 @@ struct OrderContext {
   double fairshare = 1;
   // The job's runtime as its tenant's history predicts it (runtime_history.h); 0: no history.
   TimeUs predicted_runtime_us = 0;
+  // Device-microseconds the job has run since its submission or last promotion (las).
+  int64_t attained_device_us = 0;
 };
 
 class QueueOrder {
@@ -72,6 +79,9 @@ class QueueOrder {
   virtual bool time_dependent() const { return false; }
   // True when keys read OrderContext::predicted_runtime_us (left 0 for the others).
   virtual bool uses_predicted_runtime() const { return false; }
+  // Non-null when keys rank by attained service (las): preemption then ranks every job by its
+  // service queue in place of its priority (attained_service.h).
+  virtual const AttainedServiceConfig* attained_service() const { return nullptr; }
 };
 
 // Every built-in order, by name; the factory reads its own parameters from the policy.

@@ -51,6 +51,9 @@ struct Job {
   // When it last became pending, where that is after its submission (a requeue before the
   // engine that sees it now); 0: at its submission. The reclaim hysteresis counts from it.
   TimeUs pending_since_us = 0;
+  // Device-microseconds it ran under earlier engines since its submission or last promotion,
+  // its current run aside (the las order's attained service); the engine's count starts here.
+  int64_t attained_device_us = 0;
   // Fabric levels by name (one of the cluster's level names, e.g. "rack" or "leaf"; resolved
   // and checked by ValidateTopologyLevels, job_topology.h). Empty = not stated.
   // Required: the whole gang inside one domain of that level, or it waits (Kueue's

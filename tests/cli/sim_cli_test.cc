@@ -202,14 +202,16 @@ TEST_F(SimCliTest, QueuesFileGivesEveryPolicyItsQueuesAndTheirMetrics) {
                            "  - {name: ab, tenants: [team-a, team-b], guaranteed: {devices: 32},"
                            " borrowing_limit: {devices: 8}}\n"
                            "  - {name: cd, tenants: [team-c, team-d], guaranteed: {devices: 32}}\n";
-  const Outcome run = RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +
-                                  " --policy k8s-preemption,kueue-like,headroom --queues " +
-                                  queues.string() + " --out " + (dir_ / "out").string());
+  const Outcome run =
+      RunHeadroom("sim --cluster " + cluster + " --workload " + Workload() +
+                  " --policy k8s-preemption,kueue-like,tiresias,headroom --queues " +
+                  queues.string() + " --out " + (dir_ / "out").string());
   ASSERT_EQ(run.status, 0) << run.output;
   const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
-  ASSERT_EQ(report["policies"].size(), 3u);
+  ASSERT_EQ(report["policies"].size(), 4u);
   EXPECT_EQ(report["policies"][0]["name"], "k8s-preemption");
   EXPECT_EQ(report["policies"][1]["name"], "kueue-like");
+  EXPECT_EQ(report["policies"][2]["name"], "tiresias");
   for (const auto& policy : report["policies"]) {
     // The baselines preempt as shipped; headroom's preset does not.
     EXPECT_TRUE(policy["metrics"]["preemptions"].is_number()) << policy["name"];

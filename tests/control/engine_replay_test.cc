@@ -221,6 +221,28 @@ TEST_F(EngineReplayTest, ASubmitEventCarriesWhenTheJobWasLastRequeued) {
             std::string::npos);
 }
 
+// Attained service (the las order's) travels in submit and restore events; a negative amount
+// is an error.
+TEST_F(EngineReplayTest, SubmitAndRestoreEventsCarryTheJobsAttainedService) {
+  JobRecord record{.id = 5, .submit_us = 0};
+  record.spec.tenant = "t";
+  EXPECT_FALSE(SubmitEvent(record).contains("attained_device_us"));
+  record.attained_device_us = 4'000'000'000;
+  EXPECT_EQ(SubmitEvent(record)["attained_device_us"], 4'000'000'000);
+  EXPECT_EQ(RestoreEvent(record)["attained_device_us"], 4'000'000'000);
+  EXPECT_EQ(EngineJobOf(record).attained_device_us, 4'000'000'000);
+
+  Json submit = Submit(7, 64);  // More than the tiny cluster has: it stays pending.
+  submit["attained_device_us"] = 123;
+  ASSERT_TRUE(replay_.Apply(Step(2, 10, Json::array({submit}), Json::array())).has_value());
+  EXPECT_EQ(replay_.engine()->attained_device_us(*replay_.EngineIdOf(7)), 123);
+  submit = Submit(9, 1);
+  submit["attained_device_us"] = -1;
+  EXPECT_NE(ErrorOf(Step(3, 20, Json::array({submit}), Json::array()))
+                .find("'attained_device_us': expected a whole number"),
+            std::string::npos);
+}
+
 TEST(EngineReplay, RecordsBeforeTheFirstBuildAreSkipped) {
   EngineReplay replay;
   ASSERT_TRUE(replay.Apply(Step(1, 10, Json::array(), Json::array())).has_value());

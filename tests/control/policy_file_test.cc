@@ -47,7 +47,7 @@ TEST(PolicyFile, ABrokenPolicyFileStopsHeadroomdWithExitTwoNamingTheLine) {
        dir + "/data", "--cluster", testing::TinyClusterFile(), "--policy", file});
   EXPECT_EQ(run.status, 2) << run.err;
   EXPECT_NE(run.err.find(file + ":3: field 'queue.order': expected one of fifo, priority, "
-                                "multifactor, qssf, got \"lifo\""),
+                                "multifactor, qssf, las, got \"lifo\""),
             std::string::npos)
       << run.err;
   EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "one line: " << run.err;
@@ -86,9 +86,10 @@ TEST(PolicyFile, PutReplacesThePolicyAndItStaysUntilAFlagSetsAnother) {
   const auto broken =
       daemon.Put("/v1/policy", daemon.admin(), "name: broken\nqueue:\n  order: lifo\n");
   EXPECT_EQ(broken.status, 400);
-  EXPECT_EQ(broken.body["error"]["message"],
-            "body:3: field 'queue.order': expected one of fifo, priority, multifactor, qssf, got "
-            "\"lifo\"");
+  EXPECT_EQ(
+      broken.body["error"]["message"],
+      "body:3: field 'queue.order': expected one of fifo, priority, multifactor, qssf, las, got "
+      "\"lifo\"");
   EXPECT_EQ(PolicyName(daemon), "headroom");
   // Only an admin sets it; a user reads it.
   const std::string user = daemon.Token({{"role", "user"}, {"tenant", "team-a"}});

@@ -57,6 +57,7 @@ queue:
     shares: {team-a: 3, team-b: 0.5}
     fairshare_algorithm: classic
   qssf: {age_limit_s: 86400}
+  las: {limits_device_s: [100, 200, 300], promote_knob: 2.5}
 backfill: {mode: easy, interval_s: 10, max_jobs: 20, reserve_after_s: 600}
 placement:
   gang: per_task
@@ -113,6 +114,8 @@ queues:
             (std::map<std::string, double>{{"team-a", 3}, {"team-b", 0.5}}));
   EXPECT_EQ(policy->multifactor.fairshare_algorithm, FairShareAlgorithm::kClassic);
   EXPECT_EQ(policy->service.age_limit_us, 86400 * kUsPerSecond);
+  EXPECT_EQ(policy->las.limits_device_s, (std::vector<int64_t>{100, 200, 300}));
+  EXPECT_EQ(policy->las.promote_knob, 2.5);
   EXPECT_EQ(policy->gang_placement, GangPlacement::kPerTask);
   EXPECT_EQ(policy->domain_order, FitOrder::kWorstFit);
   EXPECT_EQ(policy->domains_tried_per_level, UINT32_MAX);
@@ -179,8 +182,16 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
       {"", "p.yaml:1: document: expected a policy"},
       {"description: x\n", "p.yaml:1: field 'name': expected a policy name, got nothing"},
       {"name: x\nqueue:\n  order: lifo\n",
-       "p.yaml:3: field 'queue.order': expected one of fifo, priority, multifactor, qssf, got "
-       "\"lifo\""},
+       "p.yaml:3: field 'queue.order': expected one of fifo, priority, multifactor, qssf, las, "
+       "got \"lifo\""},
+      {"name: x\nqueue:\n  las:\n    limits_device_s: [3250, 3250]\n",
+       "p.yaml:4: field 'queue.las.limits_device_s[1]': expected device-seconds above the limit "
+       "before, got \"3250\""},
+      {"name: x\nqueue:\n  las: {limits_device_s: [0]}\n",
+       "field 'queue.las.limits_device_s[0]': expected a positive whole number of device-seconds"},
+      {"name: x\nqueue:\n  las: {promote_knob: -1}\n",
+       "p.yaml:3: field 'queue.las.promote_knob': expected a number, 0 (never) or more"},
+      {"name: x\nqueue:\n  las: {limits: [1]}\n", "p.yaml:3: field 'queue.las.limits'"},
       {"name: x\nplacement:\n  scorers:\n    - {name: best_fit}\n    - {name: bset_fit}\n",
        "p.yaml:5: field 'placement.scorers[1].name': expected one of best_fit, least_allocated, "
        "most_allocated, first_fit, keep_whole_nodes, domain_pack, got \"bset_fit\""},

@@ -3,9 +3,10 @@
 // rules:
 //  1. engine.CheckInvariants() is empty after every step;
 //  2. every preemption requeues a job that was running, whole (no task of it keeps a device),
-//     of strictly lower priority than its preemptor, which starts in the same step, after the
-//     victim ran at least the minimum run time and had been preempted fewer times than the
-//     per-job budget; no job is decided twice in a step; what the preemptions of any rolling
+//     of strictly lower priority than its preemptor (under tiresias's las order: in a higher
+//     attained-service queue, its service as the engine counts it), which starts in the same step,
+//     after the victim ran at least the minimum run time and had been preempted fewer times than
+//     the per-job budget; no job is decided twice in a step; what the preemptions of any rolling
 //     hour lose stays within the changeover budget; once ordered, a pending job preempted its
 //     budget of times is ahead in the queue of every pending job that was not;
 //  3. independently of the engine, applying the decisions (preemptions, finishes and moves
@@ -28,6 +29,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include "engine/attained_service.h"
 #include "engine/engine.h"
 #include "engine/presets.h"
 #include "testing/cluster_fixtures.h"
@@ -43,7 +45,8 @@ constexpr TimeUs kCheckpointUs = 20 * kUsPerSecond;
 constexpr TimeUs kRestartUs = 5 * kUsPerSecond;
 
 uint64_t g_preemptions_seen = 0;
-uint64_t g_raised_ahead_seen = 0;  // Steps where a job past its budget waited with others.
+uint64_t g_raised_ahead_seen = 0;     // Steps where a job past its budget waited with others.
+uint64_t g_las_preemptions_seen = 0;  // Preemptions by attained service (tiresias).
 
 struct Guards {
   TimeUs min_run_us = 0;
@@ -63,6 +66,9 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   policy->preemption.max_preemptions_per_job = guards.max_preemptions_per_job;
   policy->preemption.checkpoint_interval_us = kCheckpointUs;
   policy->preemption.restart_us = kRestartUs;
+  // Under las, limits that jobs of a few minutes cross.
+  const bool by_service = policy->queue_order == "las";
+  if (by_service) policy->las.limits_device_s = {100, 400};
   Engine engine(cluster, *policy);
   Engine follower(cluster, *policy);
 
@@ -76,7 +82,8 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   std::set<std::pair<TimeUs, uint32_t>> completions;
   std::vector<TimeUs> completion_of(jobs.size(), kNever);
   std::vector<uint32_t> preempted(jobs.size(), 0);
-  std::vector<std::pair<TimeUs, int64_t>> lost;  // (time, device-µs) of every preemption.
+  std::vector<int64_t> attained_us(jobs.size(), 0);  // Device-µs run before the current run.
+  std::vector<std::pair<TimeUs, int64_t>> lost;      // (time, device-µs) of every preemption.
 
   size_t next = 0;
   TimeUs last = jobs.empty() ? 0 : jobs.front().submit_time_us;
@@ -124,7 +131,17 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       const uint32_t job = preemption.job.value();
       RC_ASSERT(named.insert(job).second);
       RC_ASSERT(running.count(job) == 1u);
-      RC_ASSERT(jobs[job].priority < jobs[preemption.preemptor.value()].priority);
+      if (by_service) {
+        // Only a job in a lower service queue preempts, and only jobs in a higher one.
+        const int64_t devices = std::max<int64_t>(jobs[job].total_devices(), 1);
+        attained_us[job] += (now - start_us[job]) * devices;
+        RC_ASSERT(engine.attained_device_us(preemption.job) == attained_us[job]);
+        RC_ASSERT(ServiceQueue(policy->las, attained_us[job]) >
+                  ServiceQueue(policy->las, attained_us[preemption.preemptor.value()]));
+        ++g_las_preemptions_seen;
+      } else {
+        RC_ASSERT(jobs[job].priority < jobs[preemption.preemptor.value()].priority);
+      }
       RC_ASSERT(starting.count(preemption.preemptor.value()) == 1u);
       RC_ASSERT(now - start_us[job] >= guards.min_run_us);
       ++preempted[job];
@@ -233,7 +250,7 @@ TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
       job.runtime_estimate_us = std::max(job.runtime_estimate_us, job.runtime_us);
     }
     const std::string preset =
-        *rc::gen::element<std::string>("headroom", "fifo", "slurm-like", "spread");
+        *rc::gen::element<std::string>("headroom", "fifo", "slurm-like", "spread", "tiresias");
     Guards guards;
     guards.min_run_us = *rc::gen::element<TimeUs>(0, 30 * kUsPerSecond);
     guards.changeover_budget_device_s_per_hour = *rc::gen::element<int64_t>(0, 200, 2000);
@@ -243,6 +260,7 @@ TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
   // The property is only worth its name if preemptions happen: over its runs, some must.
   EXPECT_GT(g_preemptions_seen, 0u);
   EXPECT_GT(g_raised_ahead_seen, 0u);
+  EXPECT_GT(g_las_preemptions_seen, 0u);
 }
 
 }  // namespace

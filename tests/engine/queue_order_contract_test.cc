@@ -58,14 +58,14 @@ RC_GTEST_PROP(QueueOrderContract, KeysArePureTotalAndStableWhenTimeIndependent, 
 
 TEST(QueueOrderContract, EveryOrderIsRegisteredUnderItsOwnName) {
   EXPECT_EQ(QueueOrders().Names(),
-            (std::vector<std::string_view>{"fifo", "priority", "multifactor", "qssf"}));
+            (std::vector<std::string_view>{"fifo", "priority", "multifactor", "qssf", "las"}));
   for (const auto& entry : QueueOrders().entries()) {
     EXPECT_EQ(entry.make(PolicyConfig{})->name(), entry.name);
   }
   auto unknown = MakeQueueOrder("lifo", PolicyConfig{});
   ASSERT_FALSE(unknown.has_value());
   EXPECT_EQ(unknown.error().message,
-            "queue order 'lifo': expected one of fifo, priority, multifactor, qssf");
+            "queue order 'lifo': expected one of fifo, priority, multifactor, qssf, las");
 }
 
 }  // namespace

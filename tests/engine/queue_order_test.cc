@@ -88,5 +88,27 @@ TEST(QueueOrderTest, QssfPutsTheLeastPredictedServiceFirstUntilTheAgeLimit) {
   EXPECT_GT(unaged->Key(JobAt(0, 0, 64), JobId(6), context).primary, 0);
 }
 
+TEST(QueueOrderTest, LasPutsTheLeastServedQueueFirstThenFirstComeFirstServed) {
+  PolicyConfig policy;
+  policy.las.limits_device_s = {100, 1000};
+  auto order = *MakeQueueOrder("las", policy);
+  EXPECT_FALSE(order->time_dependent());
+  ASSERT_NE(order->attained_service(), nullptr);
+  OrderContext context;
+  context.attained_device_us = 100 * kUsPerSecond;  // Reached the first limit: second queue.
+  const QueueKey served_early = order->Key(JobAt(0, 0, 1), JobId(0), context);
+  EXPECT_DOUBLE_EQ(served_early.primary, 1);
+  context.attained_device_us = 99 * kUsPerSecond;
+  const QueueKey fresh_late = order->Key(JobAt(50, 0, 64), JobId(1), context);
+  const QueueKey fresh_later = order->Key(JobAt(60, 0, 1), JobId(2), context);
+  EXPECT_DOUBLE_EQ(fresh_late.primary, 0);
+  EXPECT_LT(fresh_late, served_early);  // Less service first, whatever its size or submission.
+  EXPECT_LT(fresh_late, fresh_later);   // One queue: first come first served.
+  policy.las.promote_knob = 2;
+  EXPECT_TRUE((*MakeQueueOrder("las", policy))->time_dependent());  // Promotions move keys.
+  // The other orders do not rank by attained service.
+  EXPECT_EQ((*MakeQueueOrder("qssf", policy))->attained_service(), nullptr);
+}
+
 }  // namespace
 }  // namespace headroom::engine

@@ -194,10 +194,11 @@ std::function<int()> AddSimCommand(CLI::App& app) {
                    "FORMAT:PATH with FORMAT openb, philly, helios, itp or synthetic")
       ->required();
   command
-      ->add_option("--policy", flags->policies,
-                   "Comma-separated policies: presets (fifo, slurm-like, spread, headroom), "
-                   "preemption baselines (k8s-preemption, kueue-like), policy files (FILE.yaml, "
-                   "docs/engine.md \"Policy files\"), or all presets")
+      ->add_option(
+          "--policy", flags->policies,
+          "Comma-separated policies: presets (fifo, slurm-like, spread, headroom), "
+          "preemption baselines (k8s-preemption, kueue-like, tiresias), policy files (FILE.yaml, "
+          "docs/engine.md \"Policy files\"), or all presets")
       ->capture_default_str();
   command->add_option("--seed", flags->seed, "Seed for synthetic inputs")->capture_default_str();
   command->add_option("--out", flags->out, "Directory for report.json and report.html")

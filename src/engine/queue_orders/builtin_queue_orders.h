@@ -12,5 +12,6 @@ std::unique_ptr<QueueOrder> MakeFifoOrder(const PolicyConfig& policy);
 std::unique_ptr<QueueOrder> MakePriorityOrder(const PolicyConfig& policy);
 std::unique_ptr<QueueOrder> MakeMultifactorOrder(const PolicyConfig& policy);
 std::unique_ptr<QueueOrder> MakeServiceOrder(const PolicyConfig& policy);
+std::unique_ptr<QueueOrder> MakeAttainedServiceOrder(const PolicyConfig& policy);
 
 }  // namespace headroom::engine

@@ -1,0 +1,141 @@
+// Attained-service queues (engine/attained_service.h) and the las order with the engine's
+// service ranks (queue_orders/las.cc, engine_preempt.cc): the queue arithmetic, and exact
+// Tiresias scenarios on one 8-device node — a job that runs into a higher queue is preempted
+// by a newcomer at the microsecond it crosses, jobs of one queue keep first come first served
+// and never preempt each other, and a starved job is promoted back to the first queue.
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/attained_service.h"
+#include "engine/engine.h"
+#include "tests/engine/scenario.h"
+
+namespace headroom::engine {
+namespace {
+
+using testing::Harness;
+using testing::MakeCluster;
+using testing::MakeJob;
+using testing::Victims;
+
+TEST(AttainedService, QueuesAreCutByTheLimitsAndALimitReachedIsTheNextQueue) {
+  const AttainedServiceConfig config{.limits_device_s = {3250, 7200}};
+  EXPECT_EQ(ServiceQueue(config, 0), 0u);
+  EXPECT_EQ(ServiceQueue(config, SecondsToUs(3250) - 1), 0u);
+  EXPECT_EQ(ServiceQueue(config, SecondsToUs(3250)), 1u);
+  EXPECT_EQ(ServiceQueue(config, SecondsToUs(7199)), 1u);
+  EXPECT_EQ(ServiceQueue(config, SecondsToUs(7200)), 2u);
+  EXPECT_EQ(ServiceQueue(config, std::numeric_limits<int64_t>::max()), 2u);
+  EXPECT_EQ(ServiceQueueEndDeviceUs(config, 0), SecondsToUs(3250));
+  EXPECT_EQ(ServiceQueueEndDeviceUs(config, 1), SecondsToUs(7200));
+  EXPECT_EQ(ServiceQueueEndDeviceUs(config, 2), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(ServiceQueue(AttainedServiceConfig{.limits_device_s = {}}, SecondsToUs(1e6)), 0u);
+}
+
+model::Job SubmittedAt(model::Job job, double submit_s) {
+  job.submit_time_us = SecondsToUs(submit_s);
+  return job;
+}
+
+struct OneNode {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}}}});
+};
+
+// 8 devices cross the first limit, 3,250 device-seconds, after 406.25 s of running.
+constexpr TimeUs kFirstQueueRunUs = 406'250'000;
+
+TEST(TiresiasScenario, AJobThatRunsIntoTheNextQueueIsPreemptedByANewcomerWhenItCrosses) {
+  OneNode t;
+  Harness h(t.cluster, "tiresias");
+  const JobId first = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 0));
+  h.Step(0);
+  ASSERT_EQ(h.engine().state(first), JobState::kRunning);
+
+  // Both are in the first queue: the newcomer waits, and the engine wakes when the running job
+  // crosses into the second.
+  const JobId second = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 100));
+  EXPECT_TRUE(h.Step(100).preemptions.empty());
+  EXPECT_EQ(h.engine().state(second), JobState::kPending);
+  EXPECT_EQ(h.engine().NextWakeupUs(), kFirstQueueRunUs);
+  EXPECT_TRUE(h.Step(406.249999).preemptions.empty());
+
+  Decisions crossed = h.Step(406.25);
+  ASSERT_EQ(Victims(crossed), std::vector<JobId>{first});
+  EXPECT_EQ(crossed.preemptions[0].preemptor, second);
+  EXPECT_EQ(h.engine().state(second), JobState::kRunning);
+  EXPECT_EQ(h.engine().attained_device_us(first), SecondsToUs(3250));
+
+  // The second job crosses at 812.5 s; now both are in the second queue and neither preempts
+  // the other: the first waits.
+  EXPECT_TRUE(h.Step(812.5).preemptions.empty());
+  EXPECT_TRUE(h.Step(850).preemptions.empty());
+  EXPECT_EQ(h.engine().state(first), JobState::kPending);
+
+  // A third job, in the first queue, preempts the second (second queue) and goes ahead of the
+  // first, which has waited longer but has had more service.
+  const JobId third = h.Submit(SubmittedAt(MakeJob(1, 8, 100), 900));
+  const Decisions newcomer = h.Step(900);
+  ASSERT_EQ(Victims(newcomer), std::vector<JobId>{second});
+  EXPECT_EQ(h.engine().state(third), JobState::kRunning);
+
+  // Within the second queue, first come first served: the first job starts before the second.
+  h.Finish(third);
+  const Decisions after = h.Step(1000);
+  ASSERT_EQ(after.starts.size(), 1u);
+  EXPECT_EQ(after.starts[0].job, first);
+  EXPECT_TRUE(after.preemptions.empty());
+}
+
+TEST(TiresiasScenario, AStarvedJobIsPromotedToTheFirstQueueOnlyWithThePromoteKnob) {
+  for (const double knob : {0.0, 1.0}) {
+    SCOPED_TRACE(knob);
+    OneNode t;
+    PolicyConfig policy = testing::Preset("tiresias");
+    policy.las.promote_knob = knob;
+    policy.multifactor.recalc_period_us = kUsPerSecond;  // Promotions are looked at each second.
+    Harness h(t.cluster, policy);
+    const JobId first = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 0));
+    h.Step(0);
+    const JobId second = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 10));
+    h.Step(10);
+    ASSERT_EQ(Victims(h.Step(406.25)), std::vector<JobId>{first});
+
+    // At 812.5 s the second job reaches the second queue, and the first, which ran 406.25 s,
+    // has waited as long: with knob 1 it is back in the first queue and preempts the second.
+    const Decisions at = h.Step(812.5);
+    if (knob > 0) {
+      ASSERT_EQ(Victims(at), std::vector<JobId>{second});
+      EXPECT_EQ(h.engine().state(first), JobState::kRunning);
+      EXPECT_EQ(h.engine().attained_device_us(first), 0);
+    } else {
+      EXPECT_TRUE(at.preemptions.empty());
+      EXPECT_EQ(h.engine().state(first), JobState::kPending);
+      EXPECT_EQ(h.engine().attained_device_us(first), SecondsToUs(3250));
+    }
+  }
+}
+
+// Service carried from an earlier engine (model::Job::attained_device_us) places a job in its
+// queue from the start: here behind a later job that has had none.
+TEST(TiresiasScenario, ServiceFromAnEarlierEngineCountsTowardTheQueue) {
+  OneNode t;
+  Harness h(t.cluster, "tiresias");
+  const JobId filler = h.Submit(SubmittedAt(MakeJob(1, 8, 100), 0));
+  h.Step(0);
+  model::Job served = SubmittedAt(MakeJob(1, 8, 100), 1);
+  served.attained_device_us = SecondsToUs(4000);
+  const JobId old = h.Submit(served);
+  const JobId fresh = h.Submit(SubmittedAt(MakeJob(1, 8, 100), 2));
+  h.Step(2);
+  h.Finish(filler);
+  const Decisions after = h.Step(100);
+  ASSERT_EQ(after.starts.size(), 1u);
+  EXPECT_EQ(after.starts[0].job, fresh);
+  EXPECT_EQ(h.engine().state(old), JobState::kPending);
+  EXPECT_EQ(h.engine().attained_device_us(old), SecondsToUs(4000));
+}
+
+}  // namespace
+}  // namespace headroom::engine
