@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,22 +32,41 @@ int main(int argc, char** argv) {
   app.fallthrough();
   auto connection = std::make_shared<ConnectionOptions>();
   AddConnectionOptions(app, *connection);
-  std::vector<std::function<int()>> runners = {
-      AddSimCommand(app),
-      AddGenClusterCommand(app),
-      AddSubmitCommand(app, connection),
-      AddQueueCommand(app, connection),
-      AddExplainCommand(app, connection),
-      AddNodesCommand(app, connection),
-      AddQueuesCommand(app, connection),
-      AddCancelCommand(app, connection),
-      AddDrainCommand(app, connection),
-      AddServicesCommand(app, connection),
-      AddScaleCommand(app, connection),
-      AddStoreCommand(app),
-      AddReplayCommand(app),
-      AddPolicyCommand(app, connection),
+  using Adder = std::function<int()> (*)(CLI::App&, const Connection&);
+  static constexpr std::pair<std::string_view, Adder> kVerbs[] = {
+      {"sim", [](CLI::App& a, const Connection&) { return AddSimCommand(a); }},
+      {"gen-cluster", [](CLI::App& a, const Connection&) { return AddGenClusterCommand(a); }},
+      {"submit", [](CLI::App& a, const Connection& c) { return AddSubmitCommand(a, c); }},
+      {"queue", [](CLI::App& a, const Connection& c) { return AddQueueCommand(a, c); }},
+      {"explain", [](CLI::App& a, const Connection& c) { return AddExplainCommand(a, c); }},
+      {"nodes", [](CLI::App& a, const Connection& c) { return AddNodesCommand(a, c); }},
+      {"queues", [](CLI::App& a, const Connection& c) { return AddQueuesCommand(a, c); }},
+      {"cancel", [](CLI::App& a, const Connection& c) { return AddCancelCommand(a, c); }},
+      {"drain", [](CLI::App& a, const Connection& c) { return AddDrainCommand(a, c); }},
+      {"services", [](CLI::App& a, const Connection& c) { return AddServicesCommand(a, c); }},
+      {"scale", [](CLI::App& a, const Connection& c) { return AddScaleCommand(a, c); }},
+      {"store", [](CLI::App& a, const Connection&) { return AddStoreCommand(a); }},
+      {"replay", [](CLI::App& a, const Connection&) { return AddReplayCommand(a); }},
+      {"policy", [](CLI::App& a, const Connection& c) { return AddPolicyCommand(a, c); }},
   };
+  // Only the verb asked for is built, when one word of the command line names a verb and no
+  // other does: building every verb's options is most of the CLI's own start. Otherwise (help,
+  // a mistyped verb, a value that happens to be a verb's name) every verb is, so that help and
+  // errors list them all.
+  const std::pair<std::string_view, Adder>* only = nullptr;
+  int named = 0;
+  for (int i = 1; i < argc; ++i) {
+    for (const auto& verb : kVerbs) {
+      if (verb.first == argv[i]) {
+        only = &verb;
+        ++named;
+      }
+    }
+  }
+  std::vector<std::function<int()>> runners;
+  for (const auto& verb : kVerbs) {
+    if (named != 1 || &verb == only) runners.push_back(verb.second(app, connection));
+  }
   app.set_version_flag("--version", "headroom " HEADROOM_VERSION);
   try {
     app.parse(argc, argv);

@@ -323,6 +323,20 @@ TEST(ClientConnection, RefusedConnectionExitsOneWithAClearLine) {
   EXPECT_NE(bad_url.err.find("scheme must be http or https"), std::string::npos) << bad_url.err;
 }
 
+// The CLI builds only the verb the command line names; a value that is another verb's name
+// (here the token "submit") makes it build them all, and the verb still runs.
+TEST(ClientConnection, AValueNamedLikeAVerbDoesNotTakeTheVerbsPlace) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(FreePort());
+  const CommandOutcome run = RunHeadroom({"--token", "submit", "--server", url, "queue"});
+  EXPECT_EQ(run.status, 1) << run.err;
+  EXPECT_NE(run.err.find("cannot reach headroomd"), std::string::npos) << run.err;
+  const CommandOutcome help = RunHeadroom({"--help"});
+  EXPECT_EQ(help.status, 0);
+  for (const char* verb : {"sim", "submit", "queue", "policy", "replay"}) {
+    EXPECT_NE(help.out.find(std::string("  ") + verb), std::string::npos) << verb;
+  }
+}
+
 TEST(ClientConnection, AValueThatIsNotUtf8IsAClearErrorBeforeAnyRequest) {
   const std::string url = "http://127.0.0.1:" + std::to_string(FreePort());
   const CommandOutcome run =
