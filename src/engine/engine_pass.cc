@@ -149,6 +149,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
   const JobId previous_head = blocked_head_;
   blocked_head_ = JobId();
   preemption_wakeup_us_ = kNever;
+  service_sweep_us_ = -1;  // The running jobs may differ from the last pass's at this time.
 
   std::unordered_map<Shape, bool, ShapeHash> held_for_reservation;
   uint32_t examined = 0;
