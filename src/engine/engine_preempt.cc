@@ -34,10 +34,14 @@ namespace headroom::engine {
 
 namespace {
 
-// What a preemption loses: its lost work and restart, × the job's devices (a share counts one).
-int64_t LostDeviceUs(const PreemptJob& preemption, uint64_t devices) {
-  return (preemption.lost_us + preemption.restart_us) *
-         static_cast<int64_t>(std::max<uint64_t>(devices, 1));
+// The devices a job's lost work and attained service are counted over: a share counts one.
+int64_t CountedDevices(const model::Job& job) {
+  return static_cast<int64_t>(std::max<uint64_t>(job.total_devices(), 1));
+}
+
+// What a preemption loses: its lost work and restart, × the job's devices.
+int64_t LostDeviceUs(const PreemptJob& preemption, const model::Job& job) {
+  return (preemption.lost_us + preemption.restart_us) * CountedDevices(job);
 }
 
 // The queues' books as a search sees them (a copy the search changes): a candidate that runs on
@@ -74,8 +78,7 @@ class QuotaGate final : public PreemptionGate {
 
 int64_t Engine::AttainedDeviceUs(const JobRecord& r, TimeUs now) const {
   if (r.state != JobState::kRunning) return r.attained_device_us;
-  return r.attained_device_us +
-         (now - r.start_us) * static_cast<int64_t>(std::max<uint64_t>(r.job.total_devices(), 1));
+  return r.attained_device_us + (now - r.start_us) * CountedDevices(r.job);
 }
 
 int32_t Engine::PreemptionRank(const JobRecord& r, TimeUs now) const {
@@ -86,8 +89,8 @@ int32_t Engine::PreemptionRank(const JobRecord& r, TimeUs now) const {
 void Engine::PromoteIfStarved(JobRecord& r, TimeUs now) const {
   if (las_->promote_knob <= 0 || r.attained_device_us == 0) return;
   // The artifact compares time pending since promotion (once it has run) with time run.
-  const double ran_us = static_cast<double>(r.attained_device_us) /
-                        static_cast<double>(std::max<uint64_t>(r.job.total_devices(), 1));
+  const double ran_us =
+      static_cast<double>(r.attained_device_us) / static_cast<double>(CountedDevices(r.job));
   const TimeUs waited_us = r.waited_since_promotion_us + (now - r.pending_since_us);
   if (static_cast<double>(waited_us) >= las_->promote_knob * ran_us) {
     r.attained_device_us = 0;
@@ -107,7 +110,7 @@ void Engine::SweepServiceQueues(TimeUs now) {
       top_service_queue_by_queue_[queue] = std::max(top_service_queue_by_queue_[queue], level);
       const int64_t end_device_us = ServiceQueueEndDeviceUs(*las_, level);
       if (end_device_us == std::numeric_limits<int64_t>::max()) continue;
-      const int64_t devices = static_cast<int64_t>(std::max<uint64_t>(v.job.total_devices(), 1));
+      const int64_t devices = CountedDevices(v.job);
       // The first microsecond its attained service reaches the queue's end.
       const int64_t run_us = (end_device_us - v.attained_device_us + devices - 1) / devices;
       next_service_change_us_ = std::min(next_service_change_us_, v.start_us + run_us);
@@ -150,7 +153,7 @@ PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const
   preemption.lost_us =
       Preempter::LostUs(v.checkpoint_base_us, preemption.checkpoint_interval_us, now);
   preemption.restart_us = policy_.preemption.restart_us;
-  preemption.cost_device_us = LostDeviceUs(preemption, v.job.total_devices());
+  preemption.cost_device_us = LostDeviceUs(preemption, v.job);
   return preemption;
 }
 
@@ -283,7 +286,7 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   v.attained_device_us = AttainedDeviceUs(v, now);
   // Charges made at one moment merge, so a follower charging victim by victim carries the list
   // the searching engine does.
-  preempter_.changeover().Charge(now, LostDeviceUs(preemption, v.job.total_devices()));
+  preempter_.changeover().Charge(now, LostDeviceUs(preemption, v.job));
   StopRunning(preemption.job);
   v.tasks.clear();
   v.state = JobState::kPending;
