@@ -4,10 +4,10 @@
 #include <map>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "base/check.h"
 #include "control/clock.h"
+#include "control/logging.h"
 #include "model/cluster_builder.h"
 
 namespace headroom::control {
@@ -81,8 +81,8 @@ std::vector<ReportedExit> ExitsPlacedOn(DaemonState& state, const std::string& n
       continue;
     }
     ++state.foreign_reports_total;
-    spdlog::warn("agents: node {} reported an exit of job {} rank {}, not placed on it; ignored",
-                 node, exit.job, exit.rank);
+    LogWarn("agents: node {} reported an exit of job {} rank {}, not placed on it; ignored", node,
+            exit.job, exit.rank);
   }
   return placed;
 }
@@ -117,8 +117,7 @@ std::shared_ptr<const model::Cluster> ClusterOfRegisteredNodes(const DaemonState
   if (count == 0) return nullptr;
   auto cluster = std::move(builder).Build();
   if (!cluster) {
-    spdlog::error("agents: the registered nodes do not form a cluster: {}",
-                  cluster.error().message);
+    LogError("agents: the registered nodes do not form a cluster: {}", cluster.error().message);
     return nullptr;
   }
   return std::make_shared<const model::Cluster>(std::move(*cluster));
@@ -203,8 +202,8 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
     auto it = gangs_.find(exit.job);
     if (it == gangs_.end() || exit.rank >= it->second.world_size) continue;
     if (exit.attempt && *exit.attempt != it->second.attempt) {
-      spdlog::debug("agents: job {} rank {}: exit of attempt {} ignored, attempt {} runs", exit.job,
-                    exit.rank, *exit.attempt, it->second.attempt);
+      LogDebug("agents: job {} rank {}: exit of attempt {} ignored, attempt {} runs", exit.job,
+               exit.rank, *exit.attempt, it->second.attempt);
       continue;
     }
     it->second.exits[exit.rank] = exit.exit_code;

@@ -5,14 +5,8 @@
 #include <fstream>
 #include <iterator>
 
-#include <spdlog/spdlog.h>
-
-// The dashboard page is the web layer's (src/web, built by the client branch); until that
-// layer exists on this branch, "/" is simply not served.
-#if __has_include("web/dashboard.h")
+#include "control/logging.h"
 #include "web/dashboard.h"
-#define HEADROOM_HAS_DASHBOARD 1
-#endif
 
 namespace headroom::control {
 
@@ -28,7 +22,7 @@ void Respond(HttpResponse& response, const std::function<ApiResult<Reply>()>& ha
     try {
       return handler();
     } catch (const std::exception& e) {
-      spdlog::error("request failed: {}", e.what());
+      LogError("request failed: {}", e.what());
       return Fail(500, "internal error: {}", e.what());
     }
   }();
@@ -135,14 +129,12 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServe
         response.set_content(R"({"status":"ok"})", "application/json");
       },
       RouteAccess::kPublic, RouteRunner::kInline);
-#ifdef HEADROOM_HAS_DASHBOARD
   router.Get(
       "/",
       [](const HttpRequest&, HttpResponse& response) {
         response.set_content(std::string(web::DashboardHtml()), "text/html; charset=utf-8");
       },
       RouteAccess::kPublic, RouteRunner::kInline);
-#endif
   RegisterJobRoutes(router, ctx);
   RegisterNodeRoutes(router, ctx);
   RegisterAgentRoutes(router, ctx);

@@ -10,10 +10,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include <spdlog/spdlog.h>
-
 #include "control/engine_log.h"
 #include "control/engine_replay.h"
+#include "control/logging.h"
 #include "control/simulated_backend.h"
 #include "engine/policy_yaml.h"
 #include "model/cluster_yaml.h"
@@ -41,8 +40,8 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
           ? CarriedOf(body["build"])
           : MakeError(ErrorCode::kInvalidArgument, "not a build record");
   if (!snapshot) {
-    spdlog::warn("engine log record {}: {}; the engine starts without fair-share history",
-                 (*newest)->seq, snapshot.error().message);
+    LogWarn("engine log record {}: {}; the engine starts without fair-share history",
+            (*newest)->seq, snapshot.error().message);
     return {};
   }
   EngineReplay replay(ReplayMode::kFollow);
@@ -52,7 +51,7 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
         (*newest)->seq, [&](const EngineLogRecord& record) { return replay.Apply(record); });
   }
   if (!followed || replay.engine() == nullptr) {
-    spdlog::warn(
+    LogWarn(
         "engine log after record {}: {}; the engine starts from that snapshot's "
         "fair-share history",
         (*newest)->seq, followed ? "no engine" : followed.error().message);
@@ -69,7 +68,7 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
     }
   }
   const TimeUs as_of_us = std::max(replay.last_step_us(), snapshot->as_of_us);
-  spdlog::info(
+  LogInfo(
       "engine history recovered from the snapshot at engine log record {} and {} "
       "steps after it ({} events, {} decisions), as of {:.3f} s",
       (*newest)->seq, replay.steps(), replay.events(), replay.decisions(), UsToSeconds(as_of_us));
@@ -171,10 +170,10 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return tl::unexpected(server.error());
   }
   daemon->server_ = std::move(*server);
-  spdlog::info(
-      "headroomd serving on {}://{}:{} (data dir {}, {} backend, policy {})",
-      options.tls_cert.empty() ? "http" : "https", options.host, daemon->port(), options.data_dir,
-      options.backend == BackendKind::kSimulated ? "simulated" : "agents", policy->policy.name);
+  LogInfo("headroomd serving on {}://{}:{} (data dir {}, {} backend, policy {})",
+          options.tls_cert.empty() ? "http" : "https", options.host, daemon->port(),
+          options.data_dir, options.backend == BackendKind::kSimulated ? "simulated" : "agents",
+          policy->policy.name);
   return daemon;
 }
 
@@ -193,8 +192,8 @@ tl::expected<void, Error> Daemon::ChoosePolicy(const DaemonOptions& options,
   if (!kept) {
     // Set through the API, so it parsed then; a newer headroomd may have dropped a piece it
     // names. Starting matters more than the choice: run the default and say so.
-    spdlog::error("{}; running the {} policy instead (set one with --policy or PUT /v1/policy)",
-                  kept.error().message, chosen.policy.name);
+    LogError("{}; running the {} policy instead (set one with --policy or PUT /v1/policy)",
+             kept.error().message, chosen.policy.name);
     return {};
   }
   chosen = {std::move(*kept), stored->value};
@@ -226,7 +225,7 @@ Result<StoreSnapshot> Daemon::LoadStore(const DaemonOptions& options) {
   }
   std::vector<StoreWrite> writes;
   for (const BadRow& row : loaded.bad_rows) {
-    spdlog::warn("repair: {}: moved to the quarantine table", DescribeBadRow(row));
+    LogWarn("repair: {}: moved to the quarantine table", DescribeBadRow(row));
     if (row.table == "jobs" && static_cast<uint64_t>(row.rowid) >= next_job_id) {
       next_job_id = static_cast<uint64_t>(row.rowid) + 1;
       writes.clear();
@@ -237,8 +236,8 @@ Result<StoreSnapshot> Daemon::LoadStore(const DaemonOptions& options) {
     return tl::unexpected(ok.error());
   }
   for (StoreWrite& write : writes) loaded.snapshot.meta.push_back(std::get<MetaRecord>(write));
-  spdlog::info("repair: {} bad rows moved to the quarantine table of {}/{}", loaded.bad_rows.size(),
-               options.data_dir, kStoreFileName);
+  LogInfo("repair: {} bad rows moved to the quarantine table of {}/{}", loaded.bad_rows.size(),
+          options.data_dir, kStoreFileName);
   return std::move(loaded.snapshot);
 }
 
@@ -297,9 +296,9 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
     }
   }
   for (const TokenRecord& token : snapshot.tokens) tokens_.Add(token);
-  spdlog::info("recovered {} jobs ({} pending, {} running), {} services, {} nodes, {} tokens",
-               state_.jobs.size(), pending, running, state_.services.size(), state_.nodes.size(),
-               tokens_.size());
+  LogInfo("recovered {} jobs ({} pending, {} running), {} services, {} nodes, {} tokens",
+          state_.jobs.size(), pending, running, state_.services.size(), state_.nodes.size(),
+          tokens_.size());
   return {};
 }
 
@@ -325,7 +324,7 @@ tl::expected<void, Error> Daemon::EnsureAdminToken() {
     return MakeError(ErrorCode::kIo, "cannot write {}: {}", admin_token_path_,
                      std::strerror(errno));
   }
-  spdlog::info("wrote the admin token to {}", admin_token_path_);
+  LogInfo("wrote the admin token to {}", admin_token_path_);
   return {};
 }
 
@@ -336,7 +335,7 @@ void Daemon::Stop() {
   if (server_) server_->Stop();
   if (loop_) loop_->Stop();
   if (journal_) journal_->Stop();
-  spdlog::info("headroomd stopped");
+  LogInfo("headroomd stopped");
 }
 
 Daemon::~Daemon() { Stop(); }

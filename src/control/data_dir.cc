@@ -11,8 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include <spdlog/spdlog.h>
-
+#include "control/logging.h"
 #include "control/token_auth.h"
 
 namespace headroom::control {
@@ -52,7 +51,7 @@ tl::expected<void, Error> Tighten(const std::string& path) {
     return MakeError(ErrorCode::kIo, "{} is mode {:o} and cannot be made 0600: {}", path,
                      info.st_mode & 0777, std::strerror(errno));
   }
-  spdlog::warn("{} was mode {:o}; made it 0600", path, info.st_mode & 0777);
+  LogWarn("{} was mode {:o}; made it 0600", path, info.st_mode & 0777);
   return {};
 }
 

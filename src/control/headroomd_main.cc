@@ -8,18 +8,44 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
+#include <string_view>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "control/daemon.h"
+#include "control/logging.h"
 
 namespace {
 
 using headroom::control::BackendKind;
 using headroom::control::Daemon;
 using headroom::control::DaemonOptions;
+using headroom::control::LogLevel;
+
+// headroomd's lines (control/logging.h) go to spdlog's logger on stderr: a time stamp, the
+// program and the level on each.
+spdlog::level::level_enum SpdlogLevel(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug:
+      return spdlog::level::debug;
+    case LogLevel::kInfo:
+      return spdlog::level::info;
+    case LogLevel::kWarn:
+      return spdlog::level::warn;
+    case LogLevel::kError:
+      return spdlog::level::err;
+  }
+  return spdlog::level::err;
+}
+
+void LogToSpdlog(LogLevel level, std::string_view line) {
+  spdlog::default_logger_raw()->log(SpdlogLevel(level),
+                                    spdlog::string_view_t(line.data(), line.size()));
+}
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "headroomd: %s\n", message.c_str());
@@ -39,6 +65,7 @@ int main(int argc, char** argv) {
   double keep_finished_s = 86400;
   double engine_snapshot_s = 3600;
   double engine_log_keep_s = 7 * 86400;
+  std::string log_level = "info";
   app.add_option("--listen", listen, "HOST:PORT to serve on (PORT 0: any free port)");
   app.add_option("--data-dir", options.data_dir, "Directory for headroom.db and admin.token")
       ->required();
@@ -92,6 +119,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-long-polls-per-token", options.max_long_polls_per_token,
                  "Parked GET /v1/events long-polls per token (default 16)")
       ->check(CLI::Range(1, 100'000));
+  app.add_option("--log-level", log_level, "debug, info, warning or error (default info)")
+      ->check(CLI::IsMember({"debug", "info", "warning", "error"}));
   app.set_version_flag("--version", "headroomd " HEADROOM_VERSION);
   try {
     app.parse(argc, argv);
@@ -102,6 +131,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Usage(e.what());
   }
+  spdlog::set_default_logger(spdlog::stderr_color_mt("headroomd"));
+  spdlog::set_level(spdlog::level::trace);  // the filter is the control layer's (LogEnabled)
+  const std::map<std::string, LogLevel> log_levels = {{"debug", LogLevel::kDebug},
+                                                      {"info", LogLevel::kInfo},
+                                                      {"warning", LogLevel::kWarn},
+                                                      {"error", LogLevel::kError}};
+  headroom::control::SetLogSink(&LogToSpdlog, log_levels.at(log_level));
   options.policy_given = app.count("--policy") > 0;
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos || colon == 0) {
@@ -178,7 +214,7 @@ int main(int argc, char** argv) {
   }
   int signal = 0;
   sigwait(&stop_signals, &signal);
-  spdlog::info("signal {}: stopping", signal);
+  headroom::control::LogInfo("signal {}: stopping", signal);
   (*daemon)->Stop();
   return 0;
 }

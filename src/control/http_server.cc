@@ -11,9 +11,8 @@
 #include <cstdarg>
 #include <cstring>
 
-#include <spdlog/spdlog.h>
-
 #include "base/check.h"
+#include "control/logging.h"
 #include "control/thread_name.h"
 
 namespace headroom::control {
@@ -70,7 +69,7 @@ void Log(void*, const char* format, va_list args) {
   std::string text(line);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   // Hostile or broken clients are normal at this boundary: their errors are debug detail.
-  spdlog::debug("http: {}", text);
+  LogDebug("http: {}", text);
 }
 
 Result<int> Listen(const std::string& host, int port, int backlog) {
@@ -226,7 +225,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(Router router, HttpServerO
       MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC | MHD_USE_ERROR_LOG;
   const bool tls = !o.tls_cert_pem.empty() || !o.tls_key_pem.empty();
   if (tls) flags |= MHD_USE_TLS;
+  // The logger first: libmicrohttpd reports the options before it with its own logger.
   std::vector<MHD_OptionItem> items = {
+      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&Log), nullptr},
       {MHD_OPTION_LISTEN_SOCKET, server->listen_fd_, nullptr},
       {MHD_OPTION_THREAD_POOL_SIZE, static_cast<intptr_t>(o.event_threads), nullptr},
       {MHD_OPTION_CONNECTION_LIMIT, static_cast<intptr_t>(o.max_connections), nullptr},
@@ -235,7 +236,6 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(Router router, HttpServerO
        nullptr},
       {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(&HttpServerCallbacks::Completed),
        nullptr},
-      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&Log), nullptr},
   };
   if (tls) {
     items.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(o.tls_cert_pem.c_str())});
@@ -303,8 +303,8 @@ int HttpServer::Access(MHD_Connection* connection, const char* url, const char* 
       current.discarded_bytes += size;
       if (current.discarded_bytes > options_.max_discard_bytes) {
         // Endless or huge: stop reading; a response cannot be queued mid-upload, so close.
-        spdlog::debug("http: {} {}: body dropped after {} bytes, connection closed",
-                      current.request.method, current.request.path, current.discarded_bytes);
+        LogDebug("http: {} {}: body dropped after {} bytes, connection closed",
+                 current.request.method, current.request.path, current.discarded_bytes);
         return MHD_NO;
       }
       return MHD_YES;
@@ -363,7 +363,7 @@ void Run(const Router::Route& route, HttpRequest& request, HttpResponse& respons
   try {
     route.handler(request, response);
   } catch (const std::exception& e) {
-    spdlog::error("request {} {} failed: {}", request.method, request.path, e.what());
+    LogError("request {} {} failed: {}", request.method, request.path, e.what());
     response = HttpResponse{};
     response.status = 500;
     response.body = R"({"error":{"code":"internal","message":"internal error"}})";

@@ -4,10 +4,9 @@
 #include <chrono>
 #include <future>
 
-#include <spdlog/spdlog.h>
-
 #include "base/check.h"
 #include "control/engine_log.h"
+#include "control/logging.h"
 #include "control/thread_name.h"
 #include "engine/pending_reason.h"
 
@@ -211,7 +210,7 @@ void LiveLoop::Iterate(TimeUs now) {
 bool LiveLoop::CommitThenApply(std::vector<StoreWrite> writes, std::string_view what, TimeUs now,
                                const std::function<void()>& apply) {
   if (auto ok = journal_.Commit(std::move(writes)); !ok) {
-    spdlog::error("journal: {} not committed: {}", what, ok.error().message);
+    LogError("journal: {} not committed: {}", what, ok.error().message);
     rebuild_ = true;
     retry_at_us_ = now + kUsPerSecond;
     return false;
@@ -248,15 +247,15 @@ void LiveLoop::ForgetFinished(TimeUs now) {
   const size_t forgotten = writes.size();
   writes.push_back(MetaRecord{kNextJobIdKey, std::to_string(next_job_id)});
   if (auto ok = journal_.Commit(std::move(writes)); !ok) {
-    spdlog::error("journal: finished jobs not forgotten: {}", ok.error().message);
+    LogError("journal: finished jobs not forgotten: {}", ok.error().message);
     return;
   }
   {
     std::lock_guard lock(state_.mu);
     for (size_t i = 0; i < forgotten; ++i) state_.jobs.Erase(finished[i].second);
   }
-  spdlog::info("forgot {} finished jobs (kept: ended within {:.0f} s, at most {})", forgotten,
-               UsToSeconds(options_.keep_finished_us), options_.max_finished);
+  LogInfo("forgot {} finished jobs (kept: ended within {:.0f} s, at most {})", forgotten,
+          UsToSeconds(options_.keep_finished_us), options_.max_finished);
 }
 
 void LiveLoop::ApplyCompletions(const std::vector<Completion>& completions, TimeUs now) {

@@ -2,12 +2,11 @@
 // failed — running jobs restored on their devices (placements translated between the daemon's
 // node names and device indices and the engine's ids), pending ones submitted again (live_loop.h).
 #include "control/live_loop.h"
+#include "control/logging.h"
 
 #include <optional>
 #include <unordered_map>
 #include <utility>
-
-#include <spdlog/spdlog.h>
 
 #include "control/engine_log.h"
 
@@ -119,9 +118,9 @@ void LiveLoop::Rebuild(TimeUs now) {
   }
   for (const JobRecord& job : pending) EnqueueSubmit(job);
   snapshot_events_ = events_.size();
-  spdlog::info("engine rebuilt: {} nodes, {} devices, {} running restored, {} pending",
-               cluster_->nodes().size(), cluster_->devices().size(),
-               running.size() - misfits.size(), pending.size());
+  LogInfo("engine rebuilt: {} nodes, {} devices, {} running restored, {} pending",
+          cluster_->nodes().size(), cluster_->devices().size(), running.size() - misfits.size(),
+          pending.size());
   if (!misfits.empty())
     Requeue(std::move(misfits), "its placement no longer fits the cluster", now);
 }

@@ -1,0 +1,43 @@
+#include "control/logging.h"
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+namespace headroom::control {
+namespace {
+
+std::string_view LevelName(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warning";
+    case LogLevel::kError:
+      return "error";
+  }
+  return "?";
+}
+
+void WriteToStderr(LogLevel level, std::string_view line) {
+  // One write per line, so lines from several threads do not interleave.
+  const std::string text = fmt::format("{}: {}\n", LevelName(level), line);
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
+std::atomic<LogSink> sink{&WriteToStderr};
+std::atomic<LogLevel> min_level{LogLevel::kInfo};
+
+}  // namespace
+
+LogSetting SetLogSink(LogSink new_sink, LogLevel new_min_level) {
+  return {.sink = sink.exchange(new_sink), .min_level = min_level.exchange(new_min_level)};
+}
+
+bool LogEnabled(LogLevel level) { return level >= min_level.load(std::memory_order_relaxed); }
+
+void WriteLog(LogLevel level, std::string_view line) { sink.load()(level, line); }
+
+}  // namespace headroom::control
