@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config ccache clang clang-format libclang-rt-14-dev
   libexpected-dev libfmt-dev libspdlog-dev libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
-  libsqlite3-dev libssl-dev libcpp-httplib-dev libmicrohttpd-dev openssl curl python3
+  libsqlite3-dev libssl-dev nettle-dev libcpp-httplib-dev libmicrohttpd-dev openssl curl python3
   # Real components the integration tests drive: the dashboard in a browser, /metrics scraped.
   chromium prometheus
 )

@@ -1,9 +1,10 @@
 #include "control/token_auth.h"
 
-#include <openssl/evp.h>
-#include <openssl/rand.h>
+#include <nettle/sha2.h>
+#include <sys/random.h>
 
 #include <array>
+#include <cerrno>
 #include <mutex>
 
 #include "base/check.h"
@@ -25,19 +26,22 @@ std::string Hex(const unsigned char* bytes, size_t size) {
 }  // namespace
 
 std::string Sha256Hex(std::string_view text) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int size = 0;
-  // Fetched once: EVP_sha256() makes every digest look the implementation up again, under a
-  // lock that every request's token check (heartbeats included) would share.
-  static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
-  HR_CHECK(sha256 != nullptr);
-  HR_CHECK(EVP_Digest(text.data(), text.size(), digest.data(), &size, sha256, nullptr) == 1);
-  return Hex(digest.data(), size);
+  sha256_ctx context{};
+  sha256_init(&context);
+  sha256_update(&context, text.size(), reinterpret_cast<const uint8_t*>(text.data()));
+  std::array<uint8_t, SHA256_DIGEST_SIZE> digest{};
+  sha256_digest(&context, digest.size(), digest.data());
+  return Hex(digest.data(), digest.size());
 }
 
 std::string NewToken() {
   std::array<unsigned char, 32> bytes{};
-  HR_CHECK(RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) == 1);
+  size_t filled = 0;
+  while (filled < bytes.size()) {
+    const ssize_t got = getrandom(bytes.data() + filled, bytes.size() - filled, 0);
+    HR_CHECK(got > 0 || errno == EINTR);
+    if (got > 0) filled += static_cast<size_t>(got);
+  }
   return Hex(bytes.data(), bytes.size());
 }
 

@@ -1,6 +1,7 @@
 // TokenAuth: bearer tokens for headroomd (docs/api.md "Authentication and roles"). A token is
-// 32 random bytes as hex, handed out once; only its SHA-256 (OpenSSL EVP) is kept, in memory
-// and in the store. Authenticate maps an Authorization header to the principal it names.
+// 32 random bytes from the kernel's CSPRNG (getrandom(2)) as hex, handed out once; only its
+// SHA-256 (Nettle's, which GnuTLS under the HTTPS server uses too) is kept, in memory and in the
+// store. Authenticate maps an Authorization header to the principal it names.
 // Threading: thread-safe (a shared mutex around the hash table).
 #pragma once
 
@@ -16,7 +17,7 @@ namespace headroom::control {
 
 // Lowercase hex SHA-256 of `text`.
 std::string Sha256Hex(std::string_view text);
-// 32 bytes from OpenSSL's CSPRNG, as 64 hex characters.
+// 32 bytes from the kernel's CSPRNG, as 64 hex characters.
 std::string NewToken();
 
 struct Principal {

@@ -256,7 +256,11 @@ TEST(ControlStore, TokensAreHashedAndLookedUp) {
   EXPECT_EQ(principal->node, "n7");
   EXPECT_FALSE(auth.Authenticate("Bearer " + token + "x").has_value());
   EXPECT_FALSE(auth.Authenticate(token).has_value());
+  // FIPS 180-2's examples: one block, two blocks, and the empty text.
   EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 }  // namespace

@@ -4,9 +4,6 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "cli/client/chunked_body.h"
+#include "cli/client/openssl_library.h"
 
 namespace headroom::cli {
 namespace {
@@ -67,11 +65,11 @@ bool IsIpAddress(const std::string& host) {
          inet_pton(AF_INET6, host.c_str(), &address) == 1;
 }
 
-std::string OpenSslError() {
-  const unsigned long code = ERR_get_error();
+std::string OpenSslError(const OpenSslLibrary& ssl) {
+  const unsigned long code = ssl.err_get_error();
   if (code == 0) return "no detail";
   std::array<char, 256> text{};
-  ERR_error_string_n(code, text.data(), text.size());
+  ssl.err_error_string_n(code, text.data(), text.size());
   return text.data();
 }
 
@@ -81,8 +79,8 @@ class Connection {
  public:
   Connection(int fd, int io_timeout_s) : fd_(fd), io_timeout_(io_timeout_s) {}
   ~Connection() {
-    if (ssl_ != nullptr) SSL_free(ssl_);
-    if (context_ != nullptr) SSL_CTX_free(context_);
+    if (ssl_ != nullptr) library_->ssl_free(ssl_);
+    if (context_ != nullptr) library_->ctx_free(context_);
     close(fd_);
   }
   Connection(const Connection&) = delete;
@@ -93,35 +91,43 @@ class Connection {
     // OpenSSL writes to the socket with write(), not send(MSG_NOSIGNAL): a server that closes
     // mid-request must fail the write, not kill the CLI.
     signal(SIGPIPE, SIG_IGN);
-    context_ = SSL_CTX_new(TLS_client_method());
+    const auto library = LoadOpenSsl();
+    if (!library) return Fail(TransportFailure::kTlsHandshake, library.error());
+    library_ = *library;
+    const OpenSslLibrary& ssl = *library_;
+    context_ = ssl.ctx_new(ssl.tls_client_method());
     if (context_ == nullptr) {
-      return Fail(TransportFailure::kTlsHandshake, "cannot set up TLS: " + OpenSslError());
+      return Fail(TransportFailure::kTlsHandshake, "cannot set up TLS: " + OpenSslError(ssl));
     }
-    SSL_CTX_set_min_proto_version(context_, TLS1_2_VERSION);
+    // SSL_CTX_set_min_proto_version and SSL_set_tlsext_host_name are macros over these ctrls.
+    ssl.ctx_ctrl(context_, SSL_CTRL_SET_MIN_PROTO_VERSION, TLS1_2_VERSION, nullptr);
     const bool verify = options.verify_certificate;
     if (verify) {
-      SSL_CTX_set_verify(context_, SSL_VERIFY_PEER, nullptr);
+      ssl.ctx_set_verify(context_, SSL_VERIFY_PEER, nullptr);
       const bool loaded =
           options.ca_cert_file.empty()
-              ? SSL_CTX_set_default_verify_paths(context_) == 1
-              : SSL_CTX_load_verify_locations(context_, options.ca_cert_file.c_str(), nullptr) == 1;
+              ? ssl.ctx_set_default_verify_paths(context_) == 1
+              : ssl.ctx_load_verify_locations(context_, options.ca_cert_file.c_str(), nullptr) == 1;
       if (!loaded) {
         return Fail(
             TransportFailure::kTlsVerification,
             fmt::format("cannot read CA certificates from {}: {}",
                         options.ca_cert_file.empty() ? "the system's store" : options.ca_cert_file,
-                        OpenSslError()));
+                        OpenSslError(ssl)));
       }
     }
-    ssl_ = SSL_new(context_);
-    if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) {
-      return Fail(TransportFailure::kTlsHandshake, "cannot set up TLS: " + OpenSslError());
+    ssl_ = ssl.ssl_new(context_);
+    if (ssl_ == nullptr || ssl.set_fd(ssl_, fd_) != 1) {
+      return Fail(TransportFailure::kTlsHandshake, "cannot set up TLS: " + OpenSslError(ssl));
     }
     const bool ip = IsIpAddress(url.host);
-    if (!ip) SSL_set_tlsext_host_name(ssl_, url.host.c_str());
+    if (!ip) {
+      ssl.ssl_ctrl(ssl_, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                   const_cast<char*>(url.host.c_str()));
+    }
     if (verify) {
-      const int named = ip ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), url.host.c_str())
-                           : SSL_set1_host(ssl_, url.host.c_str());
+      const int named = ip ? ssl.verify_param_set1_ip_asc(ssl.get0_param(ssl_), url.host.c_str())
+                           : ssl.set1_host(ssl_, url.host.c_str());
       if (named != 1) {
         return Fail(TransportFailure::kTlsHandshake,
                     fmt::format("cannot check the certificate against host {}", url.host));
@@ -129,20 +135,20 @@ class Connection {
     }
     const auto deadline = Deadline();
     for (;;) {
-      const int done = SSL_connect(ssl_);
+      const int done = ssl.connect(ssl_);
       if (done == 1) return {};
-      const int error = SSL_get_error(ssl_, done);
+      const int error = ssl.get_error(ssl_, done);
       if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) {
         if (!WaitFor(fd_, error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, deadline)) {
           return TimedOut();
         }
         continue;
       }
-      const long verified = SSL_get_verify_result(ssl_);
+      const long verified = ssl.get_verify_result(ssl_);
       if (verify && verified != X509_V_OK) {
         return Fail(TransportFailure::kTlsVerification,
                     fmt::format("TLS certificate verification failed: {}",
-                                X509_verify_cert_error_string(verified)));
+                                ssl.verify_cert_error_string(verified)));
       }
       return Fail(TransportFailure::kTlsHandshake,
                   "TLS handshake failed (is the server really speaking https?)");
@@ -155,12 +161,12 @@ class Connection {
       ssize_t sent = 0;
       short wait = POLLOUT;
       if (ssl_ != nullptr) {
-        const int n =
-            SSL_write(ssl_, data.data(), static_cast<int>(std::min<size_t>(data.size(), INT_MAX)));
+        const int n = library_->write(ssl_, data.data(),
+                                      static_cast<int>(std::min<size_t>(data.size(), INT_MAX)));
         if (n > 0) {
           sent = n;
         } else {
-          const int error = SSL_get_error(ssl_, n);
+          const int error = library_->get_error(ssl_, n);
           if (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE) return Closed();
           wait = error == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
         }
@@ -188,9 +194,9 @@ class Connection {
     for (;;) {
       short wait = POLLIN;
       if (ssl_ != nullptr) {
-        const int n = SSL_read(ssl_, into, static_cast<int>(kReadChunkBytes));
+        const int n = library_->read(ssl_, into, static_cast<int>(kReadChunkBytes));
         if (n > 0) return Keep(buffer, old_size, static_cast<size_t>(n));
-        const int error = SSL_get_error(ssl_, n);
+        const int error = library_->get_error(ssl_, n);
         // A close with or without TLS's close_notify: the framing checks for a cut answer.
         if (error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE) {
           return Keep(buffer, old_size, 0);
@@ -225,6 +231,7 @@ class Connection {
 
   int fd_;
   int io_timeout_;
+  const OpenSslLibrary* library_ = nullptr;  // set with context_, by StartTls
   SSL_CTX* context_ = nullptr;
   SSL* ssl_ = nullptr;
 };

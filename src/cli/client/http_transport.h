@@ -1,11 +1,11 @@
 // HttpTransport: one HTTP/1.1 request and its answer over a connection of its own, plain TCP or
 // TLS, for the CLI. It replaces a general HTTP library whose load alone (it initialises OpenSSL
-// when the program starts) cost the CLI a third of its start time: here OpenSSL is touched only
-// when an https URL is used. Promises: the request is sent with "Connection: close"; the answer
-// is read to its Content-Length, the end of its chunked body, or the connection's close; a
-// connection that cannot be made within `connect_timeout_s`, a read or write that waits longer
-// than `io_timeout_s`, a TLS certificate that does not verify, and an answer larger than
-// kMaxAnswerBytes or not HTTP/1.x are failures, each with a line a user can act on.
+// when the program starts) cost the CLI a third of its start time: here OpenSSL is loaded only
+// when an https URL is used (openssl_library.h). Promises: the request is sent with "Connection:
+// close"; the answer is read to its Content-Length, the end of its chunked body, or the
+// connection's close; a connection that cannot be made within `connect_timeout_s`, a read or write
+// that waits longer than `io_timeout_s`, a TLS certificate that does not verify, and an answer
+// larger than kMaxAnswerBytes or not HTTP/1.x are failures, each with a line a user can act on.
 // Blocking; single-threaded. An https exchange sets SIGPIPE to be ignored, process-wide.
 #pragma once
 
