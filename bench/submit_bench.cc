@@ -24,11 +24,11 @@
 #include <vector>
 
 #include <httplib.h>
-#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "control/daemon.h"
+#include "control/logging.h"
 #include "model/cluster_generator.h"
 #include "model/cluster_yaml_writer.h"
 
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   app.add_option("--start-jobs", start_jobs, "Jobs in the submit-to-start phase");
   app.add_option("--start-rate", start_rate, "Submissions per second in that phase");
   CLI11_PARSE(app, argc, argv);
-  spdlog::set_level(spdlog::level::warn);
+  headroom::control::SetLogLevel(headroom::control::LogLevel::kWarn);
 
   auto cluster = headroom::model::GenerateCluster({.devices = devices});
   if (!cluster) {

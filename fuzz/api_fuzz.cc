@@ -43,7 +43,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "agent/prometheus_text.h"
 #include "base/check.h"
@@ -55,6 +54,7 @@
 #include "control/http_server.h"
 #include "control/journal.h"
 #include "control/live_loop.h"
+#include "control/logging.h"
 #include "control/metrics.h"
 #include "control/sqlite_store.h"
 #include "control/token_auth.h"
@@ -490,7 +490,9 @@ void SetTarget(hc::HttpRequest& request, std::string_view target) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  spdlog::set_level(spdlog::level::off);  // Handlers log refusals; the fuzzer needs none.
+  // Handlers log refusals; the fuzzer needs none.
+  headroom::control::SetLogSink([](headroom::control::LogLevel, std::string_view) {},
+                                headroom::control::LogLevel::kError);
   return 0;
 }
 

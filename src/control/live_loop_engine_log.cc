@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <utility>
 
-#include <spdlog/spdlog.h>
-
 #include "control/engine_log.h"
 
 namespace headroom::control {

@@ -36,6 +36,8 @@ LogSetting SetLogSink(LogSink new_sink, LogLevel new_min_level) {
   return {.sink = sink.exchange(new_sink), .min_level = min_level.exchange(new_min_level)};
 }
 
+void SetLogLevel(LogLevel new_min_level) { min_level.store(new_min_level); }
+
 bool LogEnabled(LogLevel level) { return level >= min_level.load(std::memory_order_relaxed); }
 
 void WriteLog(LogLevel level, std::string_view line) { sink.load()(level, line); }

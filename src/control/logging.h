@@ -27,6 +27,8 @@ struct LogSetting {
 
 // Lines of `min_level` and above go to `sink` from now on; returns the setting it replaces.
 LogSetting SetLogSink(LogSink sink, LogLevel min_level);
+// Keeps the sink; lines of `min_level` and above go to it from now on.
+void SetLogLevel(LogLevel min_level);
 bool LogEnabled(LogLevel level);
 void WriteLog(LogLevel level, std::string_view line);
 

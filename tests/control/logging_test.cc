@@ -73,6 +73,15 @@ TEST_F(LoggingTest, LinesBelowTheLevelAreNeitherFormattedNorWritten) {
   EXPECT_TRUE(LogEnabled(LogLevel::kError));
 }
 
+TEST_F(LoggingTest, SettingTheLevelKeepsTheSink) {
+  Use(LogLevel::kError);
+  SetLogLevel(LogLevel::kInfo);
+  LogDebug("dropped");
+  LogInfo("kept");
+  ASSERT_EQ(Lines().size(), 1u);
+  EXPECT_EQ(Lines()[0].second, "kept");
+}
+
 TEST_F(LoggingTest, SettingASinkReturnsTheOneItReplaces) {
   Use(LogLevel::kError);
   const LogSetting mine = SetLogSink(&Keep, LogLevel::kDebug);
