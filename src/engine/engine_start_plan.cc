@@ -7,6 +7,10 @@
 //    planned jobs) where it places — with the jobs planned before it holding their devices from
 //    their planned start to their planned end, and avoiding, for its own expected runtime, the
 //    devices, CPU and memory of planned jobs that start while it would run.
+//  - With queues (quota.h), a job is planned only where its queues admit it as well: their
+//    books follow the same timeline (running and planned jobs leave their queues as they end,
+//    planned jobs join at their starts), and the planned jobs that start while it would run
+//    count as running from its start, as their devices are avoided.
 //  - For the blocked head, Explain reports its EASY reservation instead (a promise, not an
 //    estimate); with a reservation made in this step the plan finds it no later start.
 // Bounded as Slurm's bf_window and bf_max_job_test/bf_max_time bound backfill: at most
@@ -51,6 +55,7 @@ struct PlannedJob {
   TimeUs start_us;
   TimeUs end_us;
   std::vector<TaskAllocation> tasks;
+  QuotaAmounts demand;  // What it adds to its queues' usage (with queues only).
 };
 
 // Whether some block still takes all the tasks once the reserved capacity is set aside: the
@@ -104,12 +109,25 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
     uint64_t blocks_that_fit = 0;
   };
   std::unordered_map<Shape, InitialCapacity, ShapeHash> initial;
+  const bool with_quotas = !quotas_.empty();
+  QuotaTree books;  // The queues' books at the plan's time, replayed from now for each job.
+  // Admitted by its queues at `at_us`, with the planned jobs that start while it would run.
+  const auto admitted = [&](const JobRecord& r, TimeUs at_us, TimeUs runtime_us) {
+    std::vector<uint32_t> joining;
+    for (uint32_t p = 0; p < plan.size(); ++p) {
+      if (plan[p].start_us > at_us && plan[p].start_us < at_us + runtime_us) joining.push_back(p);
+    }
+    for (uint32_t p : joining) books.Add(jobs_[plan[p].id.value()].quota_queue, plan[p].demand, +1);
+    const bool admits = books.Admits(r.quota_queue, DemandOf(r)).admitted;
+    for (uint32_t p : joining) books.Add(jobs_[plan[p].id.value()].quota_queue, plan[p].demand, -1);
+    return admits;
+  };
   uint64_t work = 0;
   for (const JobId id : queue_) {
     if (plan.size() >= kPlannedJobs || work >= kWorkBudget) break;
     const JobRecord& r = jobs_[id.value()];
-    // The plan knows capacity, not quotas: a job its queue holds gets no estimate.
-    if (r.state != JobState::kPending || r.never_fits || r.code == PendingCode::kQuota) continue;
+    if (r.state != JobState::kPending || r.never_fits) continue;
+    if (with_quotas) books = quotas_;
     const PlacementRequest request = RequestOf(r);
     const TimeUs runtime_us = std::max<TimeUs>(r.job.runtime_estimate_us, 0);
     const uint32_t block_level = r.required_level == kNoLevel ? 0 : r.required_level;
@@ -152,8 +170,14 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
           event.allocate ? scratch.Allocate(task) : scratch.Release(task);
           update(task.node);
         }
+        if (with_quotas) {
+          const JobRecord& ending =
+              jobs_[event.planned ? plan[event.index].id.value() : event.index];
+          books.Add(ending.quota_queue, event.planned ? plan[event.index].demand : DemandOf(ending),
+                    event.allocate ? +1 : -1);
+        }
       }
-      if (blocks_that_fit > 0) {
+      if (blocks_that_fit > 0 && (!with_quotas || admitted(r, at_us, runtime_us))) {
         avoid.Clear();
         for (const PlannedJob& other : plan) {
           if (other.start_us <= at_us || other.start_us >= at_us + runtime_us) continue;
@@ -175,7 +199,8 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
     start_plan_[id.value()] = at_us;
     if (runtime_us == 0) continue;  // Holds nothing for any time.
     const auto index = static_cast<uint32_t>(plan.size());
-    plan.push_back({id, at_us, at_us + runtime_us, std::move(*placed)});
+    plan.push_back({id, at_us, at_us + runtime_us, std::move(*placed),
+                    with_quotas ? DemandOf(r) : QuotaAmounts{}});
     // The plan's own start and end join the timeline (kept sorted).
     for (const TimelineEvent event : {TimelineEvent{at_us, true, index, true},
                                       TimelineEvent{at_us + runtime_us, false, index, true}}) {

@@ -70,7 +70,8 @@ TEST(QuotaScenario, AQueueAtItsLimitWaitsWithItsReasonAndHoldsUpNobodyBehindIt) 
   ASSERT_FALSE(status.reasons.empty());
   EXPECT_EQ(status.reasons.front(), PendingCode::kQuota);
   EXPECT_EQ(PendingCodeName(status.reasons.front()), "quota");
-  EXPECT_EQ(status.expected_start_us, kNever);  // The start plan knows no quotas.
+  // a's other jobs end at 3600 s: then it is within its limit again.
+  EXPECT_EQ(status.expected_start_us, SecondsToUs(3600));
   EXPECT_NE(status.message.find("Queue 'a' uses 12 devices of the 12 devices it may (guaranteed "
                                 "8 devices + borrowing limit 4 devices)"),
             std::string::npos)
@@ -79,6 +80,33 @@ TEST(QuotaScenario, AQueueAtItsLimitWaitsWithItsReasonAndHoldsUpNobodyBehindIt) 
   const PendingSnapshot snapshot = h.engine().SnapshotPending({}, false);
   ASSERT_EQ(snapshot.jobs.size(), 1u);
   EXPECT_EQ(snapshot.groups[snapshot.jobs[0].group].status.reasons.front(), PendingCode::kQuota);
+}
+
+// The start plan follows the queues' books as it follows capacity: a job waits for its queue
+// even where devices free earlier, and the jobs planned before it count against its queues.
+TEST(QuotaScenario, ExpectedStartsWaitForTheQueueNotOnlyForDevices) {
+  TwoNodes t;
+  Harness h(t.cluster, WithQueues(R"(queues:
+  - {name: a, guaranteed: {devices: 8}, borrowing_limit: {devices: 0}}
+  - {name: b, guaranteed: {devices: 8}}
+)",
+                                  false));
+  const JobId a1 = h.Submit(Of("a", MakeJob(1, 8, 1000)));
+  const JobId b1 = h.Submit(Of("b", MakeJob(1, 8, 500)));
+  const JobId a2 = h.Submit(Of("a", MakeJob(1, 4, 600)));  // Devices free at 500, a at 1000.
+  const JobId a3 = h.Submit(Of("a", MakeJob(1, 8, 600)));  // a is full again until 1600.
+  const JobId b2 = h.Submit(Of("b", MakeJob(1, 4, 600)));  // b and the devices free at 500.
+  h.Step(0);
+  ASSERT_EQ(h.engine().state(a1), JobState::kRunning);
+  ASSERT_EQ(h.engine().state(b1), JobState::kRunning);
+  const auto& starts = h.engine().ExpectedStarts();
+  ASSERT_TRUE(starts.contains(a2.value()));
+  EXPECT_EQ(starts.at(a2.value()), SecondsToUs(1000));
+  ASSERT_TRUE(starts.contains(a3.value()));
+  EXPECT_EQ(starts.at(a3.value()), SecondsToUs(1600));
+  ASSERT_TRUE(starts.contains(b2.value()));
+  EXPECT_EQ(starts.at(b2.value()), SecondsToUs(500));
+  EXPECT_EQ(h.engine().Explain(a2).expected_start_us, SecondsToUs(1000));
 }
 
 TEST(QuotaScenario, IdleGuaranteeIsLentAndReclaimedByPreemptingBorrowedWorkOnly) {
