@@ -11,6 +11,22 @@
 #include "engine/pending_reason.h"
 
 namespace headroom::control {
+namespace {
+
+// Completes "preempted (attempt N) for job M, ...".
+std::string_view PreemptedFor(engine::PreemptReason reason) {
+  switch (reason) {
+    case engine::PreemptReason::kPriority:
+      return "of higher priority";
+    case engine::PreemptReason::kReclaim:
+      return "whose queue takes back the capacity this job's queue borrows";
+    case engine::PreemptReason::kLessService:
+      return "which has had less service";
+  }
+  return "of higher priority";
+}
+
+}  // namespace
 
 LiveLoop::LiveLoop(DaemonState& state, Journal& journal, EventLog& events, Backend& backend,
                    const Clock& clock, Histogram& cycle_seconds, LoopOptions options)
@@ -338,6 +354,11 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
       auto it = state_.jobs.find(id);
       if (it == state_.jobs.end() || it->second.state != JobState::kRunning) continue;
       JobRecord job = it->second;
+      // What it ran counts as service received (least attained service), as a preemption's.
+      if (auto engine_id = engine_of_daemon_.find(id);
+          engine_ && engine_id != engine_of_daemon_.end()) {
+        job.attained_device_us = engine_->attained_device_us(engine_id->second, now);
+      }
       job.state = JobState::kPending;
       job.start_us = 0;
       job.placement.clear();
@@ -413,9 +434,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
               "preempted (attempt {}) for job {}, {}; requeued to restart from its last "
               "checkpoint ({:.0f} s of work lost)",
               job.starts, daemon_of_engine_[preemption.preemptor.value()],
-              options_.policy.queue_order == "las" ? "which has had less service"
-                                                   : "of higher priority",
-              UsToSeconds(preemption.lost_us));
+              PreemptedFor(preemption.reason), UsToSeconds(preemption.lost_us));
           changed.push_back(std::move(job));
         },
         [&](const engine::MigrateJob& move) {

@@ -46,9 +46,18 @@ struct MigrateJob {
   int64_t cost_device_us = 0;         // pause_us × the job's devices.
 };
 
+// Why a job is preempted, for the message its owner reads (not journaled: a replay compares
+// what the engine decides, not the words).
+enum class PreemptReason : uint8_t {
+  kPriority,     // The preemptor outranks it.
+  kReclaim,      // It runs on capacity its queue borrows from the preemptor's (quota.h).
+  kLessService,  // The preemptor has had less service (least attained service, Tiresias).
+};
+
 struct PreemptJob {
   JobId job;
-  JobId preemptor;                    // The job it makes room for.
+  JobId preemptor;  // The job it makes room for.
+  PreemptReason reason = PreemptReason::kPriority;
   TimeUs checkpoint_interval_us = 0;  // In force for the job; 0: it saves nothing.
   TimeUs lost_us = 0;                 // Work since its last checkpoint, by the engine's clock.
   TimeUs restart_us = 0;              // The pause its next start takes before working again.

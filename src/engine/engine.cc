@@ -162,6 +162,11 @@ int64_t Engine::attained_device_us(JobId job) const {
   return r == nullptr ? 0 : r->attained_device_us;
 }
 
+int64_t Engine::attained_device_us(JobId job, TimeUs now) const {
+  const JobRecord* r = find(job);
+  return r == nullptr ? 0 : AttainedDeviceUs(*r, now);
+}
+
 const std::vector<TaskAllocation>* Engine::allocations(JobId job) const {
   const JobRecord* r = find(job);
   return r == nullptr || r->state != JobState::kRunning ? nullptr : &r->tasks;

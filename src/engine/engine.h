@@ -102,6 +102,9 @@ class Engine {
   // Device-µs the job ran since its submission or last promotion, before its current run (the
   // las order's attained service, model::Job::attained_device_us included); 0 when unknown.
   int64_t attained_device_us(JobId job) const;
+  // The same with a running job's current run counted up to `now`: what it has had if it
+  // stops at `now`.
+  int64_t attained_device_us(JobId job, TimeUs now) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.

@@ -259,7 +259,11 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
     return false;
   }
   for (uint32_t victim : plan->victims) {
-    const PreemptJob preemption = PreemptionOf(candidates[victim].job.id, id, now);
+    PreemptJob preemption = PreemptionOf(candidates[victim].job.id, id, now);
+    // By queue, tier 0 holds the candidates for the capacity they borrow.
+    preemption.reason = by_queue && candidates[victim].tier == 0 ? PreemptReason::kReclaim
+                        : las_ != nullptr                        ? PreemptReason::kLessService
+                                                                 : PreemptReason::kPriority;
     Requeue(preemption, now);
     decisions.preemptions.push_back(preemption);
   }

@@ -1,7 +1,8 @@
 // LiveLoop preemption, live as the simulator has it: a higher-priority job preempts a running
 // one, which requeues and runs its next attempt; under Tiresias's least attained service, a
 // job that has run into a higher queue is preempted by a newcomer, the attained service is
-// kept on the job's record and the engine log replays the decisions with it.
+// kept on the job's record (a requeue from a lost node's too) and the engine log replays the
+// decisions with it.
 #include <gtest/gtest.h>
 
 #include "control/engine_replay.h"
@@ -91,6 +92,24 @@ TEST_F(LiveLoopPreemptionTest,
   EXPECT_EQ(replay.mismatch_count(), 0u);
   EXPECT_EQ(replay.engine()->attained_device_us(*replay.EngineIdOf(whole)),
             victim.attained_device_us);
+}
+
+TEST_F(LiveLoopPreemptionTest, UnderLeastAttainedServiceAJobRequeuedFromALostNodeKeepsItsService) {
+  StartLoop({}, "queue: {order: las, las: {limits_device_s: [1000]}}\n");
+  const uint64_t id = Submit(1, 4);
+  ASSERT_TRUE(WaitForState(id, JobState::kRunning, 1));
+  clock_.AdvanceUs(50 * kUsPerSecond);
+  loop_->Barrier();
+  const TimeUs ran_us = clock_.NowUs() - InState(id).start_us;
+  backend_->Report(BackendReport{.lost_nodes = {InState(id).placement.at(0).node}});
+  loop_->Wake();
+  ASSERT_TRUE(WaitForState(id, JobState::kRunning, 2));
+  // 4 devices for as long as its first attempt ran, on its record and in the engine log's
+  // submission of its next attempt (which a restart replays).
+  EXPECT_EQ(InState(id).attained_device_us, 4 * ran_us);
+  const EngineReplay replay = ReplayLog();
+  EXPECT_EQ(replay.mismatch_count(), 0u);
+  EXPECT_EQ(replay.engine()->attained_device_us(*replay.EngineIdOf(id)), 4 * ran_us);
 }
 
 }  // namespace

@@ -58,12 +58,16 @@ TEST(TiresiasScenario, AJobThatRunsIntoTheNextQueueIsPreemptedByANewcomerWhenItC
   const JobId second = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 100));
   EXPECT_TRUE(h.Step(100).preemptions.empty());
   EXPECT_EQ(h.engine().state(second), JobState::kPending);
+  // Banked when it stops; counted up to a moment while it runs.
+  EXPECT_EQ(h.engine().attained_device_us(first), 0);
+  EXPECT_EQ(h.engine().attained_device_us(first, SecondsToUs(100)), 8 * SecondsToUs(100));
   EXPECT_EQ(h.engine().NextWakeupUs(), kFirstQueueRunUs);
   EXPECT_TRUE(h.Step(406.249999).preemptions.empty());
 
   Decisions crossed = h.Step(406.25);
   ASSERT_EQ(Victims(crossed), std::vector<JobId>{first});
   EXPECT_EQ(crossed.preemptions[0].preemptor, second);
+  EXPECT_EQ(crossed.preemptions[0].reason, PreemptReason::kLessService);
   EXPECT_EQ(h.engine().state(second), JobState::kRunning);
   EXPECT_EQ(h.engine().attained_device_us(first), SecondsToUs(3250));
 

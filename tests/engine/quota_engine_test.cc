@@ -124,7 +124,10 @@ TEST(QuotaScenario, IdleGuaranteeIsLentAndReclaimedByPreemptingBorrowedWorkOnly)
   EXPECT_EQ(h.engine().state(a), JobState::kRunning);
   const std::vector<JobId> victims = Victims(decisions);
   ASSERT_FALSE(victims.empty());
-  for (const PreemptJob& preemption : decisions.preemptions) EXPECT_EQ(preemption.preemptor, a);
+  for (const PreemptJob& preemption : decisions.preemptions) {
+    EXPECT_EQ(preemption.preemptor, a);
+    EXPECT_EQ(preemption.reason, PreemptReason::kReclaim);
+  }
   // Never below b's guarantee: b keeps 8 running.
   EXPECT_EQ(h.engine().quotas().usage(h.engine().quotas().QueueOf("b"))[0], 8'000);
   // The victims are b's jobs on the node a went to.
@@ -215,6 +218,7 @@ TEST(QuotaScenario, PriorityPreemptsInsideAQueueButNeverTakesAnotherQueuesGuaran
   const JobId a_high = h.Submit(Of("a", MakeJob(1, 8, 3600), 10));
   const Decisions decisions = h.Step(600);
   EXPECT_EQ(Victims(decisions), std::vector<JobId>{a_low});
+  EXPECT_EQ(decisions.preemptions[0].reason, PreemptReason::kPriority);
   EXPECT_EQ(h.engine().state(a_high), JobState::kRunning);
   EXPECT_EQ(h.engine().state(b_low), JobState::kRunning);
   // A second job as urgent finds nothing of a's own lower: it waits, b untouched.
