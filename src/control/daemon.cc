@@ -27,10 +27,10 @@ constexpr const char* kClockOriginKey = "clock_origin_us";
 // migration budget), as of the last step it logged: the newest snapshot of the engine log (a
 // build record) and the records after it, followed (Engine::Follow: their recorded decisions
 // executed, no queue pass), so recovery costs the reading of the tail, not the passes that made
-// it. A tail that cannot be followed (a damaged record) leaves the snapshot's; none when the log
-// has no readable snapshot (a new data dir, an older headroomd's log). Followed, it also sets
-// each of `jobs`' preemption count, last requeue and attained service, which the rows do not
-// keep.
+// it. A damaged record ends the tail: what was followed up to it stands, with a warning naming
+// it. None when the log has no readable snapshot (a new data dir, an older headroomd's log).
+// It also sets each of `jobs`' preemption count, last requeue and attained service, which the
+// rows do not keep, as the followed engine knows them.
 engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRecord>& jobs) {
   auto newest = store.NewestEngineLogBuild();
   if (!newest || !*newest) return {};
@@ -45,20 +45,22 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
     return {};
   }
   EngineReplay replay(ReplayMode::kFollow);
-  auto followed = replay.Apply(**newest);
-  if (followed) {
-    followed = store.ForEachEngineLogRecord(
-        (*newest)->seq, [&](const EngineLogRecord& record) { return replay.Apply(record); });
-  }
-  if (!followed || replay.engine() == nullptr) {
-    LogWarn(
-        "engine log after record {}: {}; the engine starts from that snapshot's "
-        "fair-share history",
-        (*newest)->seq, followed ? "no engine" : followed.error().message);
+  if (auto built = replay.Apply(**newest); !built || replay.engine() == nullptr) {
+    LogWarn("engine log record {}: {}; the engine starts from that snapshot's fair-share history",
+            (*newest)->seq, built ? "no engine" : built.error().message);
     return *snapshot;
   }
-  // The rows do not keep how often each job was preempted, nor when it was last requeued; the
-  // followed engine knows.
+  int64_t followed_seq = (*newest)->seq;
+  const auto followed = store.ForEachEngineLogRecord(
+      (*newest)->seq, [&](const EngineLogRecord& record) -> tl::expected<void, Error> {
+        if (auto applied = replay.Apply(record); !applied) return applied;
+        followed_seq = record.seq;
+        return {};
+      });
+  if (!followed) {
+    LogWarn("{}; the engine starts from its history as of record {}, the last that follows",
+            followed.error().message, followed_seq);
+  }
   for (JobRecord& job : jobs) {
     if (auto id = replay.EngineIdOf(job.id)) {
       job.preemptions = replay.engine()->preemptions(*id);
@@ -67,6 +69,8 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
       job.attained_device_us = replay.engine()->attained_device_us(*id);
     }
   }
+  // No earlier than the engine's last step, which a record refused after its first step (an
+  // idle record's later times) may have passed.
   const TimeUs as_of_us = std::max(replay.last_step_us(), snapshot->as_of_us);
   LogInfo(
       "engine history recovered from the snapshot at engine log record {} and {} "
