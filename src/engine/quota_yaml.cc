@@ -1,6 +1,8 @@
 #include "engine/quota_yaml.h"
 
 #include <cmath>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
@@ -75,6 +77,46 @@ Result<QueueConfig> ParseQueue(const YamlField& field) {
   return queue;
 }
 
+// Where the top-level `queues` key of a block-style YAML map stands in `text`: from the line of
+// the key to its block's last line that is not blank or a comment at column 0 (those belong to
+// what follows), as byte offsets; nullopt without such a key.
+struct TextBlock {
+  size_t begin = 0;
+  size_t end = 0;
+};
+std::optional<TextBlock> TopLevelQueuesBlock(std::string_view text) {
+  std::optional<TextBlock> block;
+  for (size_t line = 0; line < text.size();) {
+    const size_t newline = text.find('\n', line);
+    const size_t next = newline == std::string_view::npos ? text.size() : newline + 1;
+    const std::string_view content = text.substr(line, next - line);
+    const char first = content.front();
+    const bool blank = content.find_first_not_of(" \t\r\n") == std::string_view::npos;
+    const bool comment = first == '#';
+    const bool sequence_item = first == '-' && !content.starts_with("---");
+    const bool top_level_key =
+        !blank && !comment && !sequence_item && first != ' ' && first != '\t';
+    if (top_level_key) {
+      if (block) return block;
+      const std::string_view rest = content.substr(0, content.find(':'));
+      if (content.find(':') != std::string_view::npos &&
+          rest.substr(0, rest.find_last_not_of(" \t") + 1) == "queues") {
+        block = TextBlock{line, next};
+      }
+    } else if (block && !blank && !comment) {
+      block->end = next;
+    }
+    line = next;
+  }
+  return block;
+}
+
+std::string Emitted(const YAML::Node& node) {
+  YAML::Emitter out;
+  out << node;
+  return out.good() ? std::string(out.c_str()) : std::string();
+}
+
 }  // namespace
 
 Result<std::vector<QueueConfig>> ParseQueuesField(const YamlField& field) {
@@ -117,13 +159,25 @@ Result<std::string> PolicyTextWithQueues(std::string_view policy_text, std::stri
   } else {
     merged["queues"] = (*queues_node)["queues"];
   }
-  YAML::Emitter out;
-  out << merged;
-  if (!out.good()) {
-    return MakeError(ErrorCode::kInvalidArgument, "cannot write the policy: {}",
-                     out.GetLastError());
+  const std::string expected = Emitted(merged);
+  if (expected.empty()) return MakeError(ErrorCode::kInvalidArgument, "cannot write the policy");
+  // The operator's own words where the text allows: the queues text in place of the policy's
+  // queues block (or after the policy), every other line as it was. Kept only when it reads as
+  // the merged policy does; else the merged policy as written by the emitter.
+  std::string text(policy_text);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  std::string replacement = queues->empty() ? "" : std::string(queues_text);
+  if (!replacement.empty() && replacement.back() != '\n') replacement += '\n';
+  if (const auto block = TopLevelQueuesBlock(text)) {
+    text.replace(block->begin, block->end - block->begin, replacement);
+  } else {
+    text += replacement;
   }
-  return std::string(out.c_str()) + "\n";
+  if (auto reread = model::LoadYamlDocument(text, "the policy with these queues");
+      reread && Emitted(*reread) == expected) {
+    return text;
+  }
+  return expected + "\n";
 }
 
 }  // namespace headroom::engine

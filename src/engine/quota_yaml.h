@@ -30,8 +30,9 @@ Result<std::vector<QueueConfig>> ParseQueuesField(const model::YamlField& field)
 // A queues file: a map with one key, `queues`; `source` names it in errors.
 Result<std::vector<QueueConfig>> ParseQueuesYaml(std::string_view text, std::string_view source);
 // `policy_text` (a valid policy file) with its `queues` replaced by those of `queues_text` (a
-// queues file, checked as ParseQueuesYaml does; an empty list removes them). The rest of the
-// policy is kept as parsed (comments and layout are not).
+// queues file, checked as ParseQueuesYaml does; an empty list removes them). Text for text where
+// the policy is a block-style map: its other lines, comments included, as they were and the
+// queues as `queues_text` has them; else the merged policy as yaml-cpp writes it.
 Result<std::string> PolicyTextWithQueues(std::string_view policy_text, std::string_view queues_text,
                                          std::string_view source);
 

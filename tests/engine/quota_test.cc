@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/policy_yaml.h"
 #include "engine/quota.h"
 #include "engine/quota_yaml.h"
 
@@ -196,6 +197,46 @@ TEST(QuotaTree, ResourcesNoQueueStatesAreNotGoverned) {
   EXPECT_TRUE(tree.Admits(a, {kDevice, 1'000'000, 1'000'000}).admitted);
   EXPECT_TRUE(tree.WithinGuarantee(a, {kDevice, 1'000'000, 1'000'000}));
   EXPECT_FALSE(tree.Admits(a, {2 * kDevice, 0, 0}).admitted);
+}
+
+// PUT /v1/queues: the queues go into the policy in force as the operator wrote them, and the
+// policy's other lines, comments included, stay as they were.
+TEST(QueuesYaml, PuttingQueuesKeepsThePolicysOtherLinesAndTheOperatorsWords) {
+  const std::string policy =
+      "# my policy\nname: mine   # ours\nqueue:\n  order: fifo\nqueues:\n"
+      "  - {name: old, guaranteed: {devices: 4}}\n\n# reclaims\npreemption: {enabled: true}\n";
+  const std::string queues =
+      "# two teams\nqueues:\n  - {name: a, guaranteed: {devices: 8}}  # half\n"
+      "  - {name: b, guaranteed: {devices: 8}}\n";
+  auto replaced = PolicyTextWithQueues(policy, queues, "body");
+  ASSERT_TRUE(replaced.has_value()) << replaced.error().message;
+  EXPECT_EQ(*replaced, "# my policy\nname: mine   # ours\nqueue:\n  order: fifo\n" + queues +
+                           "\n# reclaims\npreemption: {enabled: true}\n");
+  auto parsed = ParsePolicyYaml(*replaced, "replaced");
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+  EXPECT_EQ(parsed->queues.size(), 2u);
+  EXPECT_TRUE(parsed->preemption.enabled);
+
+  // None before: after the policy. An empty list: the block goes, the rest stays.
+  auto added = PolicyTextWithQueues("name: mine  # ours\n", queues, "body");
+  ASSERT_TRUE(added.has_value());
+  EXPECT_EQ(*added, "name: mine  # ours\n" + queues);
+  auto removed = PolicyTextWithQueues(*replaced, "queues: []\n", "body");
+  ASSERT_TRUE(removed.has_value());
+  EXPECT_NE(removed->find("name: mine   # ours\n"), std::string::npos) << *removed;
+  EXPECT_NE(removed->find("\n# reclaims\npreemption: {enabled: true}\n"), std::string::npos)
+      << *removed;
+  auto without = ParsePolicyYaml(*removed, "removed");
+  ASSERT_TRUE(without.has_value()) << without.error().message;
+  EXPECT_TRUE(without->queues.empty());
+
+  // A policy in flow style has no lines to keep: it is written anew, with the queues.
+  auto flow = PolicyTextWithQueues("{name: mine, queue: {order: fifo}}\n", queues, "body");
+  ASSERT_TRUE(flow.has_value());
+  auto flow_parsed = ParsePolicyYaml(*flow, "flow");
+  ASSERT_TRUE(flow_parsed.has_value()) << flow_parsed.error().message;
+  EXPECT_EQ(flow_parsed->queues.size(), 2u);
+  EXPECT_EQ(flow_parsed->queue_order, "fifo");
 }
 
 }  // namespace
