@@ -22,8 +22,10 @@
 // timeline releases and allocates (as ComputeReservation does), so most times cost a few node
 // updates rather than a search.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "engine/engine.h"
 #include "engine/engine_records.h"
@@ -110,24 +112,40 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
   };
   std::unordered_map<Shape, InitialCapacity, ShapeHash> initial;
   const bool with_quotas = !quotas_.empty();
-  QuotaTree books;  // The queues' books at the plan's time, replayed from now for each job.
-  // Admitted by its queues at `at_us`, with the planned jobs that start while it would run.
-  const auto admitted = [&](const JobRecord& r, TimeUs at_us, TimeUs runtime_us) {
-    std::vector<uint32_t> joining;
-    for (uint32_t p = 0; p < plan.size(); ++p) {
-      if (plan[p].start_us > at_us && plan[p].start_us < at_us + runtime_us) joining.push_back(p);
-    }
-    for (uint32_t p : joining) books.Add(jobs_[plan[p].id.value()].quota_queue, plan[p].demand, +1);
-    const bool admits = books.Admits(r.quota_queue, DemandOf(r)).admitted;
-    for (uint32_t p : joining) books.Add(jobs_[plan[p].id.value()].quota_queue, plan[p].demand, -1);
+  // The queues' books at the plan's time: the timeline's changes for one job are replayed from
+  // now onto them and taken back after it.
+  QuotaTree books = with_quotas ? quotas_ : QuotaTree();
+  std::vector<std::tuple<uint32_t, QuotaAmounts, int>> replayed;
+  // The plan's starts in time order: the planned jobs that start while a job would run.
+  std::vector<std::pair<TimeUs, uint32_t>> planned_starts;
+  uint64_t work = 0;
+  // Admitted by its queues at `at_us`, with the planned jobs that start while it would run
+  // counted from then (they only add usage: without them first, as most times fail there).
+  const auto admitted = [&](const JobRecord& r, const QuotaAmounts& demand, TimeUs at_us,
+                            TimeUs runtime_us) {
+    ++work;
+    if (!books.Admits(r.quota_queue, demand).admitted) return false;
+    const auto first = std::upper_bound(planned_starts.begin(), planned_starts.end(),
+                                        std::pair{at_us, std::numeric_limits<uint32_t>::max()});
+    const auto last =
+        std::lower_bound(first, planned_starts.end(), std::pair{at_us + runtime_us, uint32_t{0}});
+    if (first == last) return true;
+    work += static_cast<uint64_t>(last - first);
+    const auto add = [&](int sign) {
+      for (auto it = first; it != last; ++it) {
+        books.Add(jobs_[plan[it->second].id.value()].quota_queue, plan[it->second].demand, sign);
+      }
+    };
+    add(+1);
+    const bool admits = books.Admits(r.quota_queue, demand).admitted;
+    add(-1);
     return admits;
   };
-  uint64_t work = 0;
   for (const JobId id : queue_) {
     if (plan.size() >= kPlannedJobs || work >= kWorkBudget) break;
     const JobRecord& r = jobs_[id.value()];
     if (r.state != JobState::kPending || r.never_fits) continue;
-    if (with_quotas) books = quotas_;
+    const QuotaAmounts demand = with_quotas ? DemandOf(r) : QuotaAmounts{};
     const PlacementRequest request = RequestOf(r);
     const TimeUs runtime_us = std::max<TimeUs>(r.job.runtime_estimate_us, 0);
     const uint32_t block_level = r.required_level == kNoLevel ? 0 : r.required_level;
@@ -171,13 +189,15 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
           update(task.node);
         }
         if (with_quotas) {
-          const JobRecord& ending =
+          const JobRecord& other =
               jobs_[event.planned ? plan[event.index].id.value() : event.index];
-          books.Add(ending.quota_queue, event.planned ? plan[event.index].demand : DemandOf(ending),
-                    event.allocate ? +1 : -1);
+          const int sign = event.allocate ? +1 : -1;
+          replayed.emplace_back(other.quota_queue,
+                                event.planned ? plan[event.index].demand : DemandOf(other), sign);
+          books.Add(other.quota_queue, std::get<1>(replayed.back()), sign);
         }
       }
-      if (blocks_that_fit > 0 && (!with_quotas || admitted(r, at_us, runtime_us))) {
+      if (blocks_that_fit > 0 && (!with_quotas || admitted(r, demand, at_us, runtime_us))) {
         avoid.Clear();
         for (const PlannedJob& other : plan) {
           if (other.start_us <= at_us || other.start_us >= at_us + runtime_us) continue;
@@ -195,12 +215,19 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
       if (next == timeline.size() || timeline[next].at_us - now > kHorizonUs) break;
       at_us = timeline[next].at_us;
     }
+    for (auto it = replayed.rbegin(); it != replayed.rend(); ++it) {
+      books.Add(std::get<0>(*it), std::get<1>(*it), -std::get<2>(*it));
+    }
+    replayed.clear();
     if (!placed) continue;
     start_plan_[id.value()] = at_us;
     if (runtime_us == 0) continue;  // Holds nothing for any time.
     const auto index = static_cast<uint32_t>(plan.size());
-    plan.push_back({id, at_us, at_us + runtime_us, std::move(*placed),
-                    with_quotas ? DemandOf(r) : QuotaAmounts{}});
+    plan.push_back({id, at_us, at_us + runtime_us, std::move(*placed), demand});
+    const std::pair<TimeUs, uint32_t> planned_start{at_us, index};
+    planned_starts.insert(
+        std::upper_bound(planned_starts.begin(), planned_starts.end(), planned_start),
+        planned_start);
     // The plan's own start and end join the timeline (kept sorted).
     for (const TimelineEvent event : {TimelineEvent{at_us, true, index, true},
                                       TimelineEvent{at_us + runtime_us, false, index, true}}) {
