@@ -8,9 +8,9 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
-#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
                  "Parked GET /v1/events long-polls per token (default 16)")
       ->check(CLI::Range(1, 100'000));
   app.add_option("--log-level", log_level, "debug, info, warning or error (default info)")
-      ->check(CLI::IsMember({"debug", "info", "warning", "error"}));
+      ->check(CLI::IsMember(std::vector<std::string>(headroom::control::kLogLevelNames.begin(),
+                                                     headroom::control::kLogLevelNames.end())));
   app.set_version_flag("--version", "headroomd " HEADROOM_VERSION);
   try {
     app.parse(argc, argv);
@@ -133,11 +134,10 @@ int main(int argc, char** argv) {
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("headroomd"));
   spdlog::set_level(spdlog::level::trace);  // the filter is the control layer's (LogEnabled)
-  const std::map<std::string, LogLevel> log_levels = {{"debug", LogLevel::kDebug},
-                                                      {"info", LogLevel::kInfo},
-                                                      {"warning", LogLevel::kWarn},
-                                                      {"error", LogLevel::kError}};
-  headroom::control::SetLogSink(&LogToSpdlog, log_levels.at(log_level));
+  const auto level_index = std::find(headroom::control::kLogLevelNames.begin(),
+                                     headroom::control::kLogLevelNames.end(), log_level) -
+                           headroom::control::kLogLevelNames.begin();
+  headroom::control::SetLogSink(&LogToSpdlog, static_cast<LogLevel>(level_index));
   options.policy_given = app.count("--policy") > 0;
   const size_t colon = listen.rfind(':');
   if (colon == std::string::npos || colon == 0) {

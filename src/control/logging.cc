@@ -7,23 +7,10 @@
 namespace headroom::control {
 namespace {
 
-std::string_view LevelName(LogLevel level) {
-  switch (level) {
-    case LogLevel::kDebug:
-      return "debug";
-    case LogLevel::kInfo:
-      return "info";
-    case LogLevel::kWarn:
-      return "warning";
-    case LogLevel::kError:
-      return "error";
-  }
-  return "?";
-}
-
 void WriteToStderr(LogLevel level, std::string_view line) {
   // One write per line, so lines from several threads do not interleave.
-  const std::string text = fmt::format("{}: {}\n", LevelName(level), line);
+  const std::string text =
+      fmt::format("{}: {}\n", kLogLevelNames[static_cast<size_t>(level)], line);
   std::fwrite(text.data(), 1, text.size(), stderr);
 }
 

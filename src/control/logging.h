@@ -11,12 +11,16 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <string_view>
 #include <utility>
 
 namespace headroom::control {
 
 enum class LogLevel { kDebug, kInfo, kWarn, kError };
+// Each level's name, in LogLevel's order (headroomd --log-level takes them).
+inline constexpr std::array<std::string_view, 4> kLogLevelNames = {"debug", "info", "warning",
+                                                                   "error"};
 
 using LogSink = void (*)(LogLevel level, std::string_view line);
 

@@ -115,7 +115,12 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
   // The queues' books at the plan's time: the timeline's changes for one job are replayed from
   // now onto them and taken back after it.
   QuotaTree books = with_quotas ? quotas_ : QuotaTree();
-  std::vector<std::tuple<uint32_t, QuotaAmounts, int>> replayed;
+  // What a timeline event does to the books, or (`undo`) takes back.
+  const auto book = [&](const TimelineEvent& event, bool undo) {
+    const JobRecord& other = jobs_[event.planned ? plan[event.index].id.value() : event.index];
+    books.Add(other.quota_queue, event.planned ? plan[event.index].demand : DemandOf(other),
+              event.allocate != undo ? +1 : -1);
+  };
   // The plan's starts in time order: the planned jobs that start while a job would run.
   std::vector<std::pair<TimeUs, uint32_t>> planned_starts;
   uint64_t work = 0;
@@ -188,14 +193,7 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
           event.allocate ? scratch.Allocate(task) : scratch.Release(task);
           update(task.node);
         }
-        if (with_quotas) {
-          const JobRecord& other =
-              jobs_[event.planned ? plan[event.index].id.value() : event.index];
-          const int sign = event.allocate ? +1 : -1;
-          replayed.emplace_back(other.quota_queue,
-                                event.planned ? plan[event.index].demand : DemandOf(other), sign);
-          books.Add(other.quota_queue, std::get<1>(replayed.back()), sign);
-        }
+        if (with_quotas) book(event, false);
       }
       if (blocks_that_fit > 0 && (!with_quotas || admitted(r, demand, at_us, runtime_us))) {
         avoid.Clear();
@@ -215,10 +213,8 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
       if (next == timeline.size() || timeline[next].at_us - now > kHorizonUs) break;
       at_us = timeline[next].at_us;
     }
-    for (auto it = replayed.rbegin(); it != replayed.rend(); ++it) {
-      books.Add(std::get<0>(*it), std::get<1>(*it), -std::get<2>(*it));
-    }
-    replayed.clear();
+    // The timeline's first `next` events were replayed for this job.
+    for (size_t k = 0; with_quotas && k < next; ++k) book(timeline[k], true);
     if (!placed) continue;
     start_plan_[id.value()] = at_us;
     if (runtime_us == 0) continue;  // Holds nothing for any time.
