@@ -20,4 +20,13 @@ int64_t ServiceQueueEndDeviceUs(const AttainedServiceConfig& config, uint32_t qu
   return config.limits_device_s[queue] * kUsPerSecond;
 }
 
+int64_t ServiceRank(const AttainedServiceConfig& config, int32_t priority,
+                    int64_t attained_device_us) {
+  const auto queue = static_cast<int64_t>(ServiceQueue(config, attained_device_us));
+  if (!config.priority_first) return -queue;
+  // Queues number at most limits + 1, and limits fit in memory: no overflow in 64 bits.
+  const auto queues = static_cast<int64_t>(config.limits_device_s.size()) + 1;
+  return static_cast<int64_t>(priority) * queues - queue;
+}
+
 }  // namespace headroom::engine

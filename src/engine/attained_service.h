@@ -21,4 +21,9 @@ uint32_t ServiceQueue(const AttainedServiceConfig& config, int64_t attained_devi
 // int64_t for the last queue, which a job never leaves.
 int64_t ServiceQueueEndDeviceUs(const AttainedServiceConfig& config, uint32_t queue);
 
+// How a job ranks by its service queue, higher first: minus its queue; with priority_first,
+// its priority ahead of that (each priority step above every queue).
+int64_t ServiceRank(const AttainedServiceConfig& config, int32_t priority,
+                    int64_t attained_device_us);
+
 }  // namespace headroom::engine

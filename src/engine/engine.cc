@@ -23,6 +23,7 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
       fair_share_(policy.multifactor.decay_half_life_us),
       failed_shapes_(std::make_unique<FailureCache>()),
       failed_avoiding_(std::make_unique<FailureCache>()),
+      preemption_memo_(std::make_unique<PreemptionMemo>()),
       defrag_(policy.migration, *VictimSelectors().Make(policy.victim_selector)),
       preempter_(policy.preemption, *VictimSelectors().Make(policy.victim_selector)) {
   auto order = MakeQueueOrder(policy.queue_order, policy);

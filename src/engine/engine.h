@@ -129,7 +129,8 @@ class Engine {
 
   // When the engine wants to be stepped again even if nothing happens (a backfill interval, a
   // priority recalculation or a preemption candidate's minimum run time falls due while jobs
-  // wait); kNever when it does not.
+  // wait, or a pass preempted jobs: at once, so that they start again wherever they fit); kNever
+  // when it does not.
   TimeUs NextWakeupUs() const;
 
   // Free milli-devices the first blocked job could not use on any node it cannot take a task
@@ -205,13 +206,16 @@ class Engine {
   // queue and priority.
   void CountRunning(JobId id, int sign);
   // Whom a job may preempt: those of strictly lower rank. Its priority; under an order that
-  // ranks by attained service (las), minus its service queue, the least served highest.
-  int32_t PreemptionRank(const JobRecord& record, TimeUs now) const;
+  // ranks by attained service (las), its service rank (attained_service.h ServiceRank).
+  int64_t PreemptionRank(const JobRecord& record, TimeUs now) const;
   // Attained service at `now`: what it had when it last started, and its current run.
   int64_t AttainedDeviceUs(const JobRecord& record, TimeUs now) const;
-  // Under las, once per time: the highest service queue running in each leaf queue, and when
-  // the next running job moves into a higher one.
+  // Under las, once per time: the lowest service rank running in each leaf queue, and when
+  // the next running job moves into a higher service queue.
   void SweepServiceQueues(TimeUs now);
+  // Fills the preemption memo with the candidates of `record`'s searches: running jobs of lower
+  // rank in scope (by_rank), and the work of queues that borrow (reclaims).
+  void GatherCandidates(const JobRecord& record, bool by_rank, bool reclaims, TimeUs now);
   // Under las with promotion: a pending job starved long enough goes back to the first queue.
   void PromoteIfStarved(JobRecord& record, TimeUs now) const;
   bool ComputeReservation(JobId head, TimeUs now);
@@ -259,7 +263,16 @@ class Engine {
   using FailureCache = std::unordered_map<Shape, std::pair<uint64_t, uint64_t>, ShapeHash>;
   std::unique_ptr<FailureCache> failed_shapes_;
   std::unique_ptr<FailureCache> failed_avoiding_;
+  // Preemption searches of one pass, while the floor stays as it is (same time, release epoch,
+  // allocated capacity and changeover budget left): the candidates last gathered and for whom
+  // (rank, leaf queue, kind of search), and the searches that found no plan, by shape and for
+  // whom. Blocked jobs alike share them instead of each scanning every running job: with
+  // `backfill: skip` every blocked job may search (engine_records.h).
+  struct PreemptionMemo;
+  std::unique_ptr<PreemptionMemo> preemption_memo_;
   bool dirty_ = true;  // Something changed that a pass could act on.
+  // The last pass requeued preempted jobs, which it placed nowhere: the next pass is due at once.
+  bool requeued_in_pass_ = false;
   TimeUs last_reorder_us_ = 0;
   TimeUs last_backfill_us_ = 0;
   bool reordered_once_ = false;
@@ -294,7 +307,7 @@ class Engine {
   TimeUs preemption_wakeup_us_ = kNever;
   // SweepServiceQueues' results and the time they are for.
   TimeUs service_sweep_us_ = -1;
-  std::vector<uint32_t> top_service_queue_by_queue_;
+  std::vector<int64_t> lowest_service_rank_by_queue_;
   TimeUs next_service_change_us_ = kNever;
   // Job → (release epoch, allocated milli, candidates, changeover budget left) of its last
   // fruitless preemption search.

@@ -149,6 +149,8 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
   const JobId previous_head = blocked_head_;
   blocked_head_ = JobId();
   preemption_wakeup_us_ = kNever;
+  requeued_in_pass_ = false;
+  *preemption_memo_ = PreemptionMemo{};  // Its candidates' wake-ups were this pass's.
   service_sweep_us_ = -1;  // The running jobs may differ from the last pass's at this time.
 
   std::unordered_map<Shape, bool, ShapeHash> held_for_reservation;
@@ -251,6 +253,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
 
 TimeUs Engine::NextWakeupUs() const {
   if (queue_.empty() && arrivals_.empty()) return kNever;
+  if (requeued_in_pass_) return last_now_us_;
   TimeUs wakeup = kNever;
   if (policy_.backfill != BackfillMode::kNone && policy_.backfill_interval_us > 0 &&
       backfilled_once_) {

@@ -5,12 +5,16 @@
 // A search runs when preemption is enabled, the pass's search budget allows it, the blocked job
 // asks for devices and outranks the lowest-priority running job, and the state differs from the
 // job's last fruitless search (release epoch, allocated capacity, candidates, changeover budget
-// left): an unchanged state would give the same answer. Candidates: running jobs with devices,
-// of strictly lower priority, that have run PreemptionConfig::min_run_us, have not used up
-// their preemption budget (max_preemptions_per_job) and neither started nor moved in this step.
-// What a plan loses is charged to the changeover budget. A requeued job is pending again at once
-// (same id, next pass); its next start pauses for PreemptionConfig::restart_us before its
-// checkpoints count again.
+// left): an unchanged state would give the same answer. Within a pass, while the floor stays as
+// it is, blocked jobs alike share one gathering of candidates and a job whose shape already
+// found no plan for its rank and queue does not search again (PreemptionMemo). Requeued jobs
+// are pending at once and the engine asks to be stepped again at the same time (NextWakeupUs),
+// so that they, and the jobs the pass looked at before the capacity came free, start where
+// they fit. Candidates: running jobs with devices, of strictly lower priority, that have run
+// PreemptionConfig::min_run_us, have not used up their preemption budget
+// (max_preemptions_per_job) and neither started nor moved in this step. What a plan loses is
+// charged to the changeover budget. A requeued job keeps its id; its next start pauses for
+// PreemptionConfig::restart_us before its checkpoints count again.
 // With queues (quota.h) and PreemptionScope::kQueue, priority picks candidates only inside the
 // job's own queue; a job whose queues stay within their guarantees also reclaims: the running
 // jobs of other branches that borrow are candidates whatever their priority, released first,
@@ -18,10 +22,13 @@
 // every queue and nothing is reclaimed. Either way the plan must leave the job admitted by its
 // queues. Candidates are read from the running jobs of the queues in scope
 // (running_by_queue_), not from the whole floor. A job reclaims only once it has waited
-// PreemptionConfig::reclaim_after_us since its submission or requeue.
+// PreemptionConfig::reclaim_after_us since its submission or requeue, and preempts by rank only
+// once it has waited preempt_after_us.
 // Under an order that ranks by attained service (las), rank takes priority's place: a job
-// preempts those running in a higher service queue than its own (Tiresias), and since running
-// jobs move into higher queues as they run, a blocked job looks again when the next one does.
+// preempts those running in a higher service queue than its own (Tiresias), or, with
+// priority_first, those of lower priority and those of its priority in a higher service queue;
+// since running jobs move into higher queues as they run, a blocked job looks again when the
+// next one does.
 #include <algorithm>
 #include <limits>
 
@@ -81,9 +88,9 @@ int64_t Engine::AttainedDeviceUs(const JobRecord& r, TimeUs now) const {
   return r.attained_device_us + (now - r.start_us) * CountedDevices(r.job);
 }
 
-int32_t Engine::PreemptionRank(const JobRecord& r, TimeUs now) const {
+int64_t Engine::PreemptionRank(const JobRecord& r, TimeUs now) const {
   if (las_ == nullptr) return r.job.priority;
-  return -static_cast<int32_t>(ServiceQueue(*las_, AttainedDeviceUs(r, now)));
+  return ServiceRank(*las_, r.job.priority, AttainedDeviceUs(r, now));
 }
 
 void Engine::PromoteIfStarved(JobRecord& r, TimeUs now) const {
@@ -102,12 +109,16 @@ void Engine::SweepServiceQueues(TimeUs now) {
   if (service_sweep_us_ == now) return;
   service_sweep_us_ = now;
   next_service_change_us_ = kNever;
-  top_service_queue_by_queue_.assign(running_by_queue_.size(), 0);
+  lowest_service_rank_by_queue_.assign(running_by_queue_.size(),
+                                       std::numeric_limits<int64_t>::max());
   for (uint32_t queue = 0; queue < running_by_queue_.size(); ++queue) {
     for (const auto& [unused_priority, job] : running_by_queue_[queue]) {
       const JobRecord& v = jobs_[job];
-      const uint32_t level = ServiceQueue(*las_, AttainedDeviceUs(v, now));
-      top_service_queue_by_queue_[queue] = std::max(top_service_queue_by_queue_[queue], level);
+      const int64_t attained_device_us = AttainedDeviceUs(v, now);
+      lowest_service_rank_by_queue_[queue] =
+          std::min(lowest_service_rank_by_queue_[queue],
+                   ServiceRank(*las_, v.job.priority, attained_device_us));
+      const uint32_t level = ServiceQueue(*las_, attained_device_us);
       const int64_t end_device_us = ServiceQueueEndDeviceUs(*las_, level);
       if (end_device_us == std::numeric_limits<int64_t>::max()) continue;
       const int64_t devices = CountedDevices(v.job);
@@ -157,44 +168,17 @@ PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const
   return preemption;
 }
 
-bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
-                               Decisions& decisions) {
-  if (!preempter_.enabled() || searches_left == 0) return false;
-  JobRecord& r = record(id);
-  if (r.never_fits || r.job.task.devices == 0) return false;
-  const QuotaAmounts demand = DemandOf(r);
-  // With queues, priority preempts inside the job's own queue only (scope kQueue), and within
-  // its guarantee a job reclaims what other branches borrow, whatever their priority.
+void Engine::GatherCandidates(const JobRecord& r, bool by_rank, bool reclaims, TimeUs now) {
+  PreemptionMemo& memo = *preemption_memo_;
+  const int64_t rank = PreemptionRank(r, now);
   const bool by_queue = !quotas_.empty() && policy_.preemption.scope == PreemptionScope::kQueue;
-  bool reclaims = by_queue && quotas_.WithinGuarantee(r.quota_queue, demand);
-  if (reclaims && now - r.pending_since_us < policy_.preemption.reclaim_after_us) {
-    reclaims = false;  // Not yet (hysteresis): look again when it has waited long enough.
-    preemption_wakeup_us_ =
-        std::min(preemption_wakeup_us_, r.pending_since_us + policy_.preemption.reclaim_after_us);
-  }
   auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
-  const int32_t rank = PreemptionRank(r, now);
-  if (las_ != nullptr) {
-    SweepServiceQueues(now);
-    preemption_wakeup_us_ = std::min(preemption_wakeup_us_, next_service_change_us_);
-  }
-  bool outranks = false;
-  for (uint32_t queue = 0; queue < running_priorities_by_queue_.size(); ++queue) {
-    const std::map<int32_t, uint32_t>& priorities = running_priorities_by_queue_[queue];
-    const int32_t lowest = las_ != nullptr
-                               ? -static_cast<int32_t>(top_service_queue_by_queue_[queue])
-                               : (priorities.empty() ? rank : priorities.begin()->first);
-    outranks |= in_scope(queue) && !priorities.empty() && lowest < rank;
-  }
-  if (!reclaims && !outranks) return false;
-  // A reclaim looks at every borrowing queue: it spends a search whatever it finds, so that
-  // many jobs within their guarantee cannot make a pass scan the floor once each.
-  if (reclaims) --searches_left;
-  std::optional<QuotaGate> gate;
-  if (!quotas_.empty()) gate.emplace(quotas_, r.quota_queue, demand);
-  std::vector<PreemptionCandidate> candidates;
+  memo.has_candidates = true;
+  memo.key = {rank, r.quota_queue, by_rank, reclaims};
+  memo.candidates.clear();
+  memo.gate_entries.clear();
   const uint32_t max_preemptions = policy_.preemption.max_preemptions_per_job;
-  // `outranked`: a candidate for its lower priority; else for running on capacity its branch
+  // `outranked`: a candidate for its lower rank; else for running on capacity its branch
   // borrows. By queue, borrowed work (tier 0) goes before a queue's own work.
   auto consider = [&](uint32_t job, bool outranked) {
     const JobRecord& v = jobs_[job];
@@ -207,21 +191,24 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
       return;
     }
     if (v.start_us >= now || v.moved_us >= now) return;
-    candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
-                                     PreemptionRank(v, now), v.start_us},
-                          PreemptionOf(JobId(job), id, now).cost_device_us,
-                          static_cast<uint8_t>(by_queue && outranked ? 1 : 0)});
+    memo.candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
+                                          PreemptionRank(v, now), v.start_us},
+                               PreemptionOf(JobId(job), JobId(), now).cost_device_us,
+                               static_cast<uint8_t>(by_queue && outranked ? 1 : 0)});
     // The gate's books, while the record is at hand.
-    if (gate) gate->AddCandidate(v.quota_queue, DemandOf(v), by_queue && !outranked);
+    if (!quotas_.empty()) {
+      memo.gate_entries.push_back({v.quota_queue, DemandOf(v), by_queue && !outranked});
+    }
   };
   // The queues' lists first, then their records, fetched ahead: a search may look at
   // thousands of running jobs, each record in its own cache lines.
   std::vector<uint32_t> jobs;
-  for (uint32_t queue = 0; queue < running_by_queue_.size(); ++queue) {
+  for (uint32_t queue = 0; by_rank && queue < running_by_queue_.size(); ++queue) {
     if (!in_scope(queue)) continue;
     for (const auto& [priority, job] : running_by_queue_[queue]) {
-      if ((las_ != nullptr ? PreemptionRank(jobs_[job], now) : priority) < rank)
+      if ((las_ != nullptr ? PreemptionRank(jobs_[job], now) : int64_t{priority}) < rank) {
         jobs.push_back(job);
+      }
     }
   }
   const size_t outranked_count = jobs.size();
@@ -240,6 +227,71 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
     }
     consider(jobs[i], i < outranked_count);
   }
+}
+
+bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
+                               Decisions& decisions) {
+  if (!preempter_.enabled() || searches_left == 0) return false;
+  JobRecord& r = record(id);
+  if (r.never_fits || r.job.task.devices == 0) return false;
+  const QuotaAmounts demand = DemandOf(r);
+  // With queues, priority preempts inside the job's own queue only (scope kQueue), and within
+  // its guarantee a job reclaims what other branches borrow, whatever their priority.
+  const bool by_queue = !quotas_.empty() && policy_.preemption.scope == PreemptionScope::kQueue;
+  bool reclaims = by_queue && quotas_.WithinGuarantee(r.quota_queue, demand);
+  if (reclaims && now - r.pending_since_us < policy_.preemption.reclaim_after_us) {
+    reclaims = false;  // Not yet (hysteresis): look again when it has waited long enough.
+    preemption_wakeup_us_ =
+        std::min(preemption_wakeup_us_, r.pending_since_us + policy_.preemption.reclaim_after_us);
+  }
+  auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
+  const int64_t rank = PreemptionRank(r, now);
+  if (las_ != nullptr) {
+    SweepServiceQueues(now);
+    preemption_wakeup_us_ = std::min(preemption_wakeup_us_, next_service_change_us_);
+  }
+  bool outranks = false;
+  for (uint32_t queue = 0; queue < running_priorities_by_queue_.size(); ++queue) {
+    const std::map<int32_t, uint32_t>& priorities = running_priorities_by_queue_[queue];
+    const int64_t lowest = las_ != nullptr      ? lowest_service_rank_by_queue_[queue]
+                           : priorities.empty() ? rank
+                                                : priorities.begin()->first;
+    outranks |= in_scope(queue) && !priorities.empty() && lowest < rank;
+  }
+  if (outranks && now - r.pending_since_us < policy_.preemption.preempt_after_us) {
+    outranks = false;  // Not yet (hysteresis): look again when it has waited long enough.
+    preemption_wakeup_us_ =
+        std::min(preemption_wakeup_us_, r.pending_since_us + policy_.preemption.preempt_after_us);
+  }
+  if (!reclaims && !outranks) return false;
+  // Blocked jobs of one rank, queue and kind of search share its candidates, and jobs of one
+  // shape too its answer, while the floor stays as it is (PreemptionMemo).
+  PreemptionMemo& memo = *preemption_memo_;
+  memo.Keep(now, release_epoch_, state_.allocated_milli(),
+            preempter_.changeover().LeftDeviceUs(now));
+  const PreemptionMemo::Key key{rank, r.quota_queue, outranks, reclaims};
+  if (memo.Fruitless(r.shape(), key)) return false;
+  // A search is spent by scanning the running jobs for candidates or by planning, at most once
+  // per job: a pass does at most max_searches_per_pass of either. A reclaim looks at every
+  // borrowing queue and spends one whatever it finds.
+  bool spent = false;
+  auto spend = [&] {
+    if (!spent) --searches_left;
+    spent = true;
+  };
+  if (reclaims) spend();
+  if (!memo.has_candidates || !(memo.key == key)) {
+    spend();
+    GatherCandidates(r, outranks, reclaims, now);
+  }
+  std::optional<QuotaGate> gate;
+  if (!quotas_.empty()) {
+    gate.emplace(quotas_, r.quota_queue, demand);
+    for (const PreemptionMemo::GateEntry& entry : memo.gate_entries) {
+      gate->AddCandidate(entry.queue, entry.demand, entry.borrowed);
+    }
+  }
+  const std::vector<PreemptionCandidate>& candidates = memo.candidates;
   if (candidates.empty()) return false;
   const std::tuple<uint64_t, uint64_t, size_t, int64_t> search{
       release_epoch_, state_.allocated_milli(), candidates.size(),
@@ -248,11 +300,12 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
       it != fruitless_preemptions_.end() && it->second == search) {
     return false;
   }
-  if (!reclaims) --searches_left;
+  spend();
   std::optional<PreemptionPlan> plan =
       preempter_.Plan(state_, placer_, RequestOf(r), candidates, now, gate ? &*gate : nullptr);
   if (!plan) {
     fruitless_preemptions_[id.value()] = search;
+    memo.fruitless.emplace_back(r.shape(), key);
     // The changeover budget may have held it back: look again when the budget grows.
     preemption_wakeup_us_ =
         std::min(preemption_wakeup_us_, preempter_.changeover().NextReleaseUs());
@@ -261,10 +314,14 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   for (uint32_t victim : plan->victims) {
     PreemptJob preemption = PreemptionOf(candidates[victim].job.id, id, now);
     // By queue, tier 0 holds the candidates for the capacity they borrow.
+    // Under las with priority first, a victim of lower priority goes for its priority.
+    const bool for_service =
+        las_ != nullptr && jobs_[candidates[victim].job.id.value()].job.priority >= r.job.priority;
     preemption.reason = by_queue && candidates[victim].tier == 0 ? PreemptReason::kReclaim
-                        : las_ != nullptr                        ? PreemptReason::kLessService
+                        : for_service                            ? PreemptReason::kLessService
                                                                  : PreemptReason::kPriority;
     Requeue(preemption, now);
+    requeued_in_pass_ = true;
     decisions.preemptions.push_back(preemption);
   }
   Launch(id, std::move(plan->head_tasks), now, decisions);

@@ -5,8 +5,10 @@
 // Threading: single-threaded, owned by the engine.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/engine.h"
@@ -35,6 +37,44 @@ struct Engine::ShapeHash {
       h = (h ^ v) * 1099511628211ULL;
     }
     return h;
+  }
+};
+
+struct Engine::PreemptionMemo {
+  TimeUs now_us = -1;
+  uint64_t release_epoch = 0;
+  uint64_t allocated_milli = 0;
+  int64_t changeover_left_device_us = 0;
+  // Whose candidates they are: a rank in a leaf queue, searching by rank, by reclaim or both.
+  struct Key {
+    int64_t rank = 0;
+    uint32_t queue = 0;
+    bool by_rank = false;
+    bool reclaims = false;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  // A candidate's part in a quota gate (engine_preempt.cc QuotaGate), with queues.
+  struct GateEntry {
+    uint32_t queue;
+    QuotaAmounts demand;
+    bool borrowed;
+  };
+  bool has_candidates = false;
+  Key key;
+  std::vector<PreemptionCandidate> candidates;
+  std::vector<GateEntry> gate_entries;           // One per candidate, with queues.
+  std::vector<std::pair<Shape, Key>> fruitless;  // Searches with no plan.
+
+  // Forgets everything unless the floor is still as it was.
+  void Keep(TimeUs now, uint64_t epoch, uint64_t allocated, int64_t changeover_left) {
+    if (now == now_us && epoch == release_epoch && allocated == allocated_milli &&
+        changeover_left == changeover_left_device_us) {
+      return;
+    }
+    *this = PreemptionMemo{now, epoch, allocated, changeover_left};
+  }
+  bool Fruitless(const Shape& shape, const Key& of) const {
+    return std::find(fruitless.begin(), fruitless.end(), std::pair{shape, of}) != fruitless.end();
   }
 };
 

@@ -59,6 +59,10 @@ struct AttainedServiceConfig {
   // its last promotion) goes back to the first queue, its attained service counted from 0
   // again (the artifact's solve_starvation in dlas_sim_jobs). 0: never (its dlas-gpu).
   double promote_knob = 0;
+  // Priority before attained service, in the order and in preemption: a job runs and preempts
+  // as its priority says, and attained service decides only among equal priorities. headroom's
+  // own; Tiresias reads no priority.
+  bool priority_first = false;
 };
 
 // How the multifactor order turns decayed usage into a tenant's fair-share factor, over the
@@ -130,8 +134,10 @@ struct PreemptionConfig {
   uint32_t max_placements = 64;
   // Jobs one search may preempt.
   uint32_t max_victims = 64;
-  // Blocked jobs per pass that may search (the first blocked one always may; with skip
-  // backfill, the jobs behind it too, as each pending pod may preempt in Kubernetes).
+  // Blocked jobs per pass that may search, in queue order (with skip backfill, any blocked job,
+  // as each pending pod may preempt in Kubernetes; with EASY, the first blocked one and the
+  // jobs its quota holds). A job spends one when it scans the running jobs for candidates or
+  // plans; jobs alike share a scan and a fruitless answer (engine_preempt.cc).
   uint32_t max_searches_per_pass = 8;
   // Guards against thrash beside the minimum run time. The changeover budget: device-seconds of
   // work lost to preemption (lost work + restart, × devices) that any rolling hour may hold;
@@ -152,6 +158,10 @@ struct PreemptionConfig {
   // max_wait_before_kill for containers to finish). Priority inside a queue does not wait.
   // Keep it under the borrowers' min_run_us for reclaims to stay that prompt. 0: at once.
   TimeUs reclaim_after_us = 0;
+  // Hysteresis for preemption by rank (priority, or service under las): a blocked job preempts
+  // only once it has waited this long since it was submitted or requeued, so that running work
+  // ending by itself in that time frees its devices without a preemption. 0: at once.
+  TimeUs preempt_after_us = 0;
 };
 
 // One-task jobs placed by GPU-sharing scoring (share_placer.h; FGD's evaluation's policies and

@@ -111,7 +111,7 @@ Status ParseMultifactor(const YamlField& field, MultifactorWeights& out) {
 }
 
 Status ParseAttainedService(const YamlField& field, AttainedServiceConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"limits_device_s", "promote_knob"}));
+  YAML_FIELD_TRY(map, field.Map({"limits_device_s", "promote_knob", "priority_first"}));
   POLICY_TRY(Optional(*map, "limits_device_s", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(items, value.Items());
     out.limits_device_s.clear();
@@ -125,9 +125,15 @@ Status ParseAttainedService(const YamlField& field, AttainedServiceConfig& out) 
     }
     return {};
   }));
-  return Optional(*map, "promote_knob", [&](const YamlField& value) -> Status {
+  POLICY_TRY(Optional(*map, "promote_knob", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(knob, value.Number(0, true, kMaxWeight, "a number, 0 (never) or more"));
     out.promote_knob = *knob;
+    return {};
+  }));
+  return Optional(*map, "priority_first", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kBooleans[] = {"true", "false"};
+    YAML_FIELD_TRY(on, OneOf(value, kBooleans));
+    out.priority_first = *on == "true";
     return {};
   });
 }
@@ -320,10 +326,11 @@ Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
   YAML_FIELD_TRY(map, field.Map({"enabled", "min_run_s", "checkpoint_interval_s", "restart_s",
                                  "max_placements", "max_victims", "max_searches_per_pass",
                                  "changeover_budget_device_s_per_hour", "max_preemptions_per_job",
-                                 "scope", "reclaim_after_s"}));
+                                 "scope", "reclaim_after_s", "preempt_after_s"}));
   POLICY_TRY(ParseSection(*map, out.enabled,
                           {{"min_run_s", &out.min_run_us},
                            {"reclaim_after_s", &out.reclaim_after_us},
+                           {"preempt_after_s", &out.preempt_after_us},
                            {"checkpoint_interval_s", &out.checkpoint_interval_us},
                            {"restart_s", &out.restart_us}},
                           {{"max_placements", &out.max_placements},

@@ -34,7 +34,7 @@ struct MovableJob {
   const std::vector<TaskAllocation>* tasks = nullptr;
   PlacementRequest request;
   uint64_t devices = 0;  // Whole devices held; a share counts as one.
-  int32_t priority = 0;
+  int64_t priority = 0;  // Its preemption rank: its priority, or its service rank under las.
   TimeUs start_us = 0;
 };
 

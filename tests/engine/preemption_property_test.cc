@@ -132,12 +132,14 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       RC_ASSERT(named.insert(job).second);
       RC_ASSERT(running.count(job) == 1u);
       if (by_service) {
-        // Only a job in a lower service queue preempts, and only jobs in a higher one.
+        // Only a job of a higher service rank preempts, and only jobs of a lower one.
         const int64_t devices = std::max<int64_t>(jobs[job].total_devices(), 1);
         attained_us[job] += (now - start_us[job]) * devices;
         RC_ASSERT(engine.attained_device_us(preemption.job) == attained_us[job]);
-        RC_ASSERT(ServiceQueue(policy->las, attained_us[job]) >
-                  ServiceQueue(policy->las, attained_us[preemption.preemptor.value()]));
+        // With priority first (headroom), a lower priority ranks lower whatever its service.
+        const uint32_t preemptor = preemption.preemptor.value();
+        RC_ASSERT(ServiceRank(policy->las, jobs[job].priority, attained_us[job]) <
+                  ServiceRank(policy->las, jobs[preemptor].priority, attained_us[preemptor]));
         ++g_las_preemptions_seen;
       } else {
         RC_ASSERT(jobs[job].priority < jobs[preemption.preemptor.value()].priority);

@@ -127,11 +127,13 @@ class InvariantObserver final : public Observer {
     if (view.now_us < last_us) problem = "time went backwards";
     last_us = view.now_us;
     starts += view.decisions.starts.size();
+    preemptions += view.decisions.preemptions.size();
     ++steps;
   }
   std::string problem;
   TimeUs last_us = 0;
   uint64_t starts = 0;
+  uint64_t preemptions = 0;
   uint64_t steps = 0;
 };
 
@@ -152,7 +154,10 @@ RC_GTEST_PROP(SimulatorPropertyTest, RandomRunsAreDeterministicAndConserveJobs, 
     InvariantObserver observer;
     const PolicyRun observed = Simulate(cluster, workload, AllPolicies()[i], options, &observer);
     RC_ASSERT(observer.problem.empty());
-    RC_ASSERT(observer.starts == workload.jobs.size() - metrics.jobs_unplaced);
+    // Each job that ran started once, and once more after each preemption.
+    RC_ASSERT(observer.starts ==
+              workload.jobs.size() - metrics.jobs_unplaced + observer.preemptions);
+    RC_ASSERT(observer.preemptions == metrics.preemptions);
     RC_ASSERT(observed.metrics.engine_steps == observer.steps);
     RC_ASSERT(WriteJsonReport(ReportOf(cluster, workload, 0, {observed})) ==
               WriteJsonReport(ReportOf(cluster, workload, 0, {first[i]})));

@@ -352,7 +352,10 @@ class EngineDriver {
  public:
   EngineDriver(const model::Cluster& cluster, const engine::PolicyConfig& policy,
                std::vector<model::Job> jobs)
-      : engine_(cluster, policy), jobs_(std::move(jobs)), start_us_(jobs_.size(), -1) {}
+      : engine_(cluster, policy),
+        jobs_(std::move(jobs)),
+        start_us_(jobs_.size(), -1),
+        completion_us_(jobs_.size(), kNever) {}
 
   const engine::Engine& engine() const { return engine_; }
   const std::vector<model::Job>& jobs() const { return jobs_; }
@@ -408,10 +411,17 @@ class EngineDriver {
       const bool had_events = !events.empty();
       const engine::Decisions decisions = engine_.Step(events, now);
       ++steps_;
+      // A preempted job does not finish this run; it runs whole again from its next start.
+      for (const engine::PreemptJob& preemption : decisions.preemptions) {
+        const uint32_t job = preemption.job.value();
+        completions_.erase({completion_us_[job], job});
+        completion_us_[job] = kNever;
+      }
       for (const engine::StartJob& start : decisions.starts) {
         const uint32_t job = start.job.value();
         start_us_[job] = now;
-        completions_.insert({now + std::max<TimeUs>(jobs_[job].runtime_us, 0), job});
+        completion_us_[job] = now + std::max<TimeUs>(jobs_[job].runtime_us, 0);
+        completions_.insert({completion_us_[job], job});
       }
       info.decisions = &decisions;
       after_step(info);
@@ -427,6 +437,7 @@ class EngineDriver {
   engine::Engine engine_;
   std::vector<model::Job> jobs_;
   std::vector<TimeUs> start_us_;
+  std::vector<TimeUs> completion_us_;  // kNever: not running.
   std::set<std::pair<TimeUs, uint32_t>> completions_;
   std::map<std::pair<TimeUs, uint64_t>, engine::NodeDrained> node_events_;
   uint64_t sequence_ = 0;

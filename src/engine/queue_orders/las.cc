@@ -5,7 +5,8 @@
 // then by submit time, first come first served within a queue, as the artifact appends
 // arrivals. It needs no runtime estimate. The engine keeps the attained service and promotes
 // starved jobs (AttainedServiceConfig::promote_knob); keys change only then, so the order is
-// time-dependent only when promotion is on.
+// time-dependent only when promotion is on. With priority_first (headroom's), priority goes
+// before the service queue.
 #include "engine/attained_service.h"
 #include "engine/queue_orders/builtin_queue_orders.h"
 
@@ -20,7 +21,7 @@ class AttainedServiceOrder final : public QueueOrder {
   const AttainedServiceConfig* attained_service() const override { return &config_; }
 
   QueueKey Key(const model::Job& job, JobId id, const OrderContext& context) const override {
-    return {static_cast<double>(ServiceQueue(config_, context.attained_device_us)),
+    return {-static_cast<double>(ServiceRank(config_, job.priority, context.attained_device_us)),
             job.submit_time_us, id.value()};
   }
 
