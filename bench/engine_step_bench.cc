@@ -16,9 +16,10 @@
 //   job (about every 0.4 simulated seconds at this size), and Step receives two events —
 //   JobFinished for that job and JobSubmitted for one new job drawn as above — then runs its
 //   pass: the main pass over the queue, plus backfill where the preset does it at that time
-//   (headroom: every step, EASY with a reservation for the blocked head; slurm-like: main pass
-//   of 100 jobs every step, EASY backfill over 500 jobs when 30 simulated seconds have passed,
-//   multifactor reordering of the whole queue every 5 simulated minutes). Jobs the step starts
+//   (headroom: every step, every job that fits, blocked jobs preempting by priority and attained
+//   service; slurm-like: main pass of 100 jobs every step, EASY backfill over 500 jobs when 30
+//   simulated seconds have passed, multifactor reordering of the whole queue every 5 simulated
+//   minutes). Jobs the step starts
 //   run until their runtime is up. One in, one out: the queue stays near 10,000.
 //   Reports: the mean step time (wall clock, manual time); p50_ms, p99_ms and max_ms of single
 //   steps (wall clock); cpu_ms, p99_cpu_ms and max_cpu_ms: the same steps in the thread's CPU

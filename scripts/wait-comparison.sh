@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The queue-wait comparison of docs/engine.md ("Shortest predicted service first"): each scenario
-# replayed under the built-in policies and the policy files given, mean and p99 wait per policy.
+# The queue-wait comparison of docs/engine.md ("A queue that wins on wait"): each scenario
+# replayed under the built-in policies, tiresias and the policy files given, mean and p99 wait
+# per policy.
 # Usage: scripts/wait-comparison.sh [BUILD_DIR] [POLICY.yaml ...]
-# Without policy files it compares the built-ins with the headroom preset ordered by qssf.
 # Needs the traces under HEADROOM_TRACES (default ../shared/traces).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,13 +13,8 @@ traces=${HEADROOM_TRACES:-$root/../shared/traces}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-extra=("$@")
-if [[ ${#extra[@]} -eq 0 ]]; then
-  sed -e 's/^name: headroom/name: headroom-qssf/' -e 's/^  order: multifactor/  order: qssf/' \
-    "$root/configs/policies/headroom.yaml" > "$work/headroom-qssf.yaml"
-  extra=("$work/headroom-qssf.yaml")
-fi
-policies=fifo,slurm-like,spread,headroom$(printf ',%s' "${extra[@]}")
+policies=fifo,slurm-like,spread,tiresias,headroom
+for file in "$@"; do policies+=",$file"; done
 "$headroom" gen-cluster --devices 512 > "$work/c512.yaml"
 "$headroom" gen-cluster --devices 1024 > "$work/c1024.yaml"
 itp=$traces/microsoft-itp-elasticflow

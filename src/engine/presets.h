@@ -7,11 +7,12 @@
 //              scheduler plus sched/backfill every 30 s (EASY), topology/tree best fit.
 //  spread      The Kubernetes default scheduler: PrioritySort, no reservation,
 //              NodeResourcesFit LeastAllocated, pod by pod.
-//  headroom    Ours: fair-share multifactor order, EASY backfill on every step, topology-block
+//  headroom    Ours: priority, then least attained service with large limits; every job that
+//              fits starts; preemption by that rank and reclaim with queues; topology-block
 //              best fit that keeps whole nodes and domains free, migration to defragment.
 //
-// The preemption baselines, by name but not in "all" (preemption is off in the presets; these
-// are for comparisons that turn it on, e.g. with queues):
+// The preemption baselines, by name but not in "all" (preemption is off in the other presets;
+// these are for comparisons that turn it on, e.g. with queues):
 //  k8s-preemption  spread with Kubernetes' default preemption: priority only, any queue, no
 //                  guards, blind to checkpoints.
 //  kueue-like      spread behind Kueue: queues that borrow and reclaim, preemption inside the

@@ -2,7 +2,8 @@
 // service ranks (queue_orders/las.cc, engine_preempt.cc): the queue arithmetic, and exact
 // Tiresias scenarios on one 8-device node — a job that runs into a higher queue is preempted
 // by a newcomer at the microsecond it crosses, jobs of one queue keep first come first served
-// and never preempt each other, and a starved job is promoted back to the first queue.
+// and never preempt each other, and a starved job is promoted back to the first queue — and
+// headroom's ranks, priority before service, with its preemptors' hysteresis.
 #include <limits>
 #include <vector>
 
@@ -32,6 +33,18 @@ TEST(AttainedService, QueuesAreCutByTheLimitsAndALimitReachedIsTheNextQueue) {
   EXPECT_EQ(ServiceQueueEndDeviceUs(config, 1), SecondsToUs(7200));
   EXPECT_EQ(ServiceQueueEndDeviceUs(config, 2), std::numeric_limits<int64_t>::max());
   EXPECT_EQ(ServiceQueue(AttainedServiceConfig{.limits_device_s = {}}, SecondsToUs(1e6)), 0u);
+}
+
+TEST(AttainedService, WithPriorityFirstEachPriorityRanksAboveEveryQueueOfTheOneBelow) {
+  AttainedServiceConfig config{.limits_device_s = {3250, 7200}};
+  EXPECT_EQ(ServiceRank(config, 5, 0), 0);  // Tiresias reads no priority.
+  EXPECT_EQ(ServiceRank(config, 5, SecondsToUs(7200)), -2);
+  config.priority_first = true;
+  EXPECT_EQ(ServiceRank(config, 1, 0), 3);
+  EXPECT_EQ(ServiceRank(config, 1, SecondsToUs(7200)), 1);
+  EXPECT_EQ(ServiceRank(config, 0, 0), 0);
+  EXPECT_GT(ServiceRank(config, 1, std::numeric_limits<int64_t>::max()), ServiceRank(config, 0, 0));
+  EXPECT_LT(ServiceRank(config, -1, 0), ServiceRank(config, 0, SecondsToUs(7200)));
 }
 
 model::Job SubmittedAt(model::Job job, double submit_s) {
@@ -139,6 +152,50 @@ TEST(TiresiasScenario, ServiceFromAnEarlierEngineCountsTowardTheQueue) {
   EXPECT_EQ(after.starts[0].job, fresh);
   EXPECT_EQ(h.engine().state(old), JobState::kPending);
   EXPECT_EQ(h.engine().attained_device_us(old), SecondsToUs(4000));
+}
+
+// headroom: priority before attained service, and a preemptor waits preempt_after_s. On one
+// 8-device node, with Tiresias's limits so that queues change within seconds.
+TEST(HeadroomServiceScenario, PriorityGoesBeforeServiceAndAPreemptorWaitsItsHysteresis) {
+  OneNode t;
+  PolicyConfig policy = testing::Preset("headroom");
+  ASSERT_EQ(policy.queue_order, "las");
+  ASSERT_TRUE(policy.las.priority_first);
+  policy.las.limits_device_s = {3250, 7200};
+  policy.preemption.preempt_after_us = SecondsToUs(60);
+  Harness h(t.cluster, policy);
+  model::Job important = SubmittedAt(MakeJob(1, 8, 36000), 0);
+  important.priority = 1;
+  const JobId a = h.Submit(important);
+  h.Step(0);
+  ASSERT_EQ(h.engine().state(a), JobState::kRunning);
+
+  // A lower priority never preempts, however much service the running job has had.
+  const JobId b = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 100));
+  EXPECT_TRUE(h.Step(100).preemptions.empty());
+  EXPECT_TRUE(h.Step(1000).preemptions.empty());
+  EXPECT_EQ(h.engine().state(b), JobState::kPending);
+
+  // A higher priority preempts, once it has waited 60 s.
+  model::Job urgent = SubmittedAt(MakeJob(1, 8, 100), 1000);
+  urgent.priority = 2;
+  const JobId c = h.Submit(urgent);
+  EXPECT_TRUE(h.Step(1000).preemptions.empty());
+  EXPECT_EQ(h.engine().NextWakeupUs(), SecondsToUs(1060));
+  EXPECT_TRUE(h.Step(1059.999999).preemptions.empty());
+  const Decisions preempted = h.Step(1060);
+  ASSERT_EQ(Victims(preempted), std::vector<JobId>{a});
+  EXPECT_EQ(preempted.preemptions[0].reason, PreemptReason::kPriority);
+  EXPECT_EQ(h.engine().state(c), JobState::kRunning);
+
+  // The requeued job has had 8,480 device-seconds (its last queue) and `b` none, but priority
+  // goes first: `a` starts when `c` ends.
+  EXPECT_EQ(h.engine().attained_device_us(a), SecondsToUs(8 * 1060));
+  h.Finish(c);
+  const Decisions after = h.Step(1160);
+  ASSERT_EQ(after.starts.size(), 1u);
+  EXPECT_EQ(after.starts[0].job, a);
+  EXPECT_EQ(h.engine().state(b), JobState::kPending);
 }
 
 }  // namespace

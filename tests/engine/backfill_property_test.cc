@@ -33,8 +33,16 @@ using testing::StepInfo;
 // with its wait at the same rate, so the order is arrival order, as the property needs (job
 // size and fair share would let a later, larger job overtake the reserved head, which EASY
 // allows). Keeps the preset's backfill interval and recalculation period.
+// The preset's multifactor order by age alone, with EASY reservations: headroom's own order is
+// least attained service and reserves nothing, so it takes slurm-like's age weight and EASY.
 PolicyConfig ByAge(std::string_view preset) {
   PolicyConfig policy = *PresetPolicy(preset);
+  if (policy.queue_order != "multifactor") {
+    policy.queue_order = "multifactor";
+    policy.multifactor.age = PresetPolicy("slurm-like")->multifactor.age;
+    policy.backfill = BackfillMode::kEasy;
+    policy.preemption.enabled = false;
+  }
   policy.multifactor.fairshare = 0;
   policy.multifactor.job_size = 0;
   policy.multifactor.qos = 0;
@@ -154,7 +162,7 @@ TEST(BackfillPropertyTest, DrainingAReservedNodeMovesTheReservation) {
           .Rack("r0", {{"n0", 8, "H100"}, {"n1", 8, "H100"}, {"n2", 8, "H100"}, {"n3", 8, "H100"}})
           .Rack("r1", {{"n4", 8, "A100"}})
           .Build();
-  Engine engine(cluster, *PresetPolicy("headroom"));
+  Engine engine(cluster, ByAge("headroom"));
   const std::string h100 = "model == \"H100\"";
   std::vector<Event> at_0;
   at_0.push_back(JobSubmitted{JobId(0), testing::JobOf(1, 8, h100, 0, 0, 100, 100, 0)});
@@ -188,7 +196,7 @@ TEST(BackfillPropertyTest, DrainingAReservedNodeMovesTheReservation) {
 // moves with the clock instead of staying in the past.
 TEST(BackfillPropertyTest, OverrunningJobDoesNotLeaveAPastReservation) {
   const model::Cluster cluster = testing::TinyCluster().Rack("r0", {{"n0", 8}}).Build();
-  Engine engine(cluster, *PresetPolicy("headroom"));
+  Engine engine(cluster, ByAge("headroom"));
   std::vector<Event> at_0;
   at_0.push_back(JobSubmitted{JobId(0), testing::JobOf(1, 8, "", 0, 0, 300, 100, 0)});
   ASSERT_EQ(engine.Step(at_0, 0).starts.size(), 1u);

@@ -15,6 +15,7 @@ namespace headroom::engine {
 namespace {
 
 using testing::Harness;
+using testing::HeadroomWithReservations;
 using testing::MakeCluster;
 using testing::MakeJob;
 using testing::Preset;
@@ -37,7 +38,7 @@ JobId FirstStarted(Engine& engine, TimeUs now) {
 
 TEST(CarriedStateTest, ANewEngineOrdersByTheFairShareTheOldOneAccumulated) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0", 4}}}});
-  Harness old_engine(cluster, "headroom");
+  Harness old_engine(cluster, HeadroomWithReservations());
   old_engine.Submit(OfTenant(MakeJob(1, 4, 1000), "a"));
   ASSERT_EQ(old_engine.Step(0).starts.size(), 1u);
 
@@ -48,9 +49,9 @@ TEST(CarriedStateTest, ANewEngineOrdersByTheFairShareTheOldOneAccumulated) {
   // Four devices for 500 s, as milli-device-seconds (work since the last update is not decayed).
   EXPECT_DOUBLE_EQ(carried.tenant_usage.at("a"), 4000.0 * 500);
 
-  Engine carrying(cluster, Preset("headroom"), carried);
+  Engine carrying(cluster, HeadroomWithReservations(), carried);
   EXPECT_EQ(FirstStarted(carrying, now), JobId(1)) << "tenant b has used nothing";
-  Engine fresh(cluster, Preset("headroom"));
+  Engine fresh(cluster, HeadroomWithReservations());
   EXPECT_EQ(FirstStarted(fresh, now), JobId(0)) << "without history, arrival order decides";
 
   // What the new engine carries on is what it was given, and the tenant it has met since.

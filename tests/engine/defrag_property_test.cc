@@ -44,6 +44,8 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   policy->migration.restart_us = 5 * kUsPerSecond;
   policy->migration.horizon_us = 3600 * kUsPerSecond;
   policy->migration.budget_device_s_per_hour = 1'000'000;
+  // Moves alone: preemption (headroom's) has its own property (preemption_property_test.cc).
+  policy->preemption.enabled = false;
   Engine engine(cluster, *policy);
   Engine follower(cluster, *policy);
 

@@ -18,14 +18,17 @@ using testing::InArrivalOrder;
 using testing::MakeCluster;
 using testing::MakeJob;
 
-PolicyConfig WithMigration(std::string_view preset) {
-  PolicyConfig policy = InArrivalOrder(preset);
+PolicyConfig WithMigration(PolicyConfig policy) {
+  policy = InArrivalOrder(std::move(policy));
   policy.migration.enabled = true;
   policy.migration.checkpoint_us = 60 * kUsPerSecond;
   policy.migration.restart_us = 600 * kUsPerSecond;
   policy.migration.budget_device_s_per_hour = 8 * 3600;
   policy.migration.horizon_us = 3600 * kUsPerSecond;
   return policy;
+}
+PolicyConfig WithMigration(std::string_view preset) {
+  return WithMigration(testing::Preset(preset));
 }
 
 // Two 8-device nodes in one rack, each half used by a 4-device job (b on n0, c on n1), with
@@ -88,7 +91,8 @@ TEST(DefragScenario, NoMigrationWithoutTheFlag) {
 // b and c end within 100 s: the EASY reservation says the gang waits ~90 s, a gain of
 // 8 × 90 device-s, far below the 4 × 660 device-s a move costs.
 TEST(DefragScenario, NoMigrationWhenCostExceedsGain) {
-  Fragmented f(WithMigration("headroom"), 100);
+  // A reservation knows the wait: the gang starts in 100 s, and 100 s × 8 < 4 × 660.
+  Fragmented f(WithMigration(testing::HeadroomWithReservations()), 100);
   EXPECT_TRUE(f.decisions.migrations.empty());
   EXPECT_TRUE(f.h.NodesOf(f.gang).empty());
   EXPECT_EQ(f.h.engine().Explain(f.gang).expected_start_us, 100 * kUsPerSecond);

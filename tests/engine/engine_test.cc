@@ -102,7 +102,7 @@ TEST(EngineScenario, FifoIsFirstFitAndBlocksBehindTheHead) {
 
 TEST(EngineScenario, EasyBackfillReservesTheHeadAndFillsAroundIt) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}});
-  Harness h(cluster, testing::InArrivalOrder("headroom"));
+  Harness h(cluster, testing::InArrivalOrder(testing::HeadroomWithReservations()));
   const JobId j1 = h.Submit(MakeJob(1, 8, 100));
   const JobId j2 = h.Submit(MakeJob(1, 4, 200));
   const JobId head = h.Submit(MakeJob(2, 8, 50));
@@ -136,7 +136,7 @@ TEST(EngineScenario, EasyBackfillReservesTheHeadAndFillsAroundIt) {
 
 TEST(EngineScenario, AReservationWaitsUntilTheHeadHasWaitedReserveAfter) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}});
-  PolicyConfig policy = testing::InArrivalOrder("headroom");
+  PolicyConfig policy = testing::InArrivalOrder(testing::HeadroomWithReservations());
   policy.reserve_after_us = SecondsToUs(100);
   Harness h(cluster, policy);
   const JobId j1 = h.Submit(MakeJob(1, 8, 100));
@@ -170,7 +170,8 @@ TEST(EngineScenario, AReservationWaitsUntilTheHeadHasWaitedReserveAfter) {
 TEST(EngineScenario, ALargerFairShareGoesFirstAtEqualUsage) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0", 4}}}});
   auto run = [&](std::map<std::string, double> shares) {
-    PolicyConfig policy = testing::Preset("headroom");  // Fair share outweighs every other factor.
+    PolicyConfig policy =
+        testing::HeadroomWithReservations();  // Fair share outweighs every other factor.
     policy.multifactor.tenant_shares = std::move(shares);
     Harness h(cluster, policy);
     auto of = [](std::string tenant) {

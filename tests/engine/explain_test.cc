@@ -30,7 +30,8 @@ TEST(ExplainTest, CountsTheNodesEachConstraintTurnsAway) {
                                      .Rack("r0", {{"n0", 8}, {"n1", 8, "A100", 32'000}})
                                      .Rack("r1", {{"n2", 8, "H100", 32'000}, {"n3", 8}})
                                      .Build();
-  testing::Harness h(cluster, testing::InArrivalOrder("headroom"));
+  // With a reservation the gang's wait is known and moving `busy` to n3 does not pay.
+  testing::Harness h(cluster, testing::InArrivalOrder(testing::HeadroomWithReservations()));
   h.Drain("n0");
   const JobId cpu_hog = h.Submit(JobOf(1, 0, "", 64'000));
   const JobId busy = h.Submit(JobOf(1, 6, "model == \"H100\""));
@@ -86,7 +87,7 @@ TEST(ExplainTest, ARequiredLevelCountsTheTasksOfTheBestDomain) {
 // needs both nodes, so after B ends, at 150; D fits beside B at 100 and ends before C starts.
 TEST(ExplainTest, EveryPendingJobGetsTheStartThePlanGivesIt) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
-  testing::Harness h(cluster, testing::InArrivalOrder("headroom"));
+  testing::Harness h(cluster, testing::InArrivalOrder(testing::HeadroomWithReservations()));
   h.Submit(JobOf(2, 8, "", 0, 0, 100, 100));
   h.Step(0);
   const JobId b = h.Submit(JobOf(1, 8, "", 0, 0, 50, 50));
@@ -112,8 +113,13 @@ RC_GTEST_PROP(ExplainTest, ThePlanIsWithinTheHorizonAndAgreesWithTheReservation,
   const model::Cluster cluster = (*headroom::testing::GenClusterSpec()).Build();
   const auto jobs = headroom::testing::ToJobs(*headroom::testing::GenWorkload());
   const auto drains = *headroom::testing::GenDrains();
-  const std::string preset = *rc::gen::element<std::string>("headroom", "slurm-like", "spread");
-  headroom::testing::EngineDriver driver(cluster, *PresetPolicy(preset), jobs);
+  // headroom-reserving: headroom's placement with EASY reservations (HeadroomWithReservations).
+  const std::string preset =
+      *rc::gen::element<std::string>("headroom", "headroom-reserving", "slurm-like", "spread");
+  headroom::testing::EngineDriver driver(
+      cluster,
+      preset == "headroom-reserving" ? testing::HeadroomWithReservations() : *PresetPolicy(preset),
+      jobs);
   for (const auto& drain : drains) {
     const NodeId node(drain.node % static_cast<uint32_t>(cluster.nodes().size()));
     driver.AddNodeEvent(SecondsToUs(static_cast<double>(drain.from_s)), node, true);
@@ -129,9 +135,9 @@ RC_GTEST_PROP(ExplainTest, ThePlanIsWithinTheHorizonAndAgreesWithTheReservation,
     for (uint32_t j = 0; j < jobs.size(); ++j) {
       if (engine.state(JobId(j)) != JobState::kPending) continue;
       const PendingStatus status = engine.Explain(JobId(j), ExplainDetail::kNodes);
-      // headroom reserves at every pass, so the head's reservation is fresh: the plan, made
-      // after the backfilled jobs started around it, finds the head a start no later.
-      if (status.reserved && preset == "headroom") {
+      // headroom-reserving reserves at every pass, so the head's reservation is fresh: the plan,
+      // made after the backfilled jobs started around it, finds the head a start no later.
+      if (status.reserved && preset == "headroom-reserving") {
         const auto planned = engine.ExpectedStarts().find(j);
         RC_ASSERT(planned != engine.ExpectedStarts().end());
         RC_ASSERT(planned->second <= status.expected_start_us);

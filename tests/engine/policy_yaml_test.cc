@@ -42,6 +42,20 @@ TEST(PolicyYamlTest, EveryPresetIsItsFileInConfigsPolicies) {
   EXPECT_FALSE(PresetPolicy("nosuch").has_value());
 }
 
+// The policies kept to compare with (configs/examples/) are valid policy files too.
+TEST(PolicyYamlTest, EveryExamplePolicyParses) {
+  const std::filesystem::path dir = std::filesystem::path(HEADROOM_SOURCE_DIR) / "configs/examples";
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++files;
+    auto policy = ParsePolicyYaml(ReadFile(entry.path()), entry.path().string());
+    ASSERT_TRUE(policy.has_value()) << policy.error().message;
+    EXPECT_EQ(policy->name, entry.path().stem().string());
+  }
+  EXPECT_GT(files, 0u);
+}
+
 TEST(PolicyYamlTest, AnOperatorsFileSetsEveryPieceItNames) {
   const std::string text = R"(
 name: mine
@@ -57,7 +71,7 @@ queue:
     shares: {team-a: 3, team-b: 0.5}
     fairshare_algorithm: classic
   qssf: {age_limit_s: 86400}
-  las: {limits_device_s: [100, 200, 300], promote_knob: 2.5}
+  las: {limits_device_s: [100, 200, 300], promote_knob: 2.5, priority_first: true}
 backfill: {mode: easy, interval_s: 10, max_jobs: 20, reserve_after_s: 600}
 placement:
   gang: per_task
@@ -89,6 +103,7 @@ preemption:
   max_preemptions_per_job: 3
   scope: cluster
   reclaim_after_s: 90
+  preempt_after_s: 45
 queues:
   - {name: org, guaranteed: {devices: 16}}
   - {name: vision, parent: org, tenants: [alice], share: 2.5, guaranteed: {devices: 8}}
@@ -116,6 +131,7 @@ queues:
   EXPECT_EQ(policy->service.age_limit_us, 86400 * kUsPerSecond);
   EXPECT_EQ(policy->las.limits_device_s, (std::vector<int64_t>{100, 200, 300}));
   EXPECT_EQ(policy->las.promote_knob, 2.5);
+  EXPECT_TRUE(policy->las.priority_first);
   EXPECT_EQ(policy->gang_placement, GangPlacement::kPerTask);
   EXPECT_EQ(policy->domain_order, FitOrder::kWorstFit);
   EXPECT_EQ(policy->domains_tried_per_level, UINT32_MAX);
@@ -147,6 +163,7 @@ queues:
   EXPECT_EQ(policy->preemption.max_preemptions_per_job, 3u);
   EXPECT_EQ(policy->preemption.scope, PreemptionScope::kCluster);
   EXPECT_EQ(policy->preemption.reclaim_after_us, 90 * kUsPerSecond);
+  EXPECT_EQ(policy->preemption.preempt_after_us, 45 * kUsPerSecond);
   ASSERT_EQ(policy->queues.size(), 2u);
   EXPECT_EQ(policy->queues[1].name, "vision");
   EXPECT_EQ(policy->queues[1].parent, "org");

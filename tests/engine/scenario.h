@@ -63,13 +63,30 @@ inline PolicyConfig Preset(std::string_view name) {
   return *policy;
 }
 
+// The headroom preset's placement and moves with the multifactor order (fair share ahead of every
+// other factor), EASY backfill on every step and no preemption: headroom before its order became
+// least attained service (docs/engine.md, "A queue that wins on wait"), for the tests of fair
+// share and reservations on headroom's placement.
+inline PolicyConfig HeadroomWithReservations() {
+  PolicyConfig policy = Preset("headroom");
+  policy.queue_order = "multifactor";
+  policy.multifactor.age = 1000;
+  policy.multifactor.fairshare = 100000;
+  policy.multifactor.job_size = 1000;
+  policy.multifactor.qos = 10000;
+  policy.multifactor.recalc_period_us = SecondsToUs(60);
+  policy.backfill = BackfillMode::kEasy;
+  policy.preemption.enabled = false;
+  return policy;
+}
+
 // A preset with its queue order replaced by arrival order (all test jobs share one priority),
 // so that a scenario's expectations do not depend on fair-share or job-size weights.
-inline PolicyConfig InArrivalOrder(std::string_view name) {
-  PolicyConfig policy = Preset(name);
+inline PolicyConfig InArrivalOrder(PolicyConfig policy) {
   policy.queue_order = "priority";
   return policy;
 }
+inline PolicyConfig InArrivalOrder(std::string_view name) { return InArrivalOrder(Preset(name)); }
 
 // Drives an engine by hand: submit jobs, step, and read where they went.
 // The jobs a step preempted, in its order.
