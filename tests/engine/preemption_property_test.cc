@@ -3,9 +3,10 @@
 // rules:
 //  1. engine.CheckInvariants() is empty after every step;
 //  2. every preemption requeues a job that was running, whole (no task of it keeps a device),
-//     of strictly lower priority than its preemptor (under tiresias's las order: in a higher
-//     attained-service queue, its service as the engine counts it), which starts in the same step,
-//     after the victim ran at least the minimum run time and had been preempted fewer times than
+//     of strictly lower priority than its preemptor (under las: of a lower service rank, by
+//     priority first under headroom's, its service as the engine counts it), which starts in the
+//     same step, after waiting preempt_after since its submission or requeue (hysteresis), after
+//     the victim ran at least the minimum run time and had been preempted fewer times than
 //     the per-job budget; no job is decided twice in a step; what the preemptions of any rolling
 //     hour lose stays within the changeover budget; once ordered, a pending job preempted its
 //     budget of times is ahead in the queue of every pending job that was not;
@@ -52,6 +53,7 @@ struct Guards {
   TimeUs min_run_us = 0;
   int64_t changeover_budget_device_s_per_hour = 0;  // 0: no limit.
   uint32_t max_preemptions_per_job = 0;             // 0: no limit.
+  TimeUs preempt_after_us = 0;                      // Hysteresis; 0: at once.
 };
 
 void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs,
@@ -64,6 +66,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   policy->preemption.changeover_budget_device_s_per_hour =
       guards.changeover_budget_device_s_per_hour;
   policy->preemption.max_preemptions_per_job = guards.max_preemptions_per_job;
+  policy->preemption.preempt_after_us = guards.preempt_after_us;
   policy->preemption.checkpoint_interval_us = kCheckpointUs;
   policy->preemption.restart_us = kRestartUs;
   // Under las, limits that jobs of a few minutes cross.
@@ -82,8 +85,9 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   std::set<std::pair<TimeUs, uint32_t>> completions;
   std::vector<TimeUs> completion_of(jobs.size(), kNever);
   std::vector<uint32_t> preempted(jobs.size(), 0);
-  std::vector<int64_t> attained_us(jobs.size(), 0);  // Device-µs run before the current run.
-  std::vector<std::pair<TimeUs, int64_t>> lost;      // (time, device-µs) of every preemption.
+  std::vector<int64_t> attained_us(jobs.size(), 0);      // Device-µs run before the current run.
+  std::vector<TimeUs> pending_since_us(jobs.size(), 0);  // Its submission or last requeue.
+  std::vector<std::pair<TimeUs, int64_t>> lost;          // (time, device-µs) of every preemption.
 
   size_t next = 0;
   TimeUs last = jobs.empty() ? 0 : jobs.front().submit_time_us;
@@ -101,6 +105,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
     events.clear();
     while (next < jobs.size() && jobs[next].submit_time_us == now) {
       events.push_back(JobSubmitted{JobId(static_cast<uint32_t>(next)), jobs[next]});
+      pending_since_us[next] = now;
       ++next;
     }
     while (!completions.empty() && completions.begin()->first == now) {
@@ -144,9 +149,12 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       } else {
         RC_ASSERT(jobs[job].priority < jobs[preemption.preemptor.value()].priority);
       }
+      // Hysteresis: the preemptor waited preempt_after since its submission or requeue.
+      RC_ASSERT(now - pending_since_us[preemption.preemptor.value()] >= guards.preempt_after_us);
       RC_ASSERT(starting.count(preemption.preemptor.value()) == 1u);
       RC_ASSERT(now - start_us[job] >= guards.min_run_us);
       ++preempted[job];
+      pending_since_us[job] = now;
       RC_ASSERT(guards.max_preemptions_per_job == 0 ||
                 preempted[job] <= guards.max_preemptions_per_job);
       lost.emplace_back(now, preemption.cost_device_us);
@@ -257,6 +265,7 @@ TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
     guards.min_run_us = *rc::gen::element<TimeUs>(0, 30 * kUsPerSecond);
     guards.changeover_budget_device_s_per_hour = *rc::gen::element<int64_t>(0, 200, 2000);
     guards.max_preemptions_per_job = *rc::gen::element<uint32_t>(0, 1, 2);
+    guards.preempt_after_us = *rc::gen::element<TimeUs>(0, 0, 15 * kUsPerSecond);
     CheckRun(cluster, jobs, preset, guards);
   }));
   // The property is only worth its name if preemptions happen: over its runs, some must.
