@@ -22,11 +22,14 @@ int64_t ServiceQueueEndDeviceUs(const AttainedServiceConfig& config, uint32_t qu
 
 int64_t ServiceRank(const AttainedServiceConfig& config, int32_t priority,
                     int64_t attained_device_us) {
-  const auto queue = static_cast<int64_t>(ServiceQueue(config, attained_device_us));
-  if (!config.priority_first) return -queue;
+  return ServiceRankInQueue(config, priority, ServiceQueue(config, attained_device_us));
+}
+
+int64_t ServiceRankInQueue(const AttainedServiceConfig& config, int32_t priority, uint32_t queue) {
+  if (!config.priority_first) return -int64_t{queue};
   // Queues number at most limits + 1, and limits fit in memory: no overflow in 64 bits.
   const auto queues = static_cast<int64_t>(config.limits_device_s.size()) + 1;
-  return static_cast<int64_t>(priority) * queues - queue;
+  return static_cast<int64_t>(priority) * queues - int64_t{queue};
 }
 
 }  // namespace headroom::engine

@@ -25,5 +25,7 @@ int64_t ServiceQueueEndDeviceUs(const AttainedServiceConfig& config, uint32_t qu
 // its priority ahead of that (each priority step above every queue).
 int64_t ServiceRank(const AttainedServiceConfig& config, int32_t priority,
                     int64_t attained_device_us);
+// The same for a job known to be in service queue `queue`.
+int64_t ServiceRankInQueue(const AttainedServiceConfig& config, int32_t priority, uint32_t queue);
 
 }  // namespace headroom::engine

@@ -215,7 +215,10 @@ class Engine {
   void SweepServiceQueues(TimeUs now);
   // Fills the preemption memo with the candidates of `record`'s searches: running jobs of lower
   // rank in scope (by_rank), and the work of queues that borrow (reclaims).
-  void GatherCandidates(const JobRecord& record, bool by_rank, bool reclaims, TimeUs now);
+  void GatherCandidates(const JobRecord& record, int64_t rank, bool by_rank, bool reclaims,
+                        TimeUs now);
+  // With queues and PreemptionScope::kQueue: rank preempts only inside the job's own queue.
+  bool PreemptsByQueue() const;
   // Under las with promotion: a pending job starved long enough goes back to the first queue.
   void PromoteIfStarved(JobRecord& record, TimeUs now) const;
   bool ComputeReservation(JobId head, TimeUs now);

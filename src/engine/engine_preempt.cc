@@ -114,11 +114,9 @@ void Engine::SweepServiceQueues(TimeUs now) {
   for (uint32_t queue = 0; queue < running_by_queue_.size(); ++queue) {
     for (const auto& [unused_priority, job] : running_by_queue_[queue]) {
       const JobRecord& v = jobs_[job];
-      const int64_t attained_device_us = AttainedDeviceUs(v, now);
-      lowest_service_rank_by_queue_[queue] =
-          std::min(lowest_service_rank_by_queue_[queue],
-                   ServiceRank(*las_, v.job.priority, attained_device_us));
-      const uint32_t level = ServiceQueue(*las_, attained_device_us);
+      const uint32_t level = ServiceQueue(*las_, AttainedDeviceUs(v, now));
+      lowest_service_rank_by_queue_[queue] = std::min(
+          lowest_service_rank_by_queue_[queue], ServiceRankInQueue(*las_, v.job.priority, level));
       const int64_t end_device_us = ServiceQueueEndDeviceUs(*las_, level);
       if (end_device_us == std::numeric_limits<int64_t>::max()) continue;
       const int64_t devices = CountedDevices(v.job);
@@ -168,10 +166,14 @@ PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const
   return preemption;
 }
 
-void Engine::GatherCandidates(const JobRecord& r, bool by_rank, bool reclaims, TimeUs now) {
+bool Engine::PreemptsByQueue() const {
+  return !quotas_.empty() && policy_.preemption.scope == PreemptionScope::kQueue;
+}
+
+void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bool reclaims,
+                              TimeUs now) {
   PreemptionMemo& memo = *preemption_memo_;
-  const int64_t rank = PreemptionRank(r, now);
-  const bool by_queue = !quotas_.empty() && policy_.preemption.scope == PreemptionScope::kQueue;
+  const bool by_queue = PreemptsByQueue();
   auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
   memo.has_candidates = true;
   memo.key = {rank, r.quota_queue, by_rank, reclaims};
@@ -237,7 +239,7 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   const QuotaAmounts demand = DemandOf(r);
   // With queues, priority preempts inside the job's own queue only (scope kQueue), and within
   // its guarantee a job reclaims what other branches borrow, whatever their priority.
-  const bool by_queue = !quotas_.empty() && policy_.preemption.scope == PreemptionScope::kQueue;
+  const bool by_queue = PreemptsByQueue();
   bool reclaims = by_queue && quotas_.WithinGuarantee(r.quota_queue, demand);
   if (reclaims && now - r.pending_since_us < policy_.preemption.reclaim_after_us) {
     reclaims = false;  // Not yet (hysteresis): look again when it has waited long enough.
@@ -282,7 +284,7 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   if (reclaims) spend();
   if (!memo.has_candidates || !(memo.key == key)) {
     spend();
-    GatherCandidates(r, outranks, reclaims, now);
+    GatherCandidates(r, rank, outranks, reclaims, now);
   }
   std::optional<QuotaGate> gate;
   if (!quotas_.empty()) {

@@ -33,16 +33,12 @@ using testing::StepInfo;
 // with its wait at the same rate, so the order is arrival order, as the property needs (job
 // size and fair share would let a later, larger job overtake the reserved head, which EASY
 // allows). Keeps the preset's backfill interval and recalculation period.
-// The preset's multifactor order by age alone, with EASY reservations: headroom's own order is
-// least attained service and reserves nothing, so it takes slurm-like's age weight and EASY.
+// The preset's multifactor order by age alone, with EASY reservations; for headroom, whose own
+// order is least attained service and reserves nothing, its multifactor configuration
+// (configs/examples/headroom-multifactor.yaml).
 PolicyConfig ByAge(std::string_view preset) {
-  PolicyConfig policy = *PresetPolicy(preset);
-  if (policy.queue_order != "multifactor") {
-    policy.queue_order = "multifactor";
-    policy.multifactor.age = PresetPolicy("slurm-like")->multifactor.age;
-    policy.backfill = BackfillMode::kEasy;
-    policy.preemption.enabled = false;
-  }
+  PolicyConfig policy =
+      preset == "headroom" ? testing::ExamplePolicy("headroom-multifactor") : *PresetPolicy(preset);
   policy.multifactor.fairshare = 0;
   policy.multifactor.job_size = 0;
   policy.multifactor.qos = 0;

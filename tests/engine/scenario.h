@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/presets.h"
 #include "model/cluster_builder.h"
+#include "testing/cluster_fixtures.h"
 
 namespace headroom::engine::testing {
 
@@ -65,19 +66,10 @@ inline PolicyConfig Preset(std::string_view name) {
 
 // The headroom preset's placement and moves with the multifactor order (fair share ahead of every
 // other factor), EASY backfill on every step and no preemption: headroom before its order became
-// least attained service (docs/engine.md, "A queue that wins on wait"), for the tests of fair
+// least attained service (configs/examples/headroom-multifactor.yaml), for the tests of fair
 // share and reservations on headroom's placement.
 inline PolicyConfig HeadroomWithReservations() {
-  PolicyConfig policy = Preset("headroom");
-  policy.queue_order = "multifactor";
-  policy.multifactor.age = 1000;
-  policy.multifactor.fairshare = 100000;
-  policy.multifactor.job_size = 1000;
-  policy.multifactor.qos = 10000;
-  policy.multifactor.recalc_period_us = SecondsToUs(60);
-  policy.backfill = BackfillMode::kEasy;
-  policy.preemption.enabled = false;
-  return policy;
+  return headroom::testing::ExamplePolicy("headroom-multifactor");
 }
 
 // A preset with its queue order replaced by arrival order (all test jobs share one priority),

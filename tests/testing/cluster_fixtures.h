@@ -24,11 +24,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <ostream>
 #include <set>
 #include <span>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +43,7 @@
 #include "engine/engine.h"
 #include "engine/event.h"
 #include "engine/policy_config.h"
+#include "engine/policy_yaml.h"
 #include "model/cluster.h"
 #include "model/cluster_builder.h"
 #include "model/job.h"
@@ -347,6 +350,19 @@ struct StepInfo {
   std::vector<engine::NodeDrained> node_events;
   const engine::Decisions* decisions = nullptr;
 };
+
+// A policy kept to compare with, read from configs/examples/NAME.yaml (HEADROOM_SOURCE_DIR).
+inline engine::PolicyConfig ExamplePolicy(const std::string& name) {
+  std::ifstream in(std::string(HEADROOM_SOURCE_DIR) + "/configs/examples/" + name + ".yaml");
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto policy = engine::ParsePolicyYaml(text.str(), name + ".yaml");
+  if (!policy) {
+    std::fprintf(stderr, "%s\n", policy.error().message.c_str());
+    std::abort();
+  }
+  return *policy;
+}
 
 class EngineDriver {
  public:
