@@ -152,7 +152,7 @@ void AgentsBackend::OnStart(const JobRecord& job, const std::vector<engine::Task
   // A restore of the attempt it tracks (an engine rebuild) keeps the exits seen so far.
   if (auto it = gangs_.find(job.id); it != gangs_.end() && it->second.attempt == job.starts) return;
   const TimeUs deadline_us =
-      job.spec.time_limit_us > 0 ? job.start_us + job.spec.time_limit_us : kNever;
+      job.spec.time_limit_us > 0 ? job.start_us + TimeLimitAtWidth(job.spec, tasks.size()) : kNever;
   EraseGang(job.id);
   gangs_[job.id] = Gang{.attempt = job.starts,
                         .world_size = static_cast<uint32_t>(tasks.size()),

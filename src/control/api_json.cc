@@ -43,6 +43,11 @@ Json JobJson(const JobRecord& job, const PendingInfo* pending) {
               {"attempt", job.starts},
               {"service", job.service_id != 0 ? Json(job.service_id) : Json(nullptr)},
               {"message", job.message}};
+  // An elastic job's range; `placement` has the tasks it runs with.
+  out["elastic"] = nullptr;
+  if (job.spec.min_tasks > 0) {
+    out["elastic"] = {{"min_tasks", job.spec.min_tasks}, {"step", job.spec.task_step}};
+  }
   out["topology"] = nullptr;
   if (!job.spec.required_topology_level.empty() || !job.spec.preferred_topology_level.empty()) {
     out["topology"] = {{"required", job.spec.required_topology_level.empty()

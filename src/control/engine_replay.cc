@@ -190,7 +190,7 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
       auto placement = PlacementFromJson((*placement_text)->get<std::string>());
       if (!placement) return tl::unexpected(placement.error());
       auto tasks = AllocationsOn(*cluster_, *placement);
-      bool fits = tasks && tasks->size() == job.task_count;
+      bool fits = tasks && job.AllowsWidth(tasks->size());
       for (size_t t = 0; fits && t < tasks->size(); ++t) {
         for (DeviceId device : (*tasks)[t].devices) {
           restored_milli[device.value()] += (*tasks)[t].milli_per_device;

@@ -213,9 +213,33 @@ tl::expected<void, Error> TopologyField(const YamlField& field, JobSpec& spec) {
   return {};
 }
 
+// elastic: {minTasks: N, step: S} after tasks: the widths N, N+S, ..., tasks.
+tl::expected<void, Error> ElasticField(const YamlField& field, JobSpec& spec) {
+  YAML_FIELD_TRY(map, field.Map({"minTasks", "step"}));
+  YAML_FIELD_TRY(min_field, map->Require("minTasks", "the fewest tasks the job may run with"));
+  YAML_FIELD_TRY(
+      min_tasks,
+      min_field->Integer(1, spec.tasks, fmt::format("an integer in [1, {}] (tasks)", spec.tasks)));
+  uint32_t step = 1;
+  if (const YamlField* step_field = map->Find("step")) {
+    YAML_FIELD_TRY(
+        value, step_field->Integer(1, kMaxTasks, fmt::format("an integer in [1, {}]", kMaxTasks)));
+    step = static_cast<uint32_t>(*value);
+    if ((spec.tasks - static_cast<uint32_t>(*min_tasks)) % step != 0) {
+      return tl::unexpected(step_field->Invalid(
+          fmt::format("a step that divides tasks - minTasks ({})", spec.tasks - *min_tasks)));
+    }
+  }
+  // The full width only is a rigid job, and reads back as one.
+  if (static_cast<uint32_t>(*min_tasks) == spec.tasks) return {};
+  spec.min_tasks = static_cast<uint32_t>(*min_tasks);
+  spec.task_step = step;
+  return {};
+}
+
 tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
   YAML_FIELD_TRY(
-      map, field.Map({"tenant", "priority", "tasks", "replicas", "timeLimit", "runtime",
+      map, field.Map({"tenant", "priority", "tasks", "elastic", "replicas", "timeLimit", "runtime",
                       "checkpointInterval", "command", "env", "resources", "devices", "topology"}));
   if (const YamlField* tenant = map->Find("tenant")) {
     YAML_FIELD_TRY(name, LabelField(*tenant, "a tenant name"));
@@ -237,9 +261,15 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
                      tasks->Integer(1, kMaxTasks, fmt::format("an integer in [1, {}]", kMaxTasks)));
       spec.tasks = static_cast<uint32_t>(*value);
     }
+    if (const YamlField* elastic = map->Find("elastic")) {
+      YAML_FIELD_TRY(ok, ElasticField(*elastic, spec));
+    }
   } else {
     if (tasks != nullptr) {
       return tl::unexpected(tasks->Invalid("no tasks for kind Service (use replicas)"));
+    }
+    if (const YamlField* elastic = map->Find("elastic")) {
+      return tl::unexpected(elastic->Invalid("no elastic range for kind Service (use replicas)"));
     }
     // 0 is a service kept with nothing running, as scaling to 0 leaves it (and as the store
     // reads it back).
@@ -309,7 +339,8 @@ bool IsEnvName(std::string_view key) {
 
 bool operator==(const JobSpec& a, const JobSpec& b) {
   return a.kind == b.kind && a.name == b.name && a.tenant == b.tenant && a.priority == b.priority &&
-         a.tasks == b.tasks && a.replicas == b.replicas && a.time_limit_us == b.time_limit_us &&
+         a.tasks == b.tasks && a.min_tasks == b.min_tasks && a.task_step == b.task_step &&
+         a.replicas == b.replicas && a.time_limit_us == b.time_limit_us &&
          a.runtime_us == b.runtime_us && a.checkpoint_interval_us == b.checkpoint_interval_us &&
          a.command == b.command && a.env == b.env && a.cpu_milli == b.cpu_milli &&
          a.memory_mib == b.memory_mib && a.request_name == b.request_name &&
@@ -427,6 +458,10 @@ std::string JobSpecToJson(const JobSpec& spec) {
   s["priority"] = spec.priority;
   if (spec.kind == JobKind::kJob) {
     s["tasks"] = spec.tasks;
+    if (spec.min_tasks > 0) {
+      s["elastic"]["minTasks"] = spec.min_tasks;
+      s["elastic"]["step"] = spec.task_step;
+    }
   } else {
     s["replicas"] = spec.replicas;
   }
@@ -480,6 +515,10 @@ model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submi
   job.runtime_us = spec.runtime_us > 0 ? spec.runtime_us : spec.time_limit_us;
   job.checkpoint_interval_us = spec.checkpoint_interval_us;
   job.task_count = spec.kind == JobKind::kJob ? spec.tasks : 1;
+  if (spec.kind == JobKind::kJob && spec.min_tasks > 0) {
+    job.min_task_count = spec.min_tasks;
+    job.task_count_step = spec.task_step;
+  }
   job.task.devices = spec.devices;
   job.task.milli_per_device = spec.devices == 0 ? model::kMilliPerDevice : spec.share_milli;
   job.task.cpu_milli = spec.cpu_milli;

@@ -34,7 +34,11 @@ struct JobSpec {
   std::string name;
   std::string tenant;  // Empty: the submitter's own tenant.
   int32_t priority = 0;
-  uint32_t tasks = 1;     // Gang size; 1 for a service's jobs.
+  uint32_t tasks = 1;  // Gang size; 1 for a service's jobs.
+  // spec.elastic: {minTasks, step}: the job may run with min_tasks..tasks tasks in steps of
+  // task_step (model::Job's elastic range). 0: rigid (also what minTasks = tasks reads as).
+  uint32_t min_tasks = 0;
+  uint32_t task_step = 1;
   uint32_t replicas = 0;  // Services only.
   TimeUs time_limit_us = 0;
   // Simulated backend: how long it runs; 0 (not given) runs until the time limit and
@@ -104,6 +108,12 @@ class JobSpecCache {
 };
 
 // The engine's view of one gang (one replica for a service) submitted at `submit_us`.
+// The wall-clock limit of an attempt with `width` tasks: an elastic job started narrower has
+// its time limit stretched as its work is (model::Job::AtWidth).
+inline TimeUs TimeLimitAtWidth(const JobSpec& spec, uint64_t width) {
+  return model::Job::ScaledToWidth(spec.time_limit_us, spec.tasks, width);
+}
+
 model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submit_us);
 
 // "90s", "30m", "2h", "1d" or an integer count of seconds; > 0 and at most 366 days.

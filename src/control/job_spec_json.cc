@@ -34,6 +34,7 @@ enum class Where : uint8_t {
   kSelector,
   kCel,
   kTopology,
+  kElastic,
 };
 
 // The members the canonical form has, over all objects; a member belongs to one object.
@@ -67,6 +68,9 @@ enum class Field : uint8_t {
   kTopology,
   kRequired,
   kPreferred,
+  kElastic,
+  kMinTasks,
+  kStep,
   kEnvValue,  // Any key of env.
   kNone,
 };
@@ -86,6 +90,9 @@ constexpr std::array kMembers = {
     Member{Where::kSpec, "tenant", Field::kTenant},
     Member{Where::kSpec, "priority", Field::kPriority},
     Member{Where::kSpec, "tasks", Field::kTasks},
+    Member{Where::kSpec, "elastic", Field::kElastic},
+    Member{Where::kElastic, "minTasks", Field::kMinTasks},
+    Member{Where::kElastic, "step", Field::kStep},
     Member{Where::kSpec, "replicas", Field::kReplicas},
     Member{Where::kSpec, "timeLimit", Field::kTimeLimit},
     Member{Where::kSpec, "runtime", Field::kRuntime},
@@ -132,6 +139,8 @@ std::optional<Where> Opens(Field field) {
       return Where::kCel;
     case Field::kTopology:
       return Where::kTopology;
+    case Field::kElastic:
+      return Where::kElastic;
     default:
       return std::nullopt;
   }
@@ -145,9 +154,9 @@ bool IsList(Where where) {
 struct Read {
   std::string api_version, kind, name, tenant, cpu, memory, request_name, device_class, expression,
       required_level, preferred_level;
-  std::optional<int64_t> priority, tasks, replicas, time_limit_s, runtime_s, checkpoint_interval_s,
-      count, share;
-  uint32_t present = 0;  // Bit per Field.
+  std::optional<int64_t> priority, tasks, min_tasks, task_step, replicas, time_limit_s, runtime_s,
+      checkpoint_interval_s, count, share;
+  uint64_t present = 0;  // Bit per Field.
   int requests = 0;
   int selectors = 0;
 };
@@ -185,7 +194,7 @@ class CanonicalReader {
     }
     for (const Member& member : kMembers) {
       if (member.where != frame.where || member.key != key) continue;
-      const uint32_t bit = 1U << static_cast<uint32_t>(member.field);
+      const uint64_t bit = uint64_t{1} << static_cast<uint32_t>(member.field);
       if ((read_.present & bit) != 0) return false;  // A key twice: not canonical.
       read_.present |= bit;
       field_ = member.field;
@@ -292,6 +301,10 @@ class CanonicalReader {
         return &read_.priority;
       case Field::kTasks:
         return &read_.tasks;
+      case Field::kMinTasks:
+        return &read_.min_tasks;
+      case Field::kStep:
+        return &read_.task_step;
       case Field::kReplicas:
         return &read_.replicas;
       case Field::kTimeLimit:
@@ -318,7 +331,7 @@ class CanonicalReader {
 };
 
 bool Has(const Read& read, Field field) {
-  return (read.present & (1U << static_cast<uint32_t>(field))) != 0;
+  return (read.present & (uint64_t{1} << static_cast<uint32_t>(field))) != 0;
 }
 
 bool InRange(const std::optional<int64_t>& value, int64_t min, int64_t max) {
@@ -351,8 +364,19 @@ bool Check(const Read& read, JobSpec& spec) {
   if (is_job) {
     if (Has(read, Field::kReplicas) || !InRange(read.tasks, 1, kMaxTasks)) return false;
     spec.tasks = static_cast<uint32_t>(*read.tasks);
+    // The writer writes an elastic range only below the full width, with its step.
+    if (Has(read, Field::kElastic)) {
+      if (!InRange(read.min_tasks, 1, *read.tasks - 1) || !InRange(read.task_step, 1, kMaxTasks) ||
+          (*read.tasks - *read.min_tasks) % *read.task_step != 0) {
+        return false;
+      }
+      spec.min_tasks = static_cast<uint32_t>(*read.min_tasks);
+      spec.task_step = static_cast<uint32_t>(*read.task_step);
+    }
   } else {
-    if (Has(read, Field::kTasks) || !InRange(read.replicas, 0, kMaxReplicas)) return false;
+    if (Has(read, Field::kElastic) || Has(read, Field::kTasks) ||
+        !InRange(read.replicas, 0, kMaxReplicas))
+      return false;
     spec.tasks = 1;
     spec.replicas = static_cast<uint32_t>(*read.replicas);
   }

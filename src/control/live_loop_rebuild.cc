@@ -107,7 +107,7 @@ void LiveLoop::Rebuild(TimeUs now) {
   std::vector<uint64_t> misfits;
   for (const JobRecord& job : running) {
     auto tasks = ToAllocations(job.placement, used_milli, used_cpu, used_memory);
-    if (!tasks || tasks->size() != ToModelJob(job.spec, job.spec.tenant, 0).task_count) {
+    if (!tasks || !ToModelJob(job.spec, job.spec.tenant, 0).AllowsWidth(tasks->size())) {
       misfits.push_back(job.id);
       continue;
     }

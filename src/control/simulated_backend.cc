@@ -13,9 +13,9 @@ void SimulatedBackend::OnStart(const JobRecord& job,
                                const model::Cluster& cluster) {
   // A restore of a job it runs (an engine rebuild) keeps its progress and any move's pause.
   if (endings_.contains(job.id)) return;
-  Ending ending{.deadline_us = job.start_us + job.spec.time_limit_us,
+  Ending ending{.deadline_us = job.start_us + TimeLimitAtWidth(job.spec, tasks.size()),
                 .work_start_us = job.start_us,
-                .stretch = speed_.Stretch(cluster, tasks),
+                .stretch = Stretch(job, tasks, cluster),
                 .remaining_us = static_cast<double>(job.spec.runtime_us)};
   if (auto resume = resumes_.find(job.id); resume != resumes_.end()) {
     ending.remaining_us = resume->second.first;
@@ -54,8 +54,16 @@ void SimulatedBackend::OnMigrate(const JobRecord& job, const engine::MigrateJob&
     ending.remaining_us = std::max(ending.remaining_us - done_us, 1.0);
   }
   ending.work_start_us = now_us + move.pause_us;
-  ending.stretch = speed_.Stretch(cluster, move.tasks);
+  ending.stretch = Stretch(job, move.tasks, cluster);
   Schedule(job.id, ending);
+}
+
+double SimulatedBackend::Stretch(const JobRecord& job,
+                                 const std::vector<engine::TaskAllocation>& tasks,
+                                 const model::Cluster& cluster) const {
+  // Narrower than the job asked (an elastic width), its work takes proportionally longer.
+  const double width = static_cast<double>(std::max<size_t>(tasks.size(), 1));
+  return speed_.Stretch(cluster, tasks) * std::max<double>(job.spec.tasks, width) / width;
 }
 
 void SimulatedBackend::Schedule(uint64_t job, Ending ending) {

@@ -48,6 +48,9 @@ class SimulatedBackend : public Backend {
   };
 
   void Schedule(uint64_t job, Ending ending);
+  // How much longer than its full-speed work the job takes on `tasks` (placement and width).
+  double Stretch(const JobRecord& job, const std::vector<engine::TaskAllocation>& tasks,
+                 const model::Cluster& cluster) const;
 
   std::shared_ptr<const model::Cluster> cluster_;
   sim::SpeedModel speed_;

@@ -256,12 +256,17 @@ void Engine::Submit(JobId id, model::Job job) {
   JobRecord& r = jobs_[id.value()];
   HR_CHECK(!r.state);  // Ids are never reused.
   r.job = std::move(job);
+  r.full_task_count = r.job.task_count;
+  r.full_estimate_us = r.job.runtime_estimate_us;
   r.state = JobState::kPending;
   r.tenant = TenantOf(r.job.tenant);
   r.quota_queue = quotas_.QueueOf(r.job.tenant);
   r.mask = MaskFor(r.job.task.selector);
   ResolveLevels(r);
+  // An elastic job never fits when its narrowest width does not.
+  if (r.job.elastic()) r.SetWidth(r.job.min_task_count);
   r.never_fits = NeverFits(r);
+  r.SetWidth(r.full_task_count);
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
   r.pending_since_us = std::max(r.job.submit_time_us, r.job.pending_since_us);
   r.preemptions = r.job.preemptions;
@@ -277,7 +282,11 @@ void Engine::Restore(JobRestored& restored) {
   if (id.value() >= jobs_.size()) jobs_.resize(id.value() + 1);
   JobRecord& r = jobs_[id.value()];
   HR_CHECK(!r.state);  // Ids are never reused.
-  HR_CHECK(restored.tasks.size() == restored.job.task_count);
+  r.full_task_count = restored.job.task_count;
+  r.full_estimate_us = restored.job.runtime_estimate_us;
+  r.job.min_task_count = restored.job.min_task_count;
+  r.job.task_count_step = restored.job.task_count_step;
+  HR_CHECK(r.AllowsWidth(restored.tasks.size()));
   for (const TaskAllocation& task : restored.tasks) {
     HR_CHECK(task.node.value() < cluster_.nodes().size());
     HR_CHECK(state_.free_cpu_milli(task.node) >= task.cpu_milli);
@@ -290,6 +299,7 @@ void Engine::Restore(JobRestored& restored) {
     state_.Allocate(task);
   }
   r.job = std::move(restored.job);
+  r.SetWidth(static_cast<uint32_t>(restored.tasks.size()));
   r.state = JobState::kRunning;
   r.preemptions = r.job.preemptions;
   r.attained_device_us = r.job.attained_device_us;

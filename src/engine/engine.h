@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -181,7 +182,13 @@ class Engine {
   void Reorder(TimeUs now);
   bool ReorderDue(TimeUs now) const;
   bool BackfillDue(TimeUs now) const;
-  bool TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions);
+  // Starts `id` if it places (an elastic job at the widest width that does); a width whose
+  // estimate ends after `free_until_us` (by default, every width) keeps out of `avoid`.
+  bool TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions,
+                TimeUs free_until_us = std::numeric_limits<TimeUs>::min());
+  // Where the job places at its current width, avoiding `avoid`; failures are cached by shape.
+  std::optional<std::vector<TaskAllocation>> PlaceAt(const JobRecord& r,
+                                                     const ReservedCapacity* avoid);
   // Whether the policy's share placement takes the job (share_placement.h).
   bool SharePlaced(const JobRecord& record) const;
   // Tasks placed (sign +1) or gone (-1), for the share placement's books.

@@ -74,8 +74,17 @@ PendingStatus Engine::Explain(JobId job, ExplainDetail detail) const {
   return status;
 }
 
-PendingStatus Engine::ExplainShared(const JobRecord& r, bool with_nodes,
+PendingStatus Engine::ExplainShared(const JobRecord& pending, bool with_nodes,
                                     std::string& nodes_sentence) const {
+  // An elastic job waits for its narrowest width.
+  if (pending.job.elastic()) {
+    PendingStatus status = ExplainShared(pending.AtNarrowest(), with_nodes, nodes_sentence);
+    status.message =
+        fmt::format("Elastic, it may start with as few as {} of its {} tasks. {}",
+                    pending.job.min_task_count, pending.full_task_count, status.message);
+    return status;
+  }
+  const JobRecord& r = pending;
   PendingStatus status;
   with_nodes = with_nodes && !r.unknown_level;
   if (with_nodes) {

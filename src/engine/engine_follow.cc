@@ -94,9 +94,10 @@ std::string Engine::CheckFollowed(const Decisions& decisions) const {
       return fmt::format("job {} starts but is not pending, or is decided twice",
                          start.job.value());
     }
-    if (start.tasks.size() != r->job.task_count) {
-      return fmt::format("job {} starts on {} tasks, not its {}", start.job.value(),
-                         start.tasks.size(), r->job.task_count);
+    if (!r->AllowsWidth(start.tasks.size())) {
+      return fmt::format("job {} starts on {} tasks, not a width it allows (full {}, min {})",
+                         start.job.value(), start.tasks.size(), r->full_task_count,
+                         r->job.min_task_count);
     }
     if (std::string bad = take(start.tasks, +1); !bad.empty()) {
       return fmt::format("job {}'s start: {}", start.job.value(), bad);

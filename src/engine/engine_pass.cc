@@ -70,8 +70,29 @@ void Engine::Reorder(TimeUs now) {
   arrivals_.clear();
 }
 
-bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions) {
+bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decisions& decisions,
+                      TimeUs free_until_us) {
   JobRecord& r = record(id);
+  // An elastic job that does not fit whole starts at the widest width that fits, as Slurm
+  // starts a `--nodes=MIN-MAX` job on as many nodes as it can get; a width that would run past
+  // `free_until_us` keeps out of `avoid`.
+  const uint32_t narrowest = r.job.elastic() ? r.job.min_task_count : r.full_task_count;
+  const uint32_t step = std::max<uint32_t>(r.job.task_count_step, 1);
+  for (uint32_t width = r.full_task_count;; width -= step) {
+    r.SetWidth(width);
+    const bool done_in_time = now + r.job.runtime_estimate_us <= free_until_us;
+    if (auto placement = PlaceAt(r, done_in_time ? nullptr : avoid)) {
+      Launch(id, std::move(*placement), now, decisions);
+      return true;
+    }
+    if (width < narrowest + step) break;
+  }
+  r.SetWidth(r.full_task_count);
+  return false;
+}
+
+std::optional<std::vector<TaskAllocation>> Engine::PlaceAt(const JobRecord& r,
+                                                           const ReservedCapacity* avoid) {
   const Shape shape = r.shape();
   const bool plain = avoid == nullptr || avoid->empty();
   // A failure stays a failure until capacity is released (and, avoiding a reservation, while
@@ -80,7 +101,7 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decis
   auto& failures = plain ? *failed_shapes_ : *failed_avoiding_;
   if (auto it = failures.find(shape);
       it != failures.end() && it->second.first == release_epoch_ && it->second.second == version) {
-    return false;
+    return std::nullopt;
   }
   const PlacementRequest request = RequestOf(r);
   std::optional<std::vector<TaskAllocation>> placement;
@@ -92,16 +113,14 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decis
   } else {
     placement = placer_.Place(state_, request, avoid);
   }
-  if (!placement) {
-    failures[shape] = {release_epoch_, version};
-    return false;
-  }
-  Launch(id, std::move(*placement), now, decisions);
-  return true;
+  if (!placement) failures[shape] = {release_epoch_, version};
+  return placement;
 }
 
 void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions) {
   JobRecord& r = record(id);
+  HR_CHECK(r.AllowsWidth(tasks.size()));
+  r.SetWidth(static_cast<uint32_t>(tasks.size()));
   for (const TaskAllocation& task : tasks) state_.Allocate(task);
   TrackTasks(tasks, +1);
   r.tasks = std::move(tasks);
@@ -121,7 +140,8 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
 }
 
 bool Engine::SharePlaced(const JobRecord& r) const {
-  return share_ != nullptr && share_->Takes(r.job);
+  // By the shape it was submitted with: an elastic gang narrowed to one task is not its kind.
+  return share_ != nullptr && r.job.task_count == r.full_task_count && share_->Takes(r.job);
 }
 
 void Engine::TrackTasks(const std::vector<TaskAllocation>& tasks, int sign) {
@@ -129,8 +149,10 @@ void Engine::TrackTasks(const std::vector<TaskAllocation>& tasks, int sign) {
   for (const TaskAllocation& task : tasks) share_->Track(task, sign);
 }
 
-PendingCode Engine::Analyze(const JobRecord& r) const {
-  if (r.never_fits) return PendingCode::kUnschedulable;
+PendingCode Engine::Analyze(const JobRecord& pending) const {
+  if (pending.never_fits) return PendingCode::kUnschedulable;
+  if (pending.job.elastic()) return Analyze(pending.AtNarrowest());
+  const JobRecord& r = pending;
   const PlacementRequest request = RequestOf(r);
   if (Placer::DomainBoundMilli(state_, DomainId(0), request) < request.milli()) {
     return PendingCode::kCapacity;
@@ -223,8 +245,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
         if (!started) r.code = Analyze(r);
       } else {
         const bool ends_before_reservation = now + r.job.runtime_estimate_us <= reserved_start_us_;
-        started = ends_before_reservation ? TryStart(id, now, nullptr, decisions)
-                                          : TryStart(id, now, &reservation_, decisions);
+        started = TryStart(id, now, &reservation_, decisions, reserved_start_us_);
         if (!started) {
           r.code = Analyze(r);
           if (!ends_before_reservation && r.code == PendingCode::kTopology) {

@@ -351,6 +351,7 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   // the searching engine does.
   preempter_.changeover().Charge(now, LostDeviceUs(preemption, v.job));
   StopRunning(preemption.job);
+  v.SetWidth(v.full_task_count);  // Tried at its full width again.
   v.tasks.clear();
   v.state = JobState::kPending;
   v.code = PendingCode::kNotConsidered;

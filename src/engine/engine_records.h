@@ -79,7 +79,11 @@ struct Engine::PreemptionMemo {
 };
 
 struct Engine::JobRecord {
+  // As submitted, except that job.task_count and job.runtime_estimate_us are at the width it
+  // runs at (or, pending, at its full width): an elastic job started narrower (model/job.h).
   model::Job job;
+  uint32_t full_task_count = 0;
+  TimeUs full_estimate_us = 0;
   std::optional<JobState> state;  // nullopt: no job has this id (yet).
   TenantId tenant;
   uint32_t quota_queue = QuotaTree::kRoot;  // Its leaf queue (quota.h).
@@ -105,6 +109,25 @@ struct Engine::JobRecord {
   std::vector<TaskAllocation> tasks;
   PendingCode code = PendingCode::kNone;
   uint32_t position = 0;
+
+  // Runs at (or is tried at) `width` tasks from now on; its estimate scales with the width.
+  void SetWidth(uint32_t width) {
+    job.task_count = full_task_count;
+    job.runtime_estimate_us = job.AtWidth(full_estimate_us, width);
+    job.task_count = width;
+  }
+  // A pending job as it waits: an elastic one at its narrowest width, the one it starts at
+  // whatever else is free (what its pending reasons describe).
+  JobRecord AtNarrowest() const {
+    JobRecord narrowest = *this;
+    if (job.elastic()) narrowest.SetWidth(job.min_task_count);
+    return narrowest;
+  }
+  // Whether it may run with `width` tasks: its full width, or an elastic width.
+  bool AllowsWidth(size_t width) const {
+    return model::Job::WidthAllowed(full_task_count, job.min_task_count, job.task_count_step,
+                                    width);
+  }
 
   Shape shape() const {
     return Shape{job.task.devices,   job.task.milli_per_device,

@@ -2,8 +2,13 @@
 // asks for devices (whole ones, or a share of one device), CPU and memory; the selector says
 // which devices qualify. This is the shape of Slurm's `--nodes=N --gpus-per-node=G` and of a
 // Kubernetes ResourceClaim with a count and a CEL-like selector.
+// An elastic job may also run with fewer tasks, from min_task_count up to task_count in steps
+// of task_count_step, as Slurm's `--nodes=MIN-MAX` and torchrun's `--nnodes=MIN:MAX` allow; its
+// work is device-time, so it runs task_count / width times as long at a width (linear scaling:
+// the pessimistic case for a narrow start, since data-parallel training scales sublinearly).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -62,6 +67,29 @@ struct Job {
   // Preferred: one domain of that level if any holds it, else one domain of each level above
   // in turn, up to the whole cluster (Kueue's `podset-preferred-topology`).
   std::string preferred_topology_level;
+  // Elastic: the fewest tasks it may run with (0 or task_count: rigid) and the step between
+  // widths (task_count − min_task_count is a multiple of it).
+  uint32_t min_task_count = 0;
+  uint32_t task_count_step = 1;
+
+  bool elastic() const { return min_task_count != 0 && min_task_count < task_count; }
+  // Whether it may run with `width` tasks: all of them, or a width of its elastic range.
+  bool AllowsWidth(uint64_t width) const {
+    return WidthAllowed(task_count, min_task_count, task_count_step, width);
+  }
+  static bool WidthAllowed(uint32_t full, uint32_t min, uint32_t step, uint64_t width) {
+    if (width == full) return true;
+    return min != 0 && width >= min && width < full && (full - width) % (step == 0 ? 1 : step) == 0;
+  }
+  // How long `full_us` of work at task_count tasks takes at `width` tasks (rounded up).
+  TimeUs AtWidth(TimeUs full_us, uint64_t width) const {
+    return ScaledToWidth(full_us, task_count, width);
+  }
+  static TimeUs ScaledToWidth(TimeUs full_us, uint32_t full, uint64_t width) {
+    if (width == 0 || width >= full || full_us <= 0) return full_us;
+    return static_cast<TimeUs>(
+        std::ceil(static_cast<double>(full_us) * full / static_cast<double>(width)));
+  }
 
   // Total whole devices (shares count as one device each for reporting).
   uint64_t total_devices() const { return uint64_t{task_count} * task.devices; }

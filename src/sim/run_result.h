@@ -134,6 +134,7 @@ struct WorkloadSummary {
   double offered_load = 0;  // Device-time demanded ÷ (capacity × arrival span).
   double load_scale = 1;    // The --load factor applied to arrival times (1 = as published).
   double arrival_span_s = 0;
+  uint64_t elastic_jobs = 0;  // Jobs that may run with fewer tasks (model/job.h, --elastic).
   uint64_t skipped_rows = 0;  // Rows the loader dropped, with reasons counted below.
   std::vector<std::pair<std::string, uint64_t>> skipped_reasons;
 };

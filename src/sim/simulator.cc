@@ -83,6 +83,17 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   std::vector<JobOutcome> outcomes(jobs.size());     // first_start_us -1: not started yet.
   std::vector<TimeUs> requeued_us(jobs.size(), -1);  // Pending again since; -1: not requeued.
   std::vector<double> stretch_of(jobs.size(), 1.0);
+  // The tasks an attempt runs with (an elastic job may start narrower, model/job.h): full-speed
+  // work takes stretch × task_count / width.
+  std::vector<uint32_t> width_of(jobs.size(), 0);
+  const auto pace = [&](uint32_t job) {
+    return stretch_of[job] * static_cast<double>(jobs[job].task_count) /
+           static_cast<double>(std::max<uint32_t>(width_of[job], 1));
+  };
+  const auto devices_at_width = [&](uint32_t job) {
+    return static_cast<double>(
+        std::max<uint64_t>(uint64_t{width_of[job]} * jobs[job].task.devices, 1));
+  };
   // Progress across migrations: full-speed runtime left when the current placement's work
   // began (after a migration, once its checkpoint + restart pause is over).
   std::vector<TimeUs> work_start_us(jobs.size(), 0);
@@ -181,7 +192,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const uint32_t job = preemption.job.value();
           HR_CHECK(start_us[job] >= 0);
           const double done_us =
-              static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / stretch_of[job];
+              static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / pace(job);
           const auto interval = static_cast<double>(preemption.checkpoint_interval_us);
           const double saved_us = interval > 0 ? std::floor(done_us / interval) * interval : 0;
           remaining_us[job] = std::max(remaining_us[job] - saved_us, 0.0);
@@ -190,9 +201,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           ++metrics.preemptions;
           ++outcomes[job].preemptions;
           const double lost_device_us =
-              ((done_us - saved_us) * stretch_of[job] +
-               static_cast<double>(preemption.restart_us)) *
-              static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
+              ((done_us - saved_us) * pace(job) + static_cast<double>(preemption.restart_us)) *
+              devices_at_width(job);
           preemption_lost_device_us += lost_device_us;
           queues.Preempted(job, lost_device_us);
         },
@@ -200,11 +210,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const uint32_t job = move.job.value();
           HR_CHECK(start_us[job] >= 0);
           const double done_us =
-              static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / stretch_of[job];
+              static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / pace(job);
           remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
           stretch_of[job] = speed.Stretch(cluster, move.tasks);
+          width_of[job] = static_cast<uint32_t>(move.tasks.size());
           work_start_us[job] = now + move.pause_us;
-          const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * stretch_of[job]));
+          const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
                                       job, ++generation[job]});
           ++metrics.migrations;
@@ -217,9 +228,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const bool restart = outcomes[job].first_start_us >= 0;
           start_us[job] = now;
           stretch_of[job] = speed.Stretch(cluster, start.tasks);
+          width_of[job] = static_cast<uint32_t>(start.tasks.size());
           work_start_us[job] = now + (restart ? policy.preemption.restart_us : 0);
           if (!restart) remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
-          const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * stretch_of[job]));
+          const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
                                       job, generation[job]});
           if (restart) {

@@ -136,6 +136,17 @@ TEST(ClientSubmitFlags, ReplicasMakeAService) {
   EXPECT_EQ(spec["spec"]["runtime"], 7200);
 }
 
+// sbatch's `--nodes=MIN-MAX`: an elastic job of MAX tasks that may run on as few as MIN.
+TEST(ClientSubmitFlags, ANodeRangeMakesAnElasticJob) {
+  const json spec = DryRun({"-N", "2-4", "--gpus-per-node", "8", "--time", "1h", "--", "train"});
+  EXPECT_EQ(spec["spec"]["tasks"], 4);
+  EXPECT_EQ(spec["spec"]["elastic"], json::parse(R"({"minTasks": 2, "step": 1})"));
+  EXPECT_EQ(spec["spec"]["devices"]["requests"][0]["count"], 8);
+  const json fixed = DryRun({"-N", "3-3", "--gpus-per-node", "8", "--time", "1h", "--", "train"});
+  EXPECT_EQ(fixed["spec"]["tasks"], 3);
+  EXPECT_FALSE(fixed["spec"].contains("elastic"));
+}
+
 TEST(ClientSubmitFlags, BadFlagsExitTwoWithOneLineNamingTheFlag) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--gpus", "1"}, "--time is required"},
@@ -148,6 +159,9 @@ TEST(ClientSubmitFlags, BadFlagsExitTwoWithOneLineNamingTheFlag) {
       {{"--time", "1h", "-G", "12", "--gpus-per-node", "8"}, "-G 12 is not a whole number"},
       {{"--time", "1h", "--gpus-per-task", "1", "--gpus-per-node", "8"}, "exclude each other"},
       {{"--time", "1h", "-N", "0"}, "--nodes: expected an integer >= 1"},
+      {{"--time", "1h", "-N", "4-2"}, "--nodes: expected an integer >= 1, or MIN-MAX"},
+      {{"--time", "1h", "-N", "2-"}, "got '2-'"},
+      {{"--time", "1h", "-N", "1-4", "--replicas", "2"}, "exclude each other"},
       {{"--time", "1h", "--share", "1000"}, "--share: expected milli"},
       {{"--time", "1h", "--gpu-type", "H100"}, "--gpu-type needs --gpus"},
       {{"--time", "1h", "--env", "NOEQUALS"}, "--env 'NOEQUALS': expected KEY=VALUE"},

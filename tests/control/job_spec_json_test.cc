@@ -32,6 +32,12 @@ rc::Gen<JobSpec> ArbitrarySpec() {
     spec.priority = *rc::gen::inRange(-1'000'000, 1'000'001);
     if (spec.kind == JobKind::kJob) {
       spec.tasks = *rc::gen::inRange<uint32_t>(1, kMaxTasks + 1);
+      if (spec.tasks > 1 && *rc::gen::arbitrary<bool>()) {
+        spec.task_step = *rc::gen::inRange<uint32_t>(1, spec.tasks);
+        const uint32_t steps =
+            *rc::gen::inRange<uint32_t>(1, (spec.tasks - 1) / spec.task_step + 1);
+        spec.min_tasks = spec.tasks - steps * spec.task_step;
+      }
     } else {
       spec.replicas = *rc::gen::inRange<uint32_t>(0, kMaxReplicas + 1);
     }
@@ -77,7 +83,9 @@ RC_GTEST_PROP(ControlJobSpecJson, ReadsEveryCanonicalTextAsParseJobSpecDoes, ())
 std::string Canonical() {
   JobSpec spec;
   spec.name = "train";
-  spec.tasks = 2;
+  spec.tasks = 7;
+  spec.min_tasks = 1;
+  spec.task_step = 2;
   spec.time_limit_us = 3600 * kUsPerSecond;
   spec.command = {"python", "train.py"};
   spec.env = {{"B", "1"}, {"A", "2"}};  // Document order, not sorted.
@@ -113,8 +121,13 @@ TEST(ControlJobSpecJson, DeclinesWhatIsNotCanonical) {
       Replace(canonical, "\"priority\":0", "\"priority\":0.0"),               // A float.
       Replace(canonical, "\"priority\":0", "\"priority\":null"),
       Replace(canonical, "\"priority\":0,", ""),  // The writer always writes it.
-      Replace(canonical, "\"tasks\":2", "\"tasks\":2,\"replicas\":1"),
-      Replace(canonical, "\"tasks\":2", "\"tasks\":0"),
+      Replace(canonical, "\"tasks\":7", "\"tasks\":7,\"replicas\":1"),
+      Replace(canonical, "\"tasks\":7", "\"tasks\":0"),
+      Replace(canonical, "\"minTasks\":1", "\"minTasks\":7"),  // Not below the full width.
+      Replace(canonical, "\"minTasks\":1", "\"minTasks\":0"),
+      Replace(canonical, "\"step\":2", "\"step\":4"),  // Does not divide 7 - 1.
+      Replace(canonical, "\"minTasks\":1,", ""),
+      Replace(canonical, "\"kind\":\"Job\"", "\"kind\":\"Service\""),  // Elastic, tasks.
       Replace(canonical, "\"timeLimit\":3600", "\"timeLimit\":\"1h\""),
       Replace(canonical, "\"timeLimit\":3600", "\"timeLimit\":-1"),
       Replace(canonical, "\"train\"", "\"tr\\u0061in\""),  // An escape the writer never writes.
@@ -153,7 +166,7 @@ TEST(ControlJobSpecJson, CacheFallsBackToParseJobSpec) {
   auto yaml = cache.Parse("kind: Job\nspec: {timeLimit: 1h, command: [\"a\"]}\n", "store job 1");
   ASSERT_TRUE(yaml.has_value()) << yaml.error().message;
   EXPECT_EQ(yaml->time_limit_us, 3600 * kUsPerSecond);
-  auto bad = cache.Parse(Replace(Canonical(), "\"tasks\":2", "\"tasks\":0"), "store job 2");
+  auto bad = cache.Parse(Replace(Canonical(), "\"tasks\":7", "\"tasks\":0"), "store job 2");
   ASSERT_FALSE(bad.has_value());
   EXPECT_NE(bad.error().message.find("store job 2:1: field 'spec.tasks'"), std::string::npos)
       << bad.error().message;

@@ -161,6 +161,54 @@ TEST(ControlJobSpec, SharesNeedOneDeviceAndSelectorsMustParse) {
       << selector.error().message;
 }
 
+TEST(ControlJobSpec, AnElasticRangeIsMinTasksUpToTasksInSteps) {
+  auto spec =
+      ParseJobSpec("spec:\n  tasks: 8\n  elastic: {minTasks: 2, step: 3}\n  timeLimit: 1h\n");
+  ASSERT_TRUE(spec.has_value()) << spec.error().message;
+  EXPECT_EQ(spec->min_tasks, 2u);
+  EXPECT_EQ(spec->task_step, 3u);
+  const model::Job job = ToModelJob(*spec, "t", 0);
+  EXPECT_TRUE(job.elastic());
+  EXPECT_TRUE(job.AllowsWidth(5));
+  EXPECT_FALSE(job.AllowsWidth(4));
+  // Two tasks take four times as long as eight, and their time limit stretches with the work.
+  EXPECT_EQ(TimeLimitAtWidth(*spec, 2), 4 * 3600 * kUsPerSecond);
+  EXPECT_EQ(TimeLimitAtWidth(*spec, 8), 3600 * kUsPerSecond);
+  auto canonical = ReadCanonicalJobSpec(JobSpecToJson(*spec));
+  ASSERT_TRUE(canonical.has_value()) << JobSpecToJson(*spec);
+  EXPECT_TRUE(*canonical == *spec);
+
+  // The step defaults to one; the full width alone is a rigid job.
+  auto one = ParseJobSpec("spec:\n  tasks: 4\n  elastic: {minTasks: 1}\n  timeLimit: 1h\n");
+  ASSERT_TRUE(one.has_value()) << one.error().message;
+  EXPECT_EQ(one->task_step, 1u);
+  auto rigid = ParseJobSpec("spec:\n  tasks: 4\n  elastic: {minTasks: 4}\n  timeLimit: 1h\n");
+  ASSERT_TRUE(rigid.has_value()) << rigid.error().message;
+  EXPECT_EQ(rigid->min_tasks, 0u);
+  EXPECT_FALSE(ToModelJob(*rigid, "t", 0).elastic());
+
+  const auto error_of = [](const std::string& yaml) {
+    auto bad = ParseJobSpec(yaml);
+    EXPECT_FALSE(bad.has_value()) << yaml;
+    return bad ? std::string() : bad.error().message;
+  };
+  EXPECT_NE(
+      error_of("spec:\n  tasks: 4\n  elastic: {minTasks: 5}\n  timeLimit: 1h\n")
+          .find("request body:3: field 'spec.elastic.minTasks': expected an integer in [1, 4]"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of("spec:\n  tasks: 8\n  elastic: {minTasks: 1, step: 2}\n  timeLimit: 1h\n")
+          .find("field 'spec.elastic.step': expected a step that divides tasks - minTasks (7)"),
+      std::string::npos);
+  EXPECT_NE(error_of("spec:\n  tasks: 8\n  elastic: {step: 2}\n  timeLimit: 1h\n")
+                .find("'spec.elastic.minTasks'"),
+            std::string::npos);
+  EXPECT_NE(error_of("kind: Service\nspec:\n  replicas: 2\n  elastic: {minTasks: 1}\n"
+                     "  timeLimit: 1h\n")
+                .find("field 'spec.elastic': expected no elastic range for kind Service"),
+            std::string::npos);
+}
+
 TEST(ControlJobSpec, ServicesUseReplicas) {
   auto service = ParseJobSpec("kind: Service\nspec:\n  replicas: 3\n  timeLimit: 1d\n");
   ASSERT_TRUE(service.has_value()) << service.error().message;

@@ -171,11 +171,13 @@ class LiveLoopTest : public ::testing::Test {
   }
 
   // What the API's submit does: journal the pending job, put it in the state, tell the loop.
-  uint64_t Submit(int tasks, int devices_per_task, int priority = 0) {
+  // `extra_spec`: more lines of the spec, each "  key: value\n".
+  uint64_t Submit(int tasks, int devices_per_task, int priority = 0,
+                  std::string_view extra_spec = "") {
     auto spec = ParseJobSpec(fmt::format(
         "metadata: {{name: j}}\nspec:\n  tenant: team-a\n  priority: {}\n  tasks: {}\n"
-        "  timeLimit: 1h\n  command: [train]\n  devices: {{requests: [{{count: {}}}]}}\n",
-        priority, tasks, devices_per_task));
+        "  timeLimit: 1h\n  command: [train]\n  devices: {{requests: [{{count: {}}}]}}\n{}",
+        priority, tasks, devices_per_task, extra_spec));
     EXPECT_TRUE(spec.has_value()) << spec.error().message;
     JobRecord job{.spec = *spec, .submit_us = clock_.NowUs()};
     {

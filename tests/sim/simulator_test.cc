@@ -141,7 +141,7 @@ RC_GTEST_PROP(SimulatorPropertyTest, RandomRunsAreDeterministicAndConserveJobs, 
   const testing::ClusterSpec spec = *testing::GenClusterSpec();
   const model::Cluster cluster = spec.Build();
   const model::Workload workload =
-      WorkloadOf(testing::ToJobs(*testing::GenWorkload({.max_jobs = 25})));
+      WorkloadOf(testing::ToJobs(*testing::GenWorkload({.max_jobs = 25, .elastic = true})));
   SimOptions options;
   options.series_points = 32;
   const std::vector<PolicyRun> first = RunPolicies(cluster, workload, AllPolicies(), options, 1);
@@ -317,6 +317,28 @@ TEST(SimulatorTest, APreemptedJobResumesFromItsLastCheckpointAfterItsRestartByHa
   EXPECT_EQ(waited.metrics.preemptions, 0u);
   EXPECT_EQ(waited.sorted_wait_s, (std::vector<double>{0, 5400}));
   EXPECT_DOUBLE_EQ(waited.metrics.makespan_s, 14400);
+}
+
+// 2 nodes × 8 GPUs; A = 8 GPUs for 100 s at t=0; E = 2 × 8 GPUs for 100 s at full width at
+// t=1. Rigid, E waits for A and spans both nodes: starts at 100, runs 1.05 × 100 = 105 s,
+// JCT 204 s. Elastic from one task (fifo), it starts at once on the free node and runs its
+// 1,600 device-seconds there in 200 s: JCT 200 s, the same goodput.
+TEST(SimulatorTest, AnElasticGangStartsNarrowerAndRunsLongerByHand) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
+  const model::Job a = JobOf(1, 8, "", 0, 0, 100, 100, 0);
+  model::Job e = JobOf(2, 8, "", 0, 0, 100, 100, 1);
+  const engine::PolicyConfig fifo = *engine::PresetPolicy("fifo");
+  SimOptions options;
+  options.paranoid = true;
+  const PolicyRun rigid = Simulate(cluster, WorkloadOf({a, e}), fifo, options);
+  EXPECT_EQ(rigid.sorted_wait_s, (std::vector<double>{0, 99}));
+  EXPECT_DOUBLE_EQ(rigid.metrics.jct_s.max, 204);
+  e.min_task_count = 1;
+  const PolicyRun elastic = Simulate(cluster, WorkloadOf({a, e}), fifo, options);
+  EXPECT_EQ(elastic.sorted_wait_s, (std::vector<double>{0, 0}));
+  EXPECT_DOUBLE_EQ(elastic.metrics.jct_s.max, 200);
+  EXPECT_DOUBLE_EQ(elastic.metrics.makespan_s, 201);
+  EXPECT_DOUBLE_EQ(elastic.metrics.goodput_device_hours, rigid.metrics.goodput_device_hours);
 }
 
 // Queues a and b, 4 devices guaranteed each, on one 8-device node: b's 8-device job borrows a's

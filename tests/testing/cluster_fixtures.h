@@ -204,6 +204,7 @@ struct JobSpec {
   int64_t estimate_s = 0;
   int64_t submit_s = 0;
   int32_t priority = 0;
+  uint32_t min_tasks = 0;  // > 0 and < tasks: elastic from min_tasks up, in steps of one.
 
   model::Job ToJob() const {
     model::Job job =
@@ -211,6 +212,7 @@ struct JobSpec {
               static_cast<double>(estimate_s), static_cast<double>(submit_s));
     job.task.milli_per_device = milli;
     job.priority = priority;
+    job.min_task_count = min_tasks;
     return job;
   }
 };
@@ -222,6 +224,7 @@ inline void showValue(const JobSpec& job, std::ostream& os) {
   os << " cpu " << job.cpu_milli << " mem " << job.memory_mib << " run " << job.runtime_s
      << "s est " << job.estimate_s << "s at " << job.submit_s << "s";
   if (job.priority != 0) os << " prio " << job.priority;
+  if (job.min_tasks != 0) os << " elastic from " << job.min_tasks;
   os << "}";
 }
 
@@ -260,6 +263,8 @@ struct WorkloadOptions {
   // Every job at priority 0 (so priority-ordered queues are FIFO).
   bool equal_priority = false;
   uint32_t max_jobs = 40;
+  // Some gangs elastic (model/job.h), from a drawn number of tasks up.
+  bool elastic = false;
 };
 
 inline rc::Gen<JobSpec> GenJobSpec(WorkloadOptions options) {
@@ -286,6 +291,9 @@ inline rc::Gen<JobSpec> GenJobSpec(WorkloadOptions options) {
         options.exact_estimates ? job.runtime_s : job.runtime_s * *rc::gen::inRange<int64_t>(1, 4);
     job.submit_s = 10 * *rc::gen::inRange<int64_t>(0, 30);
     job.priority = options.equal_priority ? 0 : *rc::gen::inRange<int32_t>(0, 3);
+    if (options.elastic && job.tasks > 1 && *rc::gen::inRange<uint32_t>(0, 3) == 0) {
+      job.min_tasks = *rc::gen::inRange<uint32_t>(1, job.tasks);
+    }
     return job;
   });
 }
@@ -436,7 +444,10 @@ class EngineDriver {
       for (const engine::StartJob& start : decisions.starts) {
         const uint32_t job = start.job.value();
         start_us_[job] = now;
-        completion_us_[job] = now + std::max<TimeUs>(jobs_[job].runtime_us, 0);
+        // An elastic job started narrower runs longer (model/job.h).
+        completion_us_[job] =
+            now +
+            std::max<TimeUs>(jobs_[job].AtWidth(jobs_[job].runtime_us, start.tasks.size()), 0);
         completions_.insert({completion_us_[job], job});
       }
       info.decisions = &decisions;

@@ -188,6 +188,27 @@ Result<Gang> GangOf(const SubmitFlags& f) {
 
 }  // namespace
 
+Result<void> ParseNodeCount(std::string_view text, SubmitFlags& flags) {
+  const auto number = [](std::string_view part) -> std::optional<int64_t> {
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (error != std::errc() || end != part.data() + part.size() || value < 1) return std::nullopt;
+    return value;
+  };
+  const size_t dash = text.find('-');
+  const std::optional<int64_t> first = number(text.substr(0, dash));
+  const std::optional<int64_t> last =
+      dash == std::string_view::npos ? first : number(text.substr(dash + 1));
+  if (!first || !last || *first > *last) {
+    return Bad(fmt::format(
+        "--nodes: expected an integer >= 1, or MIN-MAX with 1 <= MIN <= MAX, got '{}'", text));
+  }
+  flags.nodes = *last;
+  flags.min_nodes.reset();
+  if (*first < *last) flags.min_nodes = *first;
+  return {};
+}
+
 bool NeedsNodeGpus(const SubmitFlags& flags) {
   return flags.gpus && *flags.gpus > 1 && !flags.tasks && !flags.nodes && !flags.gpus_per_task &&
          !flags.gpus_per_node && !flags.replicas;
@@ -224,6 +245,12 @@ Result<nlohmann::json> BuildJobSpec(const SubmitFlags& flags) {
     spec["replicas"] = *flags.replicas;
   } else {
     spec["tasks"] = gang->tasks;
+  }
+  if (flags.min_nodes) {
+    if (!flags.nodes || *flags.min_nodes < 1 || *flags.min_nodes >= *flags.nodes) {
+      return bad("--nodes MIN-MAX: expected 1 <= MIN < MAX");
+    }
+    spec["elastic"] = {{"minTasks", *flags.min_nodes}, {"step", 1}};
   }
   const auto time_limit = ParseDurationSeconds(flags.time_limit);
   if (!time_limit) return bad("--time: " + time_limit.error().message);

@@ -30,6 +30,7 @@ struct SubmitFlags {
   std::optional<int64_t> gpus_per_task;  // whole devices per task
   std::optional<int64_t> gpus_per_node;  // the same (a task per node)
   std::optional<int64_t> nodes;          // -N: gang size, one task per node
+  std::optional<int64_t> min_nodes;      // -N MIN-MAX: the fewest an elastic job runs on
   std::optional<int64_t> node_gpus;      // devices of the cluster's largest node (for -G alone)
   std::string topology_required;         // spec.topology.required: a fabric level name
   std::string topology_preferred;        // spec.topology.preferred
@@ -52,6 +53,10 @@ Result<int64_t> ParseDurationSeconds(std::string_view text);
 
 // Parses a memory size in the forms above into the API's quantity ("64Gi").
 Result<std::string> ParseMemory(std::string_view text);
+
+// Reads -N's value, sbatch's `--nodes=<minnodes>[-maxnodes]`, into flags.nodes (the most) and,
+// for a range, flags.min_nodes.
+Result<void> ParseNodeCount(std::string_view text, SubmitFlags& flags);
 
 // Whether -G is given alone, so that its split into tasks needs node_gpus.
 bool NeedsNodeGpus(const SubmitFlags& flags);

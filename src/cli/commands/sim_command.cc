@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "sim/report/json_report.h"
 #include "sim/report/text_table.h"
 #include "sim/simulator.h"
+#include "sim/traces/elastic_jobs.h"
 #include "sim/traces/load_scaling.h"
 #include "sim/traces/workload_loader.h"
 
@@ -33,6 +35,7 @@ struct SimFlags {
   uint64_t seed = 1;
   std::string out = "out/sim";
   double load = 0;
+  double elastic = 0;
   unsigned threads = 0;
   uint32_t series_points = 1000;
   bool paranoid = false;
@@ -140,6 +143,10 @@ int RunSim(const SimFlags& flags) {
     report.workload.load_scale = sim::ScaleToLoad(workload, flags.load, capacity_milli);
   }
   report.workload.offered_load = sim::OfferedLoad(workload, capacity_milli);
+  if (flags.elastic > 0) sim::MakeElastic(workload, flags.elastic, flags.seed);
+  report.workload.elastic_jobs =
+      static_cast<uint64_t>(std::count_if(workload.jobs.begin(), workload.jobs.end(),
+                                          [](const model::Job& job) { return job.elastic(); }));
   report.workload.arrival_span_s =
       UsToSeconds(workload.jobs.back().submit_time_us - workload.jobs.front().submit_time_us);
   for (const auto& [reason, count] : loaded->skipped) {
@@ -207,6 +214,11 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->add_option("--load", flags->load,
                    "Scale arrival times so the offered load is this (e.g. 0.9)")
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--elastic", flags->elastic,
+                   "Share of the multi-task jobs declared elastic (from one task up to what they "
+                   "ask for; they start at the widest width that fits)")
+      ->check(CLI::Range(0.0, 1.0));
   command->add_option("--threads", flags->threads, "Policies simulated at once (0: all cores)")
       ->capture_default_str();
   command->add_option("--series-points", flags->series_points, "Points in each time series")

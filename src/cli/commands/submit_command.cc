@@ -75,7 +75,15 @@ std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection) {
   command->add_option("--gpu-type", f.gpu_type, "GPU model, e.g. H100 (selector model == \"...\")");
   command->add_option("--share", f.share_milli, "A fraction of one GPU, in milli (1..999)");
   command->add_option("-n,--ntasks,--tasks", f.tasks, "Gang size: tasks that start together");
-  command->add_option("-N,--nodes", f.nodes, "Gang size in nodes: one task on each");
+  command->add_option_function<std::string>(
+      "-N,--nodes",
+      [&f](const std::string& text) {
+        if (auto parsed = ParseNodeCount(text, f); !parsed) {
+          throw CLI::ValidationError(parsed.error().message);
+        }
+      },
+      "Gang size in nodes: one task on each; MIN-MAX for an elastic job, which starts on as "
+      "many as it can get");
   command->add_option("--topology-required", f.topology_required,
                       "Start the whole gang inside one domain of this fabric level, or wait");
   command->add_option("--topology-preferred", f.topology_preferred,

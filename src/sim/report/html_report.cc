@@ -130,6 +130,10 @@ void AppendHeader(std::string& out, const RunReport& report) {
                  "demanded \xC3\xB7 (capacity \xC3\x97 arrival span)</span><br>load scale {}"
                  "</dd></div>\n",
                  Fixed2(w.offered_load), Fixed2(w.load_scale));
+  if (w.elastic_jobs > 0) {
+    fmt::format_to(it, "<div><dt>Elastic</dt><dd>{} jobs may run with fewer tasks</dd></div>\n",
+                   w.elastic_jobs);
+  }
   fmt::format_to(it, "<div><dt>Seed</dt><dd>{}</dd></div>\n", report.seed);
   out += "</dl></div>\n</header>\n";
 }

@@ -58,6 +58,7 @@ Json WorkloadJson(const WorkloadSummary& w) {
   out["offered_load"] = Number(w.offered_load);
   out["load_scale"] = Number(w.load_scale);
   out["arrival_span_s"] = Number(w.arrival_span_s);
+  out["elastic_jobs"] = w.elastic_jobs;
   out["skipped_rows"] = w.skipped_rows;
   out["skipped_reasons"] = CountsJson(w.skipped_reasons);
   return out;

@@ -3,7 +3,7 @@
 //
 //   {"cluster": {"devices", "nodes", "source", "levels": [..], "devices_by_model": {model: n}},
 //    "workload": {"format", "source", "jobs", "offered_load", "load_scale", "arrival_span_s",
-//                 "skipped_rows", "skipped_reasons": {reason: n}},
+//                 "elastic_jobs", "skipped_rows", "skipped_reasons": {reason: n}},
 //    "seed",
 //    "policies": [{"name", "description",
 //                  "metrics": {"allocation_rate",

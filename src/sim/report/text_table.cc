@@ -87,6 +87,7 @@ std::string HeaderLine(const RunReport& report) {
   const WorkloadSummary& w = report.workload;
   std::string skipped;
   if (w.skipped_rows > 0) skipped = fmt::format(", {} rows skipped", w.skipped_rows);
+  if (w.elastic_jobs > 0) skipped += fmt::format(", {} elastic", w.elastic_jobs);
   return Printable(fmt::format(
       "cluster {} ({} devices, {} nodes) | workload {} {} ({} jobs{}) | offered load {} "
       "(load scale {}) | seed {}",

@@ -39,6 +39,7 @@ TEST(JsonReportTest, WritesEveryRequiredKeyAndValue) {
   EXPECT_DOUBLE_EQ(workload.at("offered_load").get<double>(), 0.8);
   EXPECT_DOUBLE_EQ(workload.at("load_scale").get<double>(), 1.5);
   EXPECT_DOUBLE_EQ(workload.at("arrival_span_s").get<double>(), 86400);
+  EXPECT_EQ(workload.at("elastic_jobs"), 0);
   EXPECT_EQ(workload.at("skipped_rows"), 3);
   EXPECT_EQ(workload.at("skipped_reasons"), json({{"bad duration", 2}, {"zero gpus", 1}}));
 
@@ -87,7 +88,8 @@ TEST(JsonReportTest, KeysComeInContractOrder) {
             (std::vector<std::string>{"devices", "nodes", "source", "levels", "devices_by_model"}));
   EXPECT_EQ(Keys(root["workload"]),
             (std::vector<std::string>{"format", "source", "jobs", "offered_load", "load_scale",
-                                      "arrival_span_s", "skipped_rows", "skipped_reasons"}));
+                                      "arrival_span_s", "elastic_jobs", "skipped_rows",
+                                      "skipped_reasons"}));
   const auto& policy = root["policies"][0];
   EXPECT_EQ(Keys(policy), (std::vector<std::string>{"name", "description", "metrics", "series"}));
   EXPECT_EQ(Keys(policy["metrics"]),
