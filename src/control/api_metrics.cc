@@ -112,6 +112,7 @@ std::string MetricsBody(ApiContext& context) {
   const std::pair<const char*, uint64_t> counters[] = {
       {"headroom_placements_total", state.placements_total},
       {"headroom_migrations_total", state.migrations_total},
+      {"headroom_elastic_resizes_total", state.resizes_total},
       {"headroom_preemptions_total", state.preemptions_total},
       {"headroom_requeues_total", state.requeues_total},
       {"headroom_foreign_task_reports_total", state.foreign_reports_total},

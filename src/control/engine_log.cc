@@ -143,7 +143,9 @@ Json RestoreEvent(const JobRecord& job) {
                 {"start_us", job.start_us},
                 {"placement", PlacementToJson(job.placement)}};
   if (job.preemptions > 0) event["preemptions"] = job.preemptions;
-  if (job.attained_device_us > 0) event["attained_device_us"] = job.attained_device_us;
+  // A running job's service is this base plus its run since start_us at its current width;
+  // after an elastic job grew, the base is below 0 (engine_migrate.cc, Relocate).
+  if (job.attained_device_us != 0) event["attained_device_us"] = job.attained_device_us;
   return event;
 }
 

@@ -169,10 +169,11 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
       }
       if (event.contains("attained_device_us")) {
         const Json& attained = event["attained_device_us"];
-        if (!attained.is_number_integer() || attained.get<int64_t>() < 0) {
+        // A restored job's is a base that may be below 0 (engine_log.cc, RestoreEvent).
+        if (!attained.is_number_integer() || (!restore && attained.get<int64_t>() < 0)) {
           return MakeError(ErrorCode::kInvalidArgument,
                            "a submit's or restore's 'attained_device_us': expected a whole "
-                           "number of device-microseconds, 0 or more");
+                           "number of device-microseconds, 0 or more for a submit");
         }
         job.attained_device_us = attained.get<int64_t>();
       }

@@ -414,6 +414,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
   // The step's engine log record goes with the decisions it explains.
   std::vector<StoreWrite> writes = TakeEngineLog(now);
   std::vector<JobRecord> changed;  // One per decision, in execution order.
+  uint64_t resizes = 0;            // Moves that changed an elastic job's width.
   {
     std::lock_guard lock(state_.mu);
     const auto record_of = [&](JobId engine_id) {
@@ -440,12 +441,27 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
         [&](const engine::MigrateJob& move) {
           JobRecord job = record_of(move.job);
           HR_CHECK(job.state == JobState::kRunning);
+          const size_t width = job.placement.size();
           job.placement = PlacementOn(*cluster_, move.tasks);
           ++job.starts;  // The restart on the new devices is the job's next attempt.
-          job.message = fmt::format(
-              "moved (attempt {}) to free room for a blocked job; paused "
-              "{:.0f} s to checkpoint and restart",
-              job.starts, UsToSeconds(move.pause_us));
+          if (move.tasks.size() < width) {
+            ++resizes;
+            job.message = fmt::format(
+                "shrunk from {} to {} tasks (attempt {}) to make room for a blocked job; paused "
+                "{:.0f} s to checkpoint and restart",
+                width, move.tasks.size(), job.starts, UsToSeconds(move.pause_us));
+          } else if (move.tasks.size() > width) {
+            ++resizes;
+            job.message = fmt::format(
+                "grown from {} to {} tasks (attempt {}) into idle capacity; paused {:.0f} s to "
+                "checkpoint and restart",
+                width, move.tasks.size(), job.starts, UsToSeconds(move.pause_us));
+          } else {
+            job.message = fmt::format(
+                "moved (attempt {}) to free room for a blocked job; paused "
+                "{:.0f} s to checkpoint and restart",
+                job.starts, UsToSeconds(move.pause_us));
+          }
           changed.push_back(std::move(job));
         },
         [&](const engine::StartJob& start) {
@@ -464,7 +480,8 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
   if (!CommitThenApply(std::move(writes), "decisions", now, [&] {
         for (const JobRecord& job : changed) state_.jobs.Put(job);
         state_.placements_total += decisions.starts.size();
-        state_.migrations_total += decisions.migrations.size();
+        state_.migrations_total += decisions.migrations.size() - resizes;
+        state_.resizes_total += resizes;
         state_.preemptions_total += decisions.preemptions.size();
       })) {
     return;
@@ -485,8 +502,9 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
       [&](const engine::MigrateJob& move) {
         backend_.OnMigrate(*job, move, now, *cluster_);
         const std::vector<std::string> nodes = nodes_of(*job);
-        Log("moved", job->id, nodes.front(),
-            fmt::format("job {} moved to {} (attempt {})", job->id, fmt::join(nodes, ", "),
+        const char* kind = job->message.starts_with("moved") ? "moved" : "resized";
+        Log(kind, job->id, nodes.front(),
+            fmt::format("job {} {} to {} (attempt {})", job->id, kind, fmt::join(nodes, ", "),
                         job->starts),
             now);
         ++job;

@@ -300,6 +300,7 @@ void Engine::Restore(JobRestored& restored) {
   }
   r.job = std::move(restored.job);
   r.SetWidth(static_cast<uint32_t>(restored.tasks.size()));
+  if (restored.tasks.size() < r.full_task_count) narrowed_.insert(id.value());
   r.state = JobState::kRunning;
   r.preemptions = r.job.preemptions;
   r.attained_device_us = r.job.attained_device_us;

@@ -200,6 +200,13 @@ class Engine {
   // Starts the blocked job `id` by preempting lower-priority jobs, when a plan exists and
   // `searches_left` allows a search (engine_preempt.cc).
   bool StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left, Decisions& decisions);
+  // Starts the blocked job `id` by shrinking elastic `candidates` (a preemption search's, in
+  // victim order) when that alone makes room (ElasticConfig::shrink; engine_elastic.cc).
+  bool StartByShrinking(JobId id, const std::vector<PreemptionCandidate>& candidates, TimeUs now,
+                        Decisions& decisions);
+  // Gives running elastic jobs below their full width idle capacity back, when nothing that
+  // could run waits (ElasticConfig::grow; engine_elastic.cc).
+  void GrowElastic(TimeUs now, Decisions& decisions);
   // What preempting the running job `victim` for `preemptor` at `now` loses and costs.
   PreemptJob PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const;
   // A running job stopped and pending again, its capacity free and what it loses charged to
@@ -323,6 +330,8 @@ class Engine {
   // fruitless preemption search.
   std::unordered_map<uint32_t, std::tuple<uint64_t, uint64_t, size_t, int64_t>>
       fruitless_preemptions_;
+  // Running elastic jobs below their full width (by id): those that may grow.
+  std::set<uint32_t> narrowed_;
   // (head, release epoch, allocated milli) of the last migration search: one per state.
   std::tuple<uint32_t, uint64_t, uint64_t> last_migration_search_{UINT32_MAX, 0, 0};
 };

@@ -76,9 +76,10 @@ std::string Engine::CheckFollowed(const Decisions& decisions) const {
         !decided.insert(move.job.value()).second) {
       return fmt::format("job {} moves but is not running, or moves twice", move.job.value());
     }
-    if (move.tasks.size() != r->job.task_count) {
-      return fmt::format("job {} moves onto {} tasks, not its {}", move.job.value(),
-                         move.tasks.size(), r->job.task_count);
+    if (!r->AllowsWidth(move.tasks.size())) {
+      return fmt::format("job {} moves onto {} tasks, not a width it allows (full {}, min {})",
+                         move.job.value(), move.tasks.size(), r->full_task_count,
+                         r->job.min_task_count);
     }
     if (std::string bad = take(r->tasks, -1); !bad.empty()) return bad;
   }
@@ -140,14 +141,24 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
   Decisions launched;
   for (const StartJob& start : decisions.starts) Launch(start.job, start.tasks, now, launched);
   int64_t cost_device_us = 0;
+  int64_t resize_cost_device_us = 0;
+  bool moved = false;
+  bool resized = false;
   for (const MigrateJob& move : decisions.migrations) {
+    // A resize's pause is charged to the changeover budget (engine_elastic.cc), a move's to
+    // the migration budget.
+    const bool resize = record(move.job).tasks.size() != move.tasks.size();
     Relocate(move, now);
-    cost_device_us += defrag_.CostDeviceUs(record(move.job).job.total_devices());
+    if (resize) {
+      resize_cost_device_us += move.cost_device_us;
+    } else {
+      cost_device_us += defrag_.CostDeviceUs(record(move.job).job.total_devices());
+    }
+    (resize ? resized : moved) = true;
   }
-  if (!decisions.migrations.empty()) {
-    ++release_epoch_;
-    defrag_.budget().Charge(now, cost_device_us);
-  }
+  if (!decisions.migrations.empty()) ++release_epoch_;
+  if (moved) defrag_.budget().Charge(now, cost_device_us);
+  if (resized) preempter_.changeover().Charge(now, resize_cost_device_us);
   // The next pass plans afresh: the queue and any reservation changed outside one.
   reservation_stale_ = true;
   dirty_ = true;

@@ -12,6 +12,7 @@
 // A moved job keeps running in the engine's books: its tasks change, and its expected end
 // moves later by the checkpoint + restart pause.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "base/check.h"
@@ -82,11 +83,38 @@ void Engine::Relocate(const MigrateJob& move, TimeUs now) {
   JobRecord& v = record(move.job);
   for (const TaskAllocation& task : move.tasks) state_.Allocate(task);
   TrackTasks(move.tasks, +1);
+  running_by_end_.erase({v.expected_end_us, move.job.value()});
+  const auto old_width = static_cast<uint32_t>(v.tasks.size());
+  const auto new_width = static_cast<uint32_t>(move.tasks.size());
+  if (new_width == old_width) {
+    v.expected_end_us += move.pause_us;
+  } else {
+    // A resize (an elastic job shrunk or grown): its books follow the new width, its service
+    // so far stays what it ran at the old one, and the rest of its work takes old / new as long.
+    HR_CHECK(v.AllowsWidth(new_width));
+    CountRunning(move.job, -1);
+    fair_share_.AddRunning(v.tenant, -static_cast<int64_t>(v.job.total_milli()));
+    const auto devices = [](const model::Job& job) {
+      return static_cast<int64_t>(std::max<uint64_t>(job.total_devices(), 1));
+    };
+    const int64_t old_devices = devices(v.job);
+    const TimeUs remaining_us = std::max<TimeUs>(v.expected_end_us - now, 0);
+    v.SetWidth(new_width);
+    v.attained_device_us += (now - v.start_us) * (old_devices - devices(v.job));
+    CountRunning(move.job, +1);
+    fair_share_.AddRunning(v.tenant, static_cast<int64_t>(v.job.total_milli()));
+    v.expected_end_us =
+        now + move.pause_us +
+        static_cast<TimeUs>(std::ceil(static_cast<double>(remaining_us) * old_width / new_width));
+    if (new_width < v.full_task_count) {
+      narrowed_.insert(move.job.value());
+    } else {
+      narrowed_.erase(move.job.value());
+    }
+  }
   v.tasks = move.tasks;
   v.moved_us = now;
   v.checkpoint_base_us = now + move.pause_us;  // It restarts from the checkpoint it just took.
-  running_by_end_.erase({v.expected_end_us, move.job.value()});
-  v.expected_end_us += move.pause_us;
   running_by_end_.insert({v.expected_end_us, move.job.value()});
 }
 

@@ -121,6 +121,7 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   JobRecord& r = record(id);
   HR_CHECK(r.AllowsWidth(tasks.size()));
   r.SetWidth(static_cast<uint32_t>(tasks.size()));
+  if (tasks.size() < r.full_task_count) narrowed_.insert(id.value());
   for (const TaskAllocation& task : tasks) state_.Allocate(task);
   TrackTasks(tasks, +1);
   r.tasks = std::move(tasks);
@@ -270,6 +271,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
   queue_ = std::move(still_pending);
   position = 0;
   for (JobId id : queue_) record(id).position = ++position;
+  GrowElastic(now, decisions);
 }
 
 TimeUs Engine::NextWakeupUs() const {

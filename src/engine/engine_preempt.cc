@@ -295,6 +295,8 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   }
   const std::vector<PreemptionCandidate>& candidates = memo.candidates;
   if (candidates.empty()) return false;
+  // Elastic candidates give up tasks before anyone is requeued (ElasticConfig::shrink).
+  if (StartByShrinking(id, candidates, now, decisions)) return true;
   const std::tuple<uint64_t, uint64_t, size_t, int64_t> search{
       release_epoch_, state_.allocated_milli(), candidates.size(),
       preempter_.changeover().LeftDeviceUs(now)};
@@ -341,6 +343,7 @@ void Engine::StopRunning(JobId id) {
   fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
   running_by_end_.erase({r.expected_end_us, id.value()});
   CountRunning(id, -1);
+  narrowed_.erase(id.value());
   ++release_epoch_;
 }
 

@@ -164,6 +164,21 @@ struct PreemptionConfig {
   TimeUs preempt_after_us = 0;
 };
 
+// Elastic jobs while they run (model/job.h; every policy starts one at the widest width that
+// fits). Shrink: a blocked job that may preempt (preemption.h) first takes tasks from elastic
+// candidates, in victim order, down to their narrowest widths, as ElasticFlow and Pollux do;
+// a shrunk job checkpoints and goes on with fewer tasks after a restart pause instead of
+// being requeued, and only when no shrinking lets the job start is anything requeued. Grow:
+// when a pass leaves nothing pending that could ever run, a running elastic job below its full
+// width takes idle capacity back, when the time its remaining work saves exceeds the pause.
+// Both pauses are PreemptionConfig::restart_us and are charged to the changeover budget; a job
+// resizes at most once per preemption.min_run_us. Resizes are MigrateJob decisions whose tasks
+// change in number (decision.h).
+struct ElasticConfig {
+  bool shrink = false;
+  bool grow = false;
+};
+
 // One-task jobs placed by GPU-sharing scoring (share_placer.h; FGD's evaluation's policies and
 // headroom's own, share_scorers.h) instead of the node scorers: one node, the GPUs inside it,
 // scored for how well the cluster can still take what the workload asks for. The workload it
@@ -218,6 +233,7 @@ struct PolicyConfig {
   std::string victim_selector = "cheapest_move";
   MigrationConfig migration;
   PreemptionConfig preemption;
+  ElasticConfig elastic;
 
   // Queues with quotas (quota.h); empty: none, every start is the placer's alone to decide.
   // With queues, preemption also reclaims: a job within its queue's guarantee may take back

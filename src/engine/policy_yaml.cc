@@ -356,9 +356,24 @@ Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
       });
 }
 
+Status ParseElastic(const YamlField& field, ElasticConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"shrink", "grow"}));
+  for (const auto& [key, slot] : {std::pair{"shrink", &out.shrink}, std::pair{"grow", &out.grow}}) {
+    bool* flag = slot;
+    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+      constexpr std::string_view kBooleans[] = {"true", "false"};
+      YAML_FIELD_TRY(on, OneOf(value, kBooleans));
+      *flag = *on == "true";
+      return {};
+    }));
+  }
+  return {};
+}
+
 Result<PolicyConfig> Parse(const YamlField& document) {
-  YAML_FIELD_TRY(map, document.Map({"name", "description", "queue", "backfill", "placement",
-                                    "victim_selector", "migration", "preemption", "queues"}));
+  YAML_FIELD_TRY(
+      map, document.Map({"name", "description", "queue", "backfill", "placement", "victim_selector",
+                         "migration", "preemption", "elastic", "queues"}));
   PolicyConfig config;
   YAML_FIELD_TRY(name_field, map->Require("name", "a policy name"));
   YAML_FIELD_TRY(name, name_field->Name());
@@ -382,6 +397,8 @@ Result<PolicyConfig> Parse(const YamlField& document) {
                       [&](const YamlField& v) { return ParseMigration(v, config.migration); }));
   POLICY_TRY(Optional(*map, "preemption",
                       [&](const YamlField& v) { return ParsePreemption(v, config.preemption); }));
+  POLICY_TRY(Optional(*map, "elastic",
+                      [&](const YamlField& v) { return ParseElastic(v, config.elastic); }));
   POLICY_TRY(Optional(*map, "queues", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(queues, ParseQueuesField(value));
     config.queues = std::move(*queues);

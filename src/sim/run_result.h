@@ -71,6 +71,9 @@ struct PolicyMetrics {
   // last checkpoint plus its restart pause, × its devices.
   uint64_t preemptions = 0;
   double preemption_lost_device_hours = 0;
+  // Elastic jobs shrunk to make room or grown back into idle capacity (ElasticConfig); each
+  // resize's restart pause × its devices is counted in preemption_lost_device_hours.
+  uint64_t elastic_resizes = 0;
   // Useful device-hours: the completed jobs' runtimes at full speed × their devices (work lost
   // to preemption and pauses is not in it).
   double goodput_device_hours = 0;

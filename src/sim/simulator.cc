@@ -213,11 +213,19 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
               static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / pace(job);
           remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
           stretch_of[job] = speed.Stretch(cluster, move.tasks);
+          const bool resize = move.tasks.size() != width_of[job];
           width_of[job] = static_cast<uint32_t>(move.tasks.size());
           work_start_us[job] = now + move.pause_us;
           const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
                                       job, ++generation[job]});
+          // An elastic job shrunk or grown (engine_elastic.cc) pauses as a move does; its pause
+          // is work lost to a preemption mode, not to defragmentation.
+          if (resize) {
+            ++metrics.elastic_resizes;
+            preemption_lost_device_us += static_cast<double>(move.cost_device_us);
+            return;
+          }
           ++metrics.migrations;
           ++outcomes[job].migrations;
           migration_cost_device_us += move.cost_device_us;

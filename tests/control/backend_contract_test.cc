@@ -335,6 +335,26 @@ TEST(SimulatedBackendMigration, KeepsDoneWorkAndAddsThePause) {
   EXPECT_EQ(completions[0].end_us, kT0 + 105 * kUsPerSecond);
 }
 
+// A resize (an elastic job shrunk, engine_elastic.cc): 100 s of work for its 2 tasks, shrunk to
+// one at T0+40 s with a 10 s pause, it does the remaining 60 s of full-width work at half the
+// pace: 120 s, ending at T0+170 s.
+TEST(SimulatedBackendResize, TheRestOfTheWorkRunsAtTheNewWidthsPace) {
+  SimulatedHarness harness;
+  JobRecord job{.id = 1, .state = JobState::kRunning, .start_us = kT0, .starts = 1};
+  job.spec.tasks = 2;
+  job.spec.min_tasks = 1;
+  job.spec.runtime_us = 100 * kUsPerSecond;
+  job.spec.time_limit_us = 3600 * kUsPerSecond;
+  harness.backend().OnStart(job, {harness.OneDevice(0, 0), harness.OneDevice(0, 1)},
+                            harness.cluster());
+  EXPECT_EQ(harness.backend().NextPollUs(kT0), kT0 + 100 * kUsPerSecond);
+  const engine::MigrateJob shrink{
+      .job = JobId(0), .tasks = {harness.OneDevice(0, 0)}, .pause_us = 10 * kUsPerSecond};
+  job.starts = 2;
+  harness.backend().OnMigrate(job, shrink, kT0 + 40 * kUsPerSecond, harness.cluster());
+  EXPECT_EQ(harness.backend().NextPollUs(kT0), kT0 + 170 * kUsPerSecond);
+}
+
 // The simulated backend resumes a preempted job from its last checkpoint: 100 s of work from
 // T0, preempted at T0+40 s with checkpoints every 30 s, it keeps 30 s; started again at
 // T0+200 s, it pauses 5 s to restart and does the remaining 70 s, ending at T0+275 s.
@@ -386,6 +406,43 @@ TEST(AgentsBackendMigration, TheNewNodeRunsTheNextAttemptAndTheOldOneStopsIt) {
   ASSERT_EQ(desired("n1").size(), 1u);
   EXPECT_EQ(desired("n1")[0].key.attempt, 2);
   EXPECT_EQ(desired("n1")[0].devices, std::vector<int>{0});
+}
+
+// A gang shrunk from two ranks to one restarts as its next attempt with a world of one; the
+// rank it gave up leaves its node's desired set (and gets its checkpoint signal).
+TEST(AgentsBackendResize, TheShrunkGangRestartsWithItsNewWorldSize) {
+  AgentsHarness harness;
+  JobRecord job{.id = 3, .state = JobState::kRunning, .start_us = kT0, .starts = 1};
+  job.spec.command = {"train"};
+  job.spec.tasks = 2;
+  job.spec.min_tasks = 1;
+  job.spec.time_limit_us = 3600 * kUsPerSecond;
+  const std::vector<engine::TaskAllocation> tasks = {harness.OneDevice(0, 0),
+                                                     harness.OneDevice(1, 0)};
+  job.placement = harness.PlacementOf(tasks);
+  harness.Record(job);
+  harness.backend().OnStart(job, tasks, harness.cluster());
+  const auto desired = [&](const std::string& node) {
+    std::lock_guard lock(harness.state().mu);
+    return DesiredTasks(harness.state(), node, 30);
+  };
+  ASSERT_EQ(desired("n1").size(), 1u);
+  EXPECT_EQ(desired("n1")[0].world_size, 2);
+  const engine::MigrateJob shrink{.job = JobId(0), .tasks = {tasks[0]}};
+  job.placement = harness.PlacementOf(shrink.tasks);
+  job.starts = 2;
+  harness.Record(job);
+  harness.backend().OnMigrate(job, shrink, kT0 + kUsPerSecond, harness.cluster());
+  EXPECT_TRUE(desired("n1").empty());
+  ASSERT_EQ(desired("n0").size(), 1u);
+  EXPECT_EQ(desired("n0")[0].key.attempt, 2);
+  EXPECT_EQ(desired("n0")[0].world_size, 1);
+  // The new attempt's one rank ends the job.
+  auto& agents = static_cast<AgentsBackend&>(harness.backend());
+  agents.Reported({{.job = 3, .rank = 0, .exit_code = 0, .attempt = 2}});
+  const std::vector<Completion> completions = agents.Poll(kT0 + 2 * kUsPerSecond).completions;
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].exit_code, 0);
 }
 
 // A two-rank gang whose rank 0 exited before an engine rebuild completes when rank 1 exits:

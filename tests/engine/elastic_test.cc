@@ -1,7 +1,8 @@
 // Elastic jobs in the engine (model/job.h): a gang that may run with fewer tasks starts at the
 // widest width that fits, plans with its estimate stretched to that width, keeps EASY's promise
 // to a reserved head, is tried at its full width again after a preemption, and is followed at any
-// width its range allows and no other.
+// width its range allows and no other. With ElasticConfig (engine_elastic.cc), a blocked job
+// shrinks an elastic one before it requeues anyone, and the job grows back when nothing waits.
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -153,6 +154,103 @@ TEST(ElasticJob, AFollowerTakesAnAllowedWidthAndRefusesAnyOther) {
   EXPECT_EQ(follower.state(JobId(0)), JobState::kRunning);
   EXPECT_EQ(follower.allocations(JobId(0))->size(), 2u);
   EXPECT_EQ(follower.CheckInvariants(), "");
+}
+
+// Priority preemption (Kubernetes' default) with elastic jobs shrunk and grown.
+PolicyConfig Resizing(bool shrink, bool grow) {
+  PolicyConfig policy = testing::Preset("k8s-preemption");
+  policy.elastic.shrink = shrink;
+  policy.elastic.grow = grow;
+  policy.preemption.restart_us = SecondsToUs(600);
+  return policy;
+}
+
+model::Job Urgent(uint32_t tasks, double runtime_s) {
+  model::Job job = MakeJob(tasks, 8, runtime_s);
+  job.priority = 5;
+  return job;
+}
+
+TEST(ElasticJob, ABlockedJobShrinksAnElasticJobInsteadOfRequeuingIt) {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}, {"r1", {{"n2"}, {"n3"}}}});
+  Harness h(cluster, Resizing(/*shrink=*/true, /*grow=*/false));
+  const JobId elastic = h.Submit(Elastic(4, 1, 8, 100'000));
+  h.Step(0);
+  const std::vector<std::string> before = h.NodesOf(elastic);
+  ASSERT_EQ(before.size(), 4u);
+  const JobId urgent = h.Submit(Urgent(2, 1000));
+  const Decisions decisions = h.Step(10);
+  EXPECT_TRUE(decisions.preemptions.empty());
+  ASSERT_EQ(decisions.migrations.size(), 1u);
+  const MigrateJob& shrink = decisions.migrations[0];
+  EXPECT_EQ(shrink.job, elastic);
+  EXPECT_EQ(shrink.tasks.size(), 2u);  // It gives up just what the urgent gang needs.
+  EXPECT_EQ(shrink.pause_us, SecondsToUs(600));
+  EXPECT_EQ(shrink.cost_device_us, SecondsToUs(600) * 16);
+  // It keeps its lowest ranks where they were.
+  EXPECT_EQ(h.NodesOf(elastic), (std::vector<std::string>{before[0], before[1]}));
+  EXPECT_EQ(h.engine().state(urgent), JobState::kRunning);
+  EXPECT_EQ(h.NodesOf(urgent), (std::vector<std::string>{before[2], before[3]}));
+
+  // Without shrinking, the same blocked job requeues it.
+  Harness requeues(cluster, Resizing(/*shrink=*/false, /*grow=*/false));
+  const JobId victim = requeues.Submit(Elastic(4, 1, 8, 100'000));
+  requeues.Step(0);
+  requeues.Submit(Urgent(2, 1000));
+  const Decisions requeued = requeues.Step(10);
+  EXPECT_EQ(testing::Victims(requeued), std::vector<JobId>{victim});
+  EXPECT_TRUE(requeued.migrations.empty());
+}
+
+TEST(ElasticJob, AShrunkJobGrowsBackOnlyWhenNothingWaits) {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}, {"r1", {{"n2"}, {"n3"}}}});
+  Harness h(cluster, Resizing(/*shrink=*/true, /*grow=*/true));
+  const JobId elastic = h.Submit(Elastic(4, 1, 8, 100'000));
+  h.Step(0);
+  const JobId urgent = h.Submit(Urgent(2, 1000));
+  ASSERT_EQ(h.Step(10).migrations.size(), 1u);
+  ASSERT_EQ(h.NodesOf(elastic).size(), 2u);
+  // A rigid gang of three waits: the free nodes stay free for it, nothing grows.
+  h.Finish(urgent);
+  const JobId waiting = h.Submit(MakeJob(3, 8, 1000));
+  EXPECT_TRUE(h.Step(1010).migrations.empty());
+  EXPECT_EQ(h.engine().state(waiting), JobState::kPending);
+  EXPECT_EQ(h.NodesOf(elastic).size(), 2u);
+  // Once it is withdrawn, nothing waits: the elastic job takes its two nodes back.
+  h.Cancel(waiting);
+  const Decisions grown = h.Step(1020);
+  ASSERT_EQ(grown.migrations.size(), 1u);
+  EXPECT_EQ(grown.migrations[0].job, elastic);
+  EXPECT_EQ(grown.migrations[0].tasks.size(), 4u);
+  EXPECT_EQ(h.NodesOf(elastic).size(), 4u);
+  // At its full width it has nothing left to grow into.
+  EXPECT_TRUE(h.Step(1030).migrations.empty());
+}
+
+TEST(ElasticJob, AFollowerExecutesResizesAsTheEngineDecidedThem) {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}, {"n1"}}}, {"r1", {{"n2"}, {"n3"}}}});
+  const PolicyConfig policy = Resizing(/*shrink=*/true, /*grow=*/true);
+  Engine leader(cluster, policy);
+  Engine follower(cluster, policy);
+  const auto step = [&](std::vector<Event> events, double now_s) {
+    std::vector<Event> copy = events;
+    const Decisions decisions = leader.Step(events, SecondsToUs(now_s));
+    EXPECT_EQ(follower.Follow(copy, decisions, SecondsToUs(now_s)), "");
+    EXPECT_EQ(follower.CheckInvariants(), "");
+    for (uint32_t j = 0; j < 2; ++j) {
+      const auto* led = leader.allocations(JobId(j));
+      const auto* followed = follower.allocations(JobId(j));
+      EXPECT_EQ(led == nullptr, followed == nullptr);
+      if (led != nullptr && followed != nullptr) {
+        EXPECT_EQ(*led, *followed);
+      }
+    }
+    return decisions;
+  };
+  step({JobSubmitted{JobId(0), Elastic(4, 1, 8, 100'000)}}, 0);
+  EXPECT_EQ(step({JobSubmitted{JobId(1), Urgent(2, 1000)}}, 10).migrations.size(), 1u);
+  EXPECT_EQ(step({JobFinished{JobId(1)}}, 1010).migrations.size(), 1u);
+  EXPECT_EQ(follower.allocations(JobId(0))->size(), 4u);
 }
 
 }  // namespace

@@ -188,6 +188,17 @@ TEST(PolicyYamlTest, AbsentKeysKeepTheDefaults) {
   EXPECT_EQ(policy->preemption.enabled, defaults.preemption.enabled);
   EXPECT_EQ(policy->preemption.checkpoint_interval_us, defaults.preemption.checkpoint_interval_us);
   EXPECT_EQ(policy->multifactor.recalc_period_us, defaults.multifactor.recalc_period_us);
+  EXPECT_FALSE(policy->elastic.shrink);
+  EXPECT_FALSE(policy->elastic.grow);
+}
+
+TEST(PolicyYamlTest, ElasticResizesAreSwitchedOneByOne) {
+  auto shrink = ParsePolicyYaml("name: s\nelastic: {shrink: true}\n", "s.yaml");
+  ASSERT_TRUE(shrink.has_value()) << shrink.error().message;
+  EXPECT_TRUE(shrink->elastic.shrink);
+  EXPECT_FALSE(shrink->elastic.grow);
+  EXPECT_TRUE(PresetPolicy("headroom")->elastic.grow);
+  EXPECT_FALSE(PresetPolicy("k8s-preemption")->elastic.shrink);
 }
 
 TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
@@ -230,6 +241,9 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
       {"name: x\nvictim_selector: oldest\n",
        "p.yaml:2: field 'victim_selector': expected one of cheapest_move, lowest_priority, "
        "lowest_priority_newest"},
+      {"name: x\nelastic: {shrink: yes}\n",
+       "p.yaml:2: field 'elastic.shrink': expected one of true, false, got \"yes\""},
+      {"name: x\nelastic: {stretch: true}\n", "p.yaml:2: field 'elastic.stretch'"},
       {"name: x\npreemption: {enabled: true, scope: cohort}\n",
        "p.yaml:2: field 'preemption.scope': expected one of queue, cluster, got \"cohort\""},
       {"name: x\nbackfill: {mode: easy, interval_s: -5}\n",

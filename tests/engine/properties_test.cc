@@ -9,7 +9,8 @@
 //     at its narrowest, which the brute force below checks), each on one node with
 //     the requested number of distinct devices of a class the selector accepts, the requested
 //     share, CPU and memory; a job starts once, only while pending; a migration (headroom)
-//     moves only a running job, whole gang, onto nodes not drained;
+//     moves only a running job, whole gang (or resizes an elastic one to a width of its
+//     range), onto nodes not drained;
 //  4. every pending job explains itself; a job said to wait for kCapacity has no placement by a
 //     brute-force search; kUnschedulable is exact (brute force on an empty cluster agrees);
 //  5. the first job of the queue that is not unschedulable never waits while it fits (every
@@ -125,7 +126,8 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
     for (const MigrateJob& move : step.decisions->migrations) {
       const uint32_t j = move.job.value();
       RC_ASSERT(stage[j] == Stage::kRunning);
-      RC_ASSERT(move.tasks.size() == held[j].size());
+      // The same width, or (a resize of an elastic job) another of its range.
+      RC_ASSERT(jobs[j].AllowsWidth(move.tasks.size()));
       for (const TaskAllocation& task : held[j]) free.Apply(task, -1);
     }
     // 3. Gangs all-or-nothing, of the requested shape.

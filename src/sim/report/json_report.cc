@@ -86,6 +86,7 @@ Json MetricsJson(const PolicyMetrics& m) {
   out["migration_cost_device_hours"] = Number(m.migration_cost_device_hours);
   out["preemptions"] = m.preemptions;
   out["preemption_lost_device_hours"] = Number(m.preemption_lost_device_hours);
+  out["elastic_resizes"] = m.elastic_resizes;
   out["goodput_device_hours"] = Number(m.goodput_device_hours);
   return out;
 }

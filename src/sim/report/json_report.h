@@ -15,7 +15,9 @@
 //                              "engine_steps", "events", "multi_node_jobs",
 //                              "multi_node_within_one_block",
 //                              "multi_node_within_one_block_by_level": [by level, root first],
-//                              "migrations", "migration_cost_device_hours"},
+//                              "migrations", "migration_cost_device_hours", "preemptions",
+//                              "preemption_lost_device_hours", "elastic_resizes",
+//                              "goodput_device_hours"},
 //                  "series": {"time_s": [..], "allocation": [..], "fragmentation": [..],
 //                             "pending_jobs": [..],
 //                             "largest_free_block": {level name: [whole free devices]}}}]}

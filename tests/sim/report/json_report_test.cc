@@ -93,12 +93,26 @@ TEST(JsonReportTest, KeysComeInContractOrder) {
   const auto& policy = root["policies"][0];
   EXPECT_EQ(Keys(policy), (std::vector<std::string>{"name", "description", "metrics", "series"}));
   EXPECT_EQ(Keys(policy["metrics"]),
-            (std::vector<std::string>{
-                "allocation_rate", "wait_s", "jct_s", "bounded_slowdown", "fragmentation_rate",
-                "jobs_completed", "jobs_unplaced", "makespan_s", "mean_slowdown_from_placement",
-                "engine_steps", "events", "multi_node_jobs", "multi_node_within_one_block",
-                "multi_node_within_one_block_by_level", "migrations", "migration_cost_device_hours",
-                "preemptions", "preemption_lost_device_hours", "goodput_device_hours"}));
+            (std::vector<std::string>{"allocation_rate",
+                                      "wait_s",
+                                      "jct_s",
+                                      "bounded_slowdown",
+                                      "fragmentation_rate",
+                                      "jobs_completed",
+                                      "jobs_unplaced",
+                                      "makespan_s",
+                                      "mean_slowdown_from_placement",
+                                      "engine_steps",
+                                      "events",
+                                      "multi_node_jobs",
+                                      "multi_node_within_one_block",
+                                      "multi_node_within_one_block_by_level",
+                                      "migrations",
+                                      "migration_cost_device_hours",
+                                      "preemptions",
+                                      "preemption_lost_device_hours",
+                                      "elastic_resizes",
+                                      "goodput_device_hours"}));
   EXPECT_EQ(Keys(policy["metrics"]["wait_s"]),
             (std::vector<std::string>{"mean", "p50", "p95", "p99", "max"}));
   EXPECT_EQ(Keys(policy["metrics"]["bounded_slowdown"]),
