@@ -18,8 +18,12 @@
 //  5. an engine that follows the decisions (Engine::Follow) with the same events accepts each
 //     step's, keeps its invariants, has every job in the same state and carries the same
 //     learned state after every step.
-// The driver finishes a job once it has done its runtime of work; a preempted job keeps the
-// work up to its last checkpoint and resumes after the restart pause, as the simulator does.
+// Some gangs are elastic: they start, and under headroom's policy shrink and grow, at any width
+// of their range; a resize's pause counts against the changeover budget with the preemptions'
+// losses, and service is counted at the width each stretch of a run had.
+// The driver finishes a job once it has done its runtime of work (full-width work: a narrower
+// width does it more slowly); a preempted job keeps the work up to its last checkpoint and
+// resumes after the restart pause, as the simulator does.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -48,6 +52,7 @@ constexpr TimeUs kRestartUs = 5 * kUsPerSecond;
 uint64_t g_preemptions_seen = 0;
 uint64_t g_raised_ahead_seen = 0;     // Steps where a job past its budget waited with others.
 uint64_t g_las_preemptions_seen = 0;  // Preemptions by attained service (tiresias).
+uint64_t g_resizes_seen = 0;          // Elastic jobs shrunk or grown.
 
 struct Guards {
   TimeUs min_run_us = 0;
@@ -87,7 +92,19 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   std::vector<uint32_t> preempted(jobs.size(), 0);
   std::vector<int64_t> attained_us(jobs.size(), 0);      // Device-µs run before the current run.
   std::vector<TimeUs> pending_since_us(jobs.size(), 0);  // Its submission or last requeue.
-  std::vector<std::pair<TimeUs, int64_t>> lost;          // (time, device-µs) of every preemption.
+  std::vector<std::pair<TimeUs, int64_t>> lost;  // (time, device-µs) of every preemption, resize.
+  std::vector<uint32_t> width_of(jobs.size(), 1);     // Tasks it runs with now.
+  std::vector<TimeUs> width_since_us(jobs.size(), 0);  // When it began running at that width.
+  const auto devices_at_width = [&](uint32_t job) {
+    return std::max<int64_t>(int64_t{width_of[job]} * jobs[job].task.devices, 1);
+  };
+  // Full-width work done since its work (re)started, and the wall time of `work_us` of it.
+  const auto work_done = [&](uint32_t job, TimeUs now) {
+    return std::max<TimeUs>(now - work_start_us[job], 0) * width_of[job] / jobs[job].task_count;
+  };
+  const auto wall_time = [&](uint32_t job, TimeUs work_us) {
+    return jobs[job].AtWidth(work_us, width_of[job]);
+  };
 
   size_t next = 0;
   TimeUs last = jobs.empty() ? 0 : jobs.front().submit_time_us;
@@ -138,8 +155,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       RC_ASSERT(running.count(job) == 1u);
       if (by_service) {
         // Only a job of a higher service rank preempts, and only jobs of a lower one.
-        const int64_t devices = std::max<int64_t>(jobs[job].total_devices(), 1);
-        attained_us[job] += (now - start_us[job]) * devices;
+        attained_us[job] += (now - width_since_us[job]) * devices_at_width(job);
         RC_ASSERT(engine.attained_device_us(preemption.job) == attained_us[job]);
         // With priority first (headroom), a lower priority ranks lower whatever its service.
         const uint32_t preemptor = preemption.preemptor.value();
@@ -165,7 +181,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       completions.erase({completion_of[job], job});
       completion_of[job] = kNever;
       // The work up to the last checkpoint is kept.
-      const TimeUs done = std::max<TimeUs>(now - work_start_us[job], 0);
+      const TimeUs done = work_done(job, now);
       remaining_us[job] -= done - done % kCheckpointUs;
       ++g_preemptions_seen;
     }
@@ -177,10 +193,19 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       RC_ASSERT(running.count(job) == 1u);
       for (const TaskAllocation& task : running[job]) free.Apply(task, -1);
       running[job] = move.tasks;
-      remaining_us[job] -= std::max<TimeUs>(now - work_start_us[job], 0);
+      remaining_us[job] -= work_done(job, now);
+      if (move.tasks.size() != width_of[job]) {
+        // A resize of an elastic job (headroom): to a width of its range, its pause charged.
+        RC_ASSERT(jobs[job].AllowsWidth(move.tasks.size()));
+        lost.emplace_back(now, move.cost_device_us);
+        attained_us[job] += (now - width_since_us[job]) * devices_at_width(job);
+        width_since_us[job] = now;
+        width_of[job] = static_cast<uint32_t>(move.tasks.size());
+        ++g_resizes_seen;
+      }
       work_start_us[job] = now + move.pause_us;
       completions.erase({completion_of[job], job});
-      completion_of[job] = work_start_us[job] + remaining_us[job];
+      completion_of[job] = work_start_us[job] + wall_time(job, remaining_us[job]);
       completions.insert({completion_of[job], job});
     }
     for (const MigrateJob& move : decisions.migrations) {
@@ -190,14 +215,16 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       const uint32_t job = start.job.value();
       RC_ASSERT(named.insert(job).second);
       RC_ASSERT(running.count(job) == 0u);
-      RC_ASSERT(start.tasks.size() == jobs[job].task_count);
+      RC_ASSERT(jobs[job].AllowsWidth(start.tasks.size()));
       const bool restart = started[job] > 0;
       started[job] = 1;
       running[job] = start.tasks;
       start_us[job] = now;
+      width_of[job] = static_cast<uint32_t>(start.tasks.size());
+      width_since_us[job] = now;
       if (!restart) remaining_us[job] = std::max<TimeUs>(jobs[job].runtime_us, 0);
       work_start_us[job] = now + (restart ? kRestartUs : 0);
-      completion_of[job] = work_start_us[job] + remaining_us[job];
+      completion_of[job] = work_start_us[job] + wall_time(job, remaining_us[job]);
       completions.insert({completion_of[job], job});
       for (const TaskAllocation& task : start.tasks) free.Apply(task, +1);
     }
@@ -246,12 +273,14 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
 
 TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
   g_preemptions_seen = 0;
+  g_resizes_seen = 0;
   g_raised_ahead_seen = 0;
   EXPECT_TRUE(rc::check("preemptions take whole gangs of lower priority and lose no job", [] {
     const ClusterSpec spec = *testing::GenClusterSpec();
     const model::Cluster cluster = spec.Build();
     testing::WorkloadOptions options;
     options.max_jobs = 30;
+    options.elastic = true;
     const std::vector<JobSpec> specs = *testing::GenWorkload(options);
     std::vector<model::Job> jobs = testing::ToJobs(specs);
     // Runtimes of at least 50 s, so that jobs are still running when higher ones arrive.
@@ -272,6 +301,7 @@ TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
   EXPECT_GT(g_preemptions_seen, 0u);
   EXPECT_GT(g_raised_ahead_seen, 0u);
   EXPECT_GT(g_las_preemptions_seen, 0u);
+  EXPECT_GT(g_resizes_seen, 0u);
 }
 
 }  // namespace
