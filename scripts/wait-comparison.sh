@@ -3,7 +3,8 @@
 # replayed under the built-in policies, tiresias and the policy files given, mean and p99 wait
 # per policy.
 # Usage: scripts/wait-comparison.sh [BUILD_DIR] [POLICY.yaml ...]
-# Needs the traces under HEADROOM_TRACES (default ../shared/traces).
+# Needs the traces under HEADROOM_TRACES (default ../shared/traces). ELASTIC=SHARE declares
+# that share of every workload's multi-task jobs elastic (headroom sim --elastic).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -22,7 +23,8 @@ itp=$traces/microsoft-itp-elasticflow
 scenario() {
   local name=$1
   shift
-  "$headroom" sim "$@" --policy "$policies" --out "$work/$name" > /dev/null
+  "$headroom" sim "$@" ${ELASTIC:+--elastic "$ELASTIC"} --policy "$policies" \
+    --out "$work/$name" > /dev/null
   python3 - "$work/$name/report.json" "$name" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
