@@ -137,6 +137,18 @@ class AgentsHarness : public Harness {
   }
 
   DaemonState& state() { return state_; }
+  // What `node`'s agent is told to run.
+  std::vector<model::DesiredTask> Desired(const std::string& node) {
+    std::lock_guard lock(state_.mu);
+    return DesiredTasks(state_, node, 30);
+  }
+  // As the loop executes a move (or resize): journaled as the next attempt, then executed.
+  void Move(JobRecord& job, const engine::MigrateJob& move, TimeUs now_us) {
+    job.placement = PlacementOf(move.tasks);
+    ++job.starts;
+    Record(job);
+    backend_->OnMigrate(job, move, now_us, *cluster_);
+  }
 
  private:
   void Report(std::vector<ReportedExit> exits) {
@@ -391,21 +403,13 @@ TEST(AgentsBackendMigration, TheNewNodeRunsTheNextAttemptAndTheOldOneStopsIt) {
   job.spec.time_limit_us = 3600 * kUsPerSecond;
   job.placement = harness.PlacementOf({harness.OneDevice(0, 1)});
   harness.Record(job);
-  const auto desired = [&](const std::string& node) {
-    std::lock_guard lock(harness.state().mu);
-    return DesiredTasks(harness.state(), node, 30);
-  };
-  ASSERT_EQ(desired("n0").size(), 1u);
-  EXPECT_EQ(desired("n0")[0].key.attempt, 1);
-  const engine::MigrateJob move{.job = JobId(0), .tasks = {harness.OneDevice(1, 0)}};
-  job.placement = harness.PlacementOf(move.tasks);
-  job.starts = 2;
-  harness.Record(job);
-  harness.backend().OnMigrate(job, move, kT0 + kUsPerSecond, harness.cluster());
-  EXPECT_TRUE(desired("n0").empty());
-  ASSERT_EQ(desired("n1").size(), 1u);
-  EXPECT_EQ(desired("n1")[0].key.attempt, 2);
-  EXPECT_EQ(desired("n1")[0].devices, std::vector<int>{0});
+  ASSERT_EQ(harness.Desired("n0").size(), 1u);
+  EXPECT_EQ(harness.Desired("n0")[0].key.attempt, 1);
+  harness.Move(job, {.job = JobId(0), .tasks = {harness.OneDevice(1, 0)}}, kT0 + kUsPerSecond);
+  EXPECT_TRUE(harness.Desired("n0").empty());
+  ASSERT_EQ(harness.Desired("n1").size(), 1u);
+  EXPECT_EQ(harness.Desired("n1")[0].key.attempt, 2);
+  EXPECT_EQ(harness.Desired("n1")[0].devices, std::vector<int>{0});
 }
 
 // A gang shrunk from two ranks to one restarts as its next attempt with a world of one; the
@@ -422,21 +426,13 @@ TEST(AgentsBackendResize, TheShrunkGangRestartsWithItsNewWorldSize) {
   job.placement = harness.PlacementOf(tasks);
   harness.Record(job);
   harness.backend().OnStart(job, tasks, harness.cluster());
-  const auto desired = [&](const std::string& node) {
-    std::lock_guard lock(harness.state().mu);
-    return DesiredTasks(harness.state(), node, 30);
-  };
-  ASSERT_EQ(desired("n1").size(), 1u);
-  EXPECT_EQ(desired("n1")[0].world_size, 2);
-  const engine::MigrateJob shrink{.job = JobId(0), .tasks = {tasks[0]}};
-  job.placement = harness.PlacementOf(shrink.tasks);
-  job.starts = 2;
-  harness.Record(job);
-  harness.backend().OnMigrate(job, shrink, kT0 + kUsPerSecond, harness.cluster());
-  EXPECT_TRUE(desired("n1").empty());
-  ASSERT_EQ(desired("n0").size(), 1u);
-  EXPECT_EQ(desired("n0")[0].key.attempt, 2);
-  EXPECT_EQ(desired("n0")[0].world_size, 1);
+  ASSERT_EQ(harness.Desired("n1").size(), 1u);
+  EXPECT_EQ(harness.Desired("n1")[0].world_size, 2);
+  harness.Move(job, {.job = JobId(0), .tasks = {tasks[0]}}, kT0 + kUsPerSecond);
+  EXPECT_TRUE(harness.Desired("n1").empty());
+  ASSERT_EQ(harness.Desired("n0").size(), 1u);
+  EXPECT_EQ(harness.Desired("n0")[0].key.attempt, 2);
+  EXPECT_EQ(harness.Desired("n0")[0].world_size, 1);
   // The new attempt's one rank ends the job.
   auto& agents = static_cast<AgentsBackend&>(harness.backend());
   agents.Reported({{.job = 3, .rank = 0, .exit_code = 0, .attempt = 2}});
