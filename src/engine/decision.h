@@ -3,7 +3,10 @@
 // A migration moves a running job: it checkpoints and stops on its old devices (free at once
 // in the engine's accounting), then restarts on `tasks` and continues with its remaining work;
 // it holds the new devices from this step on, including the pause. The job stays running in
-// the engine throughout, and its eventual JobFinished is reported as for any running job.
+// the engine throughout, and its eventual JobFinished is reported as for any running job. A
+// migration whose tasks differ in number from the job's is a resize of an elastic job (shrunk
+// to make room, or grown into idle capacity; engine_elastic.cc): the rest of its work runs at
+// the new width's pace, and its workers restart with the new world size.
 // A preemption requeues a running job to make room for a higher-priority one: it gets its
 // checkpoint signal and stops (its devices free at once in the engine's accounting), and it is
 // pending again under the same id, to restart from its last checkpoint after a restart pause.
