@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <unordered_set>
 
 #include "base/check.h"
 #include "control/engine_log.h"
@@ -413,8 +414,8 @@ void LiveLoop::SyncDrains() {
 void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
   // The step's engine log record goes with the decisions it explains.
   std::vector<StoreWrite> writes = TakeEngineLog(now);
-  std::vector<JobRecord> changed;  // One per decision, in execution order.
-  uint64_t resizes = 0;            // Moves that changed an elastic job's width.
+  std::vector<JobRecord> changed;        // One per decision, in execution order.
+  std::unordered_set<uint64_t> resized;  // Jobs whose move changed their width.
   {
     std::lock_guard lock(state_.mu);
     const auto record_of = [&](JobId engine_id) {
@@ -445,13 +446,13 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
           job.placement = PlacementOn(*cluster_, move.tasks);
           ++job.starts;  // The restart on the new devices is the job's next attempt.
           if (move.tasks.size() < width) {
-            ++resizes;
+            resized.insert(job.id);
             job.message = fmt::format(
                 "shrunk from {} to {} tasks (attempt {}) to make room for a blocked job; paused "
                 "{:.0f} s to checkpoint and restart",
                 width, move.tasks.size(), job.starts, UsToSeconds(move.pause_us));
           } else if (move.tasks.size() > width) {
-            ++resizes;
+            resized.insert(job.id);
             job.message = fmt::format(
                 "grown from {} to {} tasks (attempt {}) into idle capacity; paused {:.0f} s to "
                 "checkpoint and restart",
@@ -480,8 +481,8 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
   if (!CommitThenApply(std::move(writes), "decisions", now, [&] {
         for (const JobRecord& job : changed) state_.jobs.Put(job);
         state_.placements_total += decisions.starts.size();
-        state_.migrations_total += decisions.migrations.size() - resizes;
-        state_.resizes_total += resizes;
+        state_.migrations_total += decisions.migrations.size() - resized.size();
+        state_.resizes_total += resized.size();
         state_.preemptions_total += decisions.preemptions.size();
       })) {
     return;
@@ -502,7 +503,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
       [&](const engine::MigrateJob& move) {
         backend_.OnMigrate(*job, move, now, *cluster_);
         const std::vector<std::string> nodes = nodes_of(*job);
-        const char* kind = job->message.starts_with("moved") ? "moved" : "resized";
+        const char* kind = resized.contains(job->id) ? "resized" : "moved";
         Log(kind, job->id, nodes.front(),
             fmt::format("job {} {} to {} (attempt {})", job->id, kind, fmt::join(nodes, ", "),
                         job->starts),

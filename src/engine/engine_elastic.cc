@@ -26,10 +26,6 @@
 namespace headroom::engine {
 namespace {
 
-int64_t DevicesAt(const model::Job& job, uint64_t width) {
-  return static_cast<int64_t>(std::max<uint64_t>(width * job.task.devices, 1));
-}
-
 // A resize restarts every task it keeps: none may stay on a node drained since it started.
 bool OnADrainedNode(const ClusterState& state, const std::vector<TaskAllocation>& tasks) {
   return std::any_of(tasks.begin(), tasks.end(),
@@ -67,7 +63,7 @@ bool Engine::StartByShrinking(JobId id, const std::vector<PreemptionCandidate>& 
   if (!head_tasks) return false;
   int64_t cost_device_us = 0;
   for (const auto& [victim, width] : shrinks) {
-    cost_device_us += pause_us * DevicesAt(jobs_[victim.value()].job, width);
+    cost_device_us += pause_us * CountedDevices(jobs_[victim.value()].job, width);
   }
   const int64_t budget_left = preempter_.changeover().LeftDeviceUs(now);
   if (cost_device_us > budget_left) return false;
@@ -86,7 +82,7 @@ bool Engine::StartByShrinking(JobId id, const std::vector<PreemptionCandidate>& 
     MigrateJob resize{.job = victim,
                       .tasks = {v.tasks.begin(), v.tasks.begin() + width},
                       .pause_us = pause_us,
-                      .cost_device_us = pause_us * DevicesAt(v.job, width)};
+                      .cost_device_us = pause_us * CountedDevices(v.job, width)};
     for (const TaskAllocation& task : v.tasks) state_.Release(task);
     TrackTasks(v.tasks, -1);
     Relocate(resize, now);
@@ -128,7 +124,7 @@ void Engine::GrowElastic(TimeUs now, Decisions& decisions) {
       // Work left at `width` takes width / wider as long at `wider`: worth the pause?
       const double saved_us = static_cast<double>(remaining_us) * (wider - width) / wider;
       if (saved_us <= static_cast<double>(pause_us)) continue;
-      const int64_t cost_device_us = pause_us * DevicesAt(v.job, wider);
+      const int64_t cost_device_us = pause_us * CountedDevices(v.job, wider);
       const int64_t budget_left = preempter_.changeover().LeftDeviceUs(now);
       if (cost_device_us > budget_left) continue;
       PlacementRequest request = RequestOf(v);

@@ -94,13 +94,10 @@ void Engine::Relocate(const MigrateJob& move, TimeUs now) {
     HR_CHECK(v.AllowsWidth(new_width));
     CountRunning(move.job, -1);
     fair_share_.AddRunning(v.tenant, -static_cast<int64_t>(v.job.total_milli()));
-    const auto devices = [](const model::Job& job) {
-      return static_cast<int64_t>(std::max<uint64_t>(job.total_devices(), 1));
-    };
-    const int64_t old_devices = devices(v.job);
+    const int64_t old_devices = CountedDevices(v.job);
     const TimeUs remaining_us = std::max<TimeUs>(v.expected_end_us - now, 0);
     v.SetWidth(new_width);
-    v.attained_device_us += (now - v.start_us) * (old_devices - devices(v.job));
+    v.attained_device_us += (now - v.start_us) * (old_devices - CountedDevices(v.job));
     CountRunning(move.job, +1);
     fair_share_.AddRunning(v.tenant, static_cast<int64_t>(v.job.total_milli()));
     v.expected_end_us =

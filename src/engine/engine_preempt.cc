@@ -41,11 +41,6 @@ namespace headroom::engine {
 
 namespace {
 
-// The devices a job's lost work and attained service are counted over: a share counts one.
-int64_t CountedDevices(const model::Job& job) {
-  return static_cast<int64_t>(std::max<uint64_t>(job.total_devices(), 1));
-}
-
 // What a preemption loses: its lost work and restart, × the job's devices.
 int64_t LostDeviceUs(const PreemptJob& preemption, const model::Job& job) {
   return (preemption.lost_us + preemption.restart_us) * CountedDevices(job);

@@ -78,6 +78,13 @@ struct Engine::PreemptionMemo {
   }
 };
 
+// The devices a job's lost work, resize pauses and attained service are counted over at
+// `width` tasks (at its current width by default): a share counts one, a CPU-only job one.
+inline int64_t CountedDevices(const model::Job& job, uint64_t width) {
+  return static_cast<int64_t>(std::max<uint64_t>(width * job.task.devices, 1));
+}
+inline int64_t CountedDevices(const model::Job& job) { return CountedDevices(job, job.task_count); }
+
 struct Engine::JobRecord {
   // As submitted, except that job.task_count and job.runtime_estimate_us are at the width it
   // runs at (or, pending, at its full width): an elastic job started narrower (model/job.h).

@@ -5,23 +5,18 @@
 // the first attempt gets SIGTERM (its checkpoint signal), the gang restarts as attempt 2 with
 // WORLD_SIZE 1, and the urgent job starts on the node it gave up. When the urgent job ends and
 // nothing waits, the gang grows back to two ranks as attempt 3. The history replays offline.
-#include <signal.h>
-
 #include <fstream>
-#include <map>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "agent/child_process.h"
 #include "agent_processes.h"
 
 namespace headroom::agent {
 namespace {
 
 using nlohmann::json;
-using testing::Bin;
 using testing::FileExists;
 using testing::ReadFile;
 using testing::ScratchDir;
@@ -29,41 +24,10 @@ using testing::WaitUntil;
 
 TEST(AgentElasticEndToEnd, AGangShrinksForAnUrgentJobAndGrowsBackAsItsNextAttempts) {
   ScratchDir dir;
-  const std::string data = dir.File("data");
-  auto daemon = ChildProcess::Spawn(
-      {.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data, "--backend",
-                "agents", "--port-file", dir.File("port"), "--grace-s", "2",
-                "--heartbeat-interval-s", "0.2", "--stop-grace-s", "5", "--policy", "headroom"},
-       .env = {"PATH=/usr/bin:/bin"},
-       .stdout_path = dir.File("headroomd.log"),
-       .stderr_path = dir.File("headroomd.log")});
-  ASSERT_TRUE(daemon.has_value()) << daemon.error().message;
-  const auto logs = [&] {
-    return "headroomd log:\n" + ReadFile(dir.File("headroomd.log")) + "\nagent a1 log:\n" +
-           ReadFile(dir.File("a1.log")) + "\nagent a2 log:\n" + ReadFile(dir.File("a2.log"));
-  };
-  ASSERT_TRUE(WaitUntil([&] {
-    return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
-  })) << logs();
-  const int port = std::stoi(ReadFile(dir.File("port")));
-  testing::DaemonApi admin(port, testing::AdminToken(data));
-
-  std::map<std::string, ChildProcess> agents;
-  for (const std::string node : {"a1", "a2"}) {
-    auto [status, agent_token] = admin.Post("/v1/tokens", {{"role", "agent"}, {"node", node}});
-    ASSERT_EQ(status, 201) << agent_token.dump() << logs();
-    auto agent = testing::SpawnAgent(dir, port, agent_token["token"].get<std::string>(), node, 2);
-    ASSERT_TRUE(agent.has_value()) << agent.error().message;
-    agents.emplace(node, std::move(*agent));
-  }
-  ASSERT_TRUE(WaitUntil([&] {
-    const json nodes = admin.Get("/v1/nodes");
-    int up = 0;
-    if (nodes.is_object()) {
-      for (const json& node : nodes["nodes"]) up += node["state"] == "up" ? 1 : 0;
-    }
-    return up == 2;
-  })) << logs();
+  testing::AgentsFloor floor(dir);
+  ASSERT_EQ(floor.Start("headroom", {"a1", "a2"}, 2), "");
+  testing::DaemonApi& admin = floor.admin();
+  const auto logs = [&] { return floor.Logs(); };
 
   // Each task writes its node and world size (run-JOB-ATTEMPT-RANK); SIGTERM makes it write its
   // checkpoint (ckpt-JOB-ATTEMPT-RANK) and exit; the file stop-JOB ends the job (as does the
@@ -143,20 +107,11 @@ TEST(AgentElasticEndToEnd, AGangShrinksForAnUrgentJobAndGrowsBackAsItsNextAttemp
 
   std::ofstream(dir.File("stop-" + std::to_string(gang)));
   EXPECT_TRUE(WaitUntil([&] { return state_of(gang)["state"] == "completed"; })) << logs();
-  for (auto& [node, agent] : agents) {
-    agent.SignalGroup(SIGTERM);
-    EXPECT_EQ(agent.Wait(), 0) << logs();
-  }
-  daemon->SignalGroup(SIGTERM);
-  EXPECT_EQ(daemon->Wait(), 0) << logs();
+  EXPECT_EQ(floor.Stop(), "");
 
   // The daemon's history replays offline: two starts and two resizes, each reproduced.
-  auto replay = ChildProcess::Spawn({.argv = {Bin("headroom"), "replay", "--data-dir", data},
-                                     .env = {"PATH=/usr/bin:/bin"},
-                                     .stdout_path = dir.File("replay.out"),
-                                     .stderr_path = dir.File("replay.out")});
-  ASSERT_TRUE(replay.has_value());
-  EXPECT_EQ(replay->Wait(), 0) << ReadFile(dir.File("replay.out"));
+  EXPECT_EQ(floor.RunHeadroom({"replay", "--data-dir", floor.data()}, "replay.out"), 0)
+      << ReadFile(dir.File("replay.out"));
   EXPECT_NE(ReadFile(dir.File("replay.out")).find(" 4 decisions; every decision reproduced"),
             std::string::npos)
       << ReadFile(dir.File("replay.out"));

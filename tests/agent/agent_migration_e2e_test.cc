@@ -5,8 +5,6 @@
 // remaining jobs next to the other: its task gets SIGTERM (its checkpoint signal) and exits,
 // the job starts again as attempt 2 on the other node's freed device, and the blocked job
 // starts on the node it left.
-#include <signal.h>
-
 #include <fstream>
 #include <map>
 
@@ -14,14 +12,12 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "agent/child_process.h"
 #include "agent_processes.h"
 
 namespace headroom::agent {
 namespace {
 
 using nlohmann::json;
-using testing::Bin;
 using testing::FileExists;
 using testing::ReadFile;
 using testing::ScratchDir;
@@ -29,41 +25,11 @@ using testing::WaitUntil;
 
 TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAsAttemptTwo) {
   ScratchDir dir;
-  const std::string data = dir.File("data");
-  auto daemon = ChildProcess::Spawn(
-      {.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data, "--backend",
-                "agents", "--port-file", dir.File("port"), "--grace-s", "2",
-                "--heartbeat-interval-s", "0.2", "--stop-grace-s", "5", "--policy", "headroom"},
-       .env = {"PATH=/usr/bin:/bin"},
-       .stdout_path = dir.File("headroomd.log"),
-       .stderr_path = dir.File("headroomd.log")});
-  ASSERT_TRUE(daemon.has_value()) << daemon.error().message;
-  const auto logs = [&] {
-    return "headroomd log:\n" + ReadFile(dir.File("headroomd.log")) + "\nagent a1 log:\n" +
-           ReadFile(dir.File("a1.log")) + "\nagent a2 log:\n" + ReadFile(dir.File("a2.log"));
-  };
-  ASSERT_TRUE(WaitUntil([&] {
-    return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
-  })) << logs();
-  const int port = std::stoi(ReadFile(dir.File("port")));
-  testing::DaemonApi admin(port, testing::AdminToken(data));
-
-  std::map<std::string, ChildProcess> agents;
-  for (const std::string node : {"a1", "a2"}) {
-    auto [status, agent_token] = admin.Post("/v1/tokens", {{"role", "agent"}, {"node", node}});
-    ASSERT_EQ(status, 201) << agent_token.dump() << logs();
-    auto agent = testing::SpawnAgent(dir, port, agent_token["token"].get<std::string>(), node, 2);
-    ASSERT_TRUE(agent.has_value()) << agent.error().message;
-    agents.emplace(node, std::move(*agent));
-  }
-  ASSERT_TRUE(WaitUntil([&] {
-    const json nodes = admin.Get("/v1/nodes");
-    int up = 0;
-    if (nodes.is_object()) {
-      for (const json& node : nodes["nodes"]) up += node["state"] == "up" ? 1 : 0;
-    }
-    return up == 2;
-  })) << logs();
+  testing::AgentsFloor floor(dir);
+  ASSERT_EQ(floor.Start("headroom", {"a1", "a2"}, 2), "");
+  testing::DaemonApi& admin = floor.admin();
+  const std::string& data = floor.data();
+  const auto logs = [&] { return floor.Logs(); };
 
   // Each attempt writes where it runs (run-JOB-ATTEMPT); SIGTERM makes it write its checkpoint
   // (ckpt-JOB-ATTEMPT) and exit; the file stop-JOB ends the job (as does the scratch directory's
@@ -157,28 +123,17 @@ TEST(AgentMigrationEndToEnd, ABlockedJobStartsAfterARunningJobMovesAndRestartsAs
     return state_of(moved)["state"] == "completed" && state_of(kept)["state"] == "completed" &&
            state_of(pair)["state"] == "completed";
   })) << logs();
-  for (auto& [node, agent] : agents) {
-    agent.SignalGroup(SIGTERM);
-    EXPECT_EQ(agent.Wait(), 0) << logs();
-  }
-  daemon->SignalGroup(SIGTERM);
-  EXPECT_EQ(daemon->Wait(), 0) << logs();
+  EXPECT_EQ(floor.Stop(), "");
 
   // The daemon's history replays offline: the five starts and the move, each reproduced.
-  const auto headroom = [&](std::vector<std::string> args, const std::string& out) {
-    args.insert(args.begin(), Bin("headroom"));
-    auto run = ChildProcess::Spawn({.argv = args,
-                                    .env = {"PATH=/usr/bin:/bin"},
-                                    .stdout_path = dir.File(out),
-                                    .stderr_path = dir.File(out)});
-    return run ? run->Wait() : -1;
-  };
-  EXPECT_EQ(headroom({"replay", "--data-dir", data}, "replay.out"), 0)
+  EXPECT_EQ(floor.RunHeadroom({"replay", "--data-dir", data}, "replay.out"), 0)
       << ReadFile(dir.File("replay.out"));
   EXPECT_NE(ReadFile(dir.File("replay.out")).find(" 6 decisions; every decision reproduced"),
             std::string::npos)
       << ReadFile(dir.File("replay.out"));
-  EXPECT_EQ(headroom({"explain", std::to_string(waiting), "--data-dir", data}, "explain.out"), 0);
+  EXPECT_EQ(
+      floor.RunHeadroom({"explain", std::to_string(waiting), "--data-dir", data}, "explain.out"),
+      0);
   EXPECT_NE(ReadFile(dir.File("explain.out")).find("at the log's end: cancelled"),
             std::string::npos)
       << ReadFile(dir.File("explain.out"));

@@ -3,22 +3,18 @@
 // a high-priority one arrives and takes its devices: the low job's task gets SIGTERM (its
 // checkpoint signal) and writes its checkpoint, the job is pending again with its attempt
 // count unchanged, and once the high-priority job ends it runs again as attempt 2.
-#include <signal.h>
-
 #include <fstream>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "agent/child_process.h"
 #include "agent_processes.h"
 
 namespace headroom::agent {
 namespace {
 
 using nlohmann::json;
-using testing::Bin;
 using testing::FileExists;
 using testing::ReadFile;
 using testing::ScratchDir;
@@ -26,40 +22,17 @@ using testing::WaitUntil;
 
 TEST(AgentPreemptionEndToEnd, APreemptedJobCheckpointsOnItsSignalAndRunsAgainAsAttemptTwo) {
   ScratchDir dir;
-  const std::string data = dir.File("data");
   {
     std::ofstream policy(dir.File("preempting.yaml"));
     policy << "name: preempting\nqueue: {order: priority}\nbackfill: {mode: skip}\n"
               "victim_selector: lowest_priority\n"
               "preemption: {enabled: true, checkpoint_interval_s: 3600, restart_s: 0}\n";
   }
-  auto daemon =
-      ChildProcess::Spawn({.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data,
-                                    "--backend", "agents", "--port-file", dir.File("port"),
-                                    "--grace-s", "2", "--heartbeat-interval-s", "0.2",
-                                    "--stop-grace-s", "5", "--policy", dir.File("preempting.yaml")},
-                           .env = {"PATH=/usr/bin:/bin"},
-                           .stdout_path = dir.File("headroomd.log"),
-                           .stderr_path = dir.File("headroomd.log")});
-  ASSERT_TRUE(daemon.has_value()) << daemon.error().message;
-  const auto logs = [&] {
-    return "headroomd log:\n" + ReadFile(dir.File("headroomd.log")) + "\nagent log:\n" +
-           ReadFile(dir.File("a1.log"));
-  };
-  ASSERT_TRUE(WaitUntil([&] {
-    return FileExists(dir.File("port")) && FileExists(data + "/admin.token");
-  })) << logs();
-  const int port = std::stoi(ReadFile(dir.File("port")));
-  testing::DaemonApi admin(port, testing::AdminToken(data));
-
-  auto [status, agent_token] = admin.Post("/v1/tokens", {{"role", "agent"}, {"node", "a1"}});
-  ASSERT_EQ(status, 201) << agent_token.dump() << logs();
-  auto agent = testing::SpawnAgent(dir, port, agent_token["token"].get<std::string>(), "a1", 2);
-  ASSERT_TRUE(agent.has_value()) << agent.error().message;
-  ASSERT_TRUE(WaitUntil([&] {
-    const json nodes = admin.Get("/v1/nodes");
-    return nodes.is_object() && nodes["nodes"].size() == 1 && nodes["nodes"][0]["state"] == "up";
-  })) << logs();
+  testing::AgentsFloor floor(dir);
+  ASSERT_EQ(floor.Start(dir.File("preempting.yaml"), {"a1"}, 2), "");
+  testing::DaemonApi& admin = floor.admin();
+  const std::string& data = floor.data();
+  const auto logs = [&] { return floor.Logs(); };
 
   // Each attempt writes that it runs (run-JOB-ATTEMPT); SIGTERM makes it write its checkpoint
   // (ckpt-JOB-ATTEMPT) and exit; the file stop-JOB ends the job (as does the scratch directory's
@@ -120,18 +93,11 @@ TEST(AgentPreemptionEndToEnd, APreemptedJobCheckpointsOnItsSignalAndRunsAgainAsA
   EXPECT_EQ(state_of(high)["state"], "completed");
   std::ofstream(dir.File("stop-" + std::to_string(low)));
   EXPECT_TRUE(WaitUntil([&] { return state_of(low)["state"] == "completed"; })) << logs();
-  agent->SignalGroup(SIGTERM);
-  EXPECT_EQ(agent->Wait(), 0) << logs();
-  daemon->SignalGroup(SIGTERM);
-  EXPECT_EQ(daemon->Wait(), 0) << logs();
+  EXPECT_EQ(floor.Stop(), "");
 
   // The daemon's history replays offline: three starts and the preemption, each reproduced.
-  auto replay = ChildProcess::Spawn({.argv = {Bin("headroom"), "replay", "--data-dir", data},
-                                     .env = {"PATH=/usr/bin:/bin"},
-                                     .stdout_path = dir.File("replay.out"),
-                                     .stderr_path = dir.File("replay.out")});
-  ASSERT_TRUE(replay.has_value());
-  EXPECT_EQ(replay->Wait(), 0) << ReadFile(dir.File("replay.out"));
+  EXPECT_EQ(floor.RunHeadroom({"replay", "--data-dir", data}, "replay.out"), 0)
+      << ReadFile(dir.File("replay.out"));
   EXPECT_NE(ReadFile(dir.File("replay.out")).find(" 4 decisions; every decision reproduced"),
             std::string::npos)
       << ReadFile(dir.File("replay.out"));

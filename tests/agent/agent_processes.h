@@ -1,11 +1,18 @@
-// Real processes for the end-to-end tests: the built binaries, and a headroom-agent for one node
-// with a fake inventory, as an operator would start it.
+// Real processes for the end-to-end tests: the built binaries, a headroom-agent for one node
+// with a fake inventory, as an operator would start it, and a whole floor of them under one
+// headroomd.
 #pragma once
+
+#include <signal.h>
 
 #include <cctype>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -69,6 +76,92 @@ class DaemonApi {
 
  private:
   httplib::Client client_;
+};
+
+// headroomd on the agents backend under `policy` (a preset name or a policy file) with one
+// headroom-agent of `devices` fake devices per node, every node up: the floor of the end-to-end
+// tests of scheduling decisions. Start and Stop return what went wrong, with the logs; "" when
+// all went well.
+class AgentsFloor {
+ public:
+  explicit AgentsFloor(const ScratchDir& dir) : dir_(dir), data_(dir.File("data")) {}
+
+  std::string Start(const std::string& policy, const std::vector<std::string>& nodes, int devices) {
+    nodes_ = nodes;
+    auto daemon = ChildProcess::Spawn(
+        {.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data_, "--backend",
+                  "agents", "--port-file", dir_.File("port"), "--grace-s", "2",
+                  "--heartbeat-interval-s", "0.2", "--stop-grace-s", "5", "--policy", policy},
+         .env = {"PATH=/usr/bin:/bin"},
+         .stdout_path = dir_.File("headroomd.log"),
+         .stderr_path = dir_.File("headroomd.log")});
+    if (!daemon) return daemon.error().message;
+    daemon_.emplace(std::move(*daemon));
+    if (!WaitUntil(
+            [&] { return FileExists(dir_.File("port")) && FileExists(data_ + "/admin.token"); })) {
+      return "headroomd wrote no port or admin token\n" + Logs();
+    }
+    const int port = std::stoi(ReadFile(dir_.File("port")));
+    admin_ = std::make_unique<DaemonApi>(port, AdminToken(data_));
+    for (const std::string& node : nodes) {
+      auto [status, token] = admin_->Post("/v1/tokens", {{"role", "agent"}, {"node", node}});
+      if (status != 201) return "no agent token for " + node + ": " + token.dump() + "\n" + Logs();
+      auto agent = SpawnAgent(dir_, port, token["token"].get<std::string>(), node, devices);
+      if (!agent) return agent.error().message;
+      agents_.emplace(node, std::move(*agent));
+    }
+    const bool up = WaitUntil([&] {
+      const nlohmann::json listed = admin_->Get("/v1/nodes");
+      size_t count = 0;
+      if (listed.is_object()) {
+        for (const nlohmann::json& node : listed["nodes"]) count += node["state"] == "up" ? 1 : 0;
+      }
+      return count == nodes.size();
+    });
+    return up ? std::string() : "the agents' nodes did not come up\n" + Logs();
+  }
+
+  // SIGTERM to every agent, then to headroomd; each must exit 0.
+  std::string Stop() {
+    std::string failed;
+    for (auto& [node, agent] : agents_) {
+      agent.SignalGroup(SIGTERM);
+      if (agent.Wait() != 0) failed += "agent " + node + " did not exit 0\n";
+    }
+    if (daemon_) {
+      daemon_->SignalGroup(SIGTERM);
+      if (daemon_->Wait() != 0) failed += "headroomd did not exit 0\n";
+    }
+    return failed.empty() ? failed : failed + Logs();
+  }
+
+  // `headroom ARGS...` with its output in DIR/OUT: its exit status (-1: it did not start).
+  int RunHeadroom(std::vector<std::string> args, const std::string& out) const {
+    args.insert(args.begin(), Bin("headroom"));
+    auto run = ChildProcess::Spawn({.argv = args,
+                                    .env = {"PATH=/usr/bin:/bin"},
+                                    .stdout_path = dir_.File(out),
+                                    .stderr_path = dir_.File(out)});
+    return run ? run->Wait() : -1;
+  }
+
+  std::string Logs() const {
+    std::string logs = "headroomd log:\n" + ReadFile(dir_.File("headroomd.log"));
+    for (const std::string& node : nodes_) {
+      logs += "\nagent " + node + " log:\n" + ReadFile(dir_.File(node + ".log"));
+    }
+    return logs;
+  }
+  DaemonApi& admin() { return *admin_; }
+  const std::string& data() const { return data_; }
+
+ private:
+  const ScratchDir& dir_;
+  std::string data_;
+  std::vector<std::string> nodes_;
+  std::optional<ChildProcess> daemon_;
+  std::map<std::string, ChildProcess> agents_;
+  std::unique_ptr<DaemonApi> admin_;
 };
 
 }  // namespace headroom::agent::testing

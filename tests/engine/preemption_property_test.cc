@@ -93,7 +93,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   std::vector<int64_t> attained_us(jobs.size(), 0);      // Device-µs run before the current run.
   std::vector<TimeUs> pending_since_us(jobs.size(), 0);  // Its submission or last requeue.
   std::vector<std::pair<TimeUs, int64_t>> lost;  // (time, device-µs) of every preemption, resize.
-  std::vector<uint32_t> width_of(jobs.size(), 1);     // Tasks it runs with now.
+  std::vector<uint32_t> width_of(jobs.size(), 1);      // Tasks it runs with now.
   std::vector<TimeUs> width_since_us(jobs.size(), 0);  // When it began running at that width.
   const auto devices_at_width = [&](uint32_t job) {
     return std::max<int64_t>(int64_t{width_of[job]} * jobs[job].task.devices, 1);
