@@ -109,8 +109,12 @@ void CheckPolicy(const model::Cluster& cluster, const std::vector<JobSpec>& spec
     // Preemptions (headroom preempts): the victim's tasks are released before the step's starts
     // and it is pending again, whole: no gang is half preempted. The pass placed it nowhere, and
     // jobs it looked at before a preemption freed capacity did not see that capacity: the engine
-    // asks to be stepped again at once, and the queue head is checked after that step.
-    const bool steps_again = !step.decisions->preemptions.empty();
+    // asks to be stepped again at once, and the queue head is checked after that step. So too
+    // after an elastic job shrank for a blocked one (a move to fewer tasks).
+    const bool shrank = std::any_of(
+        step.decisions->migrations.begin(), step.decisions->migrations.end(),
+        [&](const MigrateJob& move) { return move.tasks.size() < held[move.job.value()].size(); });
+    const bool steps_again = !step.decisions->preemptions.empty() || shrank;
     if (steps_again) RC_ASSERT(engine.NextWakeupUs() == step.now_us);
     for (const PreemptJob& preemption : step.decisions->preemptions) {
       const uint32_t j = preemption.job.value();
