@@ -73,6 +73,18 @@ std::string MetricsBody(ApiContext& context) {
       out.Sample(family.name, {{"queue", queues.name(q)}},
                  static_cast<double>((queues.*family.amounts)(q)[0]) / 1000.0);
     }
+    // By device model, where queues count devices by model.
+    const std::string by_model = std::string(family.name) + "_by_model";
+    if (queues.device_models().empty()) continue;
+    out.Family(by_model, "gauge", std::string(family.help) + " Of one device model.");
+    for (uint32_t q = 1; q < queues.size(); ++q) {
+      for (size_t m = 0; m < queues.device_models().size(); ++m) {
+        out.Sample(
+            by_model, {{"queue", queues.name(q)}, {"model", queues.device_models()[m]}},
+            static_cast<double>((queues.*family.amounts)(q)[engine::kFixedQuotaResources + m]) /
+                1000.0);
+      }
+    }
   }
   std::lock_guard lock(context.state.mu);
   DaemonState& state = context.state;

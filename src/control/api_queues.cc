@@ -15,8 +15,8 @@ using engine::QuotaAmounts;
 using engine::QuotaResource;
 using engine::QuotaTree;
 
-// {"devices": 12.5, "cpu": 64, "memory_gib": 512}: whole units; with `limits`, only the
-// resources that have a limit (kNoQuotaLimit: none).
+// {"devices": 12.5, "cpu": 64, "memory_gib": 512, "device_models": {"H100": 8}}: whole units;
+// with `limits`, only the resources that have a limit (kNoQuotaLimit: none).
 Json AmountsJson(const QuotaTree& tree, const QuotaAmounts& amounts, bool limits) {
   Json out = Json::object();
   const std::pair<QuotaResource, const char*> keys[] = {{QuotaResource::kDevices, "devices"},
@@ -27,6 +27,15 @@ Json AmountsJson(const QuotaTree& tree, const QuotaAmounts& amounts, bool limits
     if (!tree.governs(resource) || (limits && amount == engine::kNoQuotaLimit)) continue;
     const double unit = resource == QuotaResource::kMemory ? 1024.0 : 1000.0;
     out[key] = static_cast<double>(amount) / unit;
+  }
+  if (!tree.device_models().empty()) {
+    Json models = Json::object();
+    for (size_t m = 0; m < tree.device_models().size(); ++m) {
+      const int64_t amount = amounts[engine::kFixedQuotaResources + m];
+      if (limits && amount == engine::kNoQuotaLimit) continue;
+      models[tree.device_models()[m]] = static_cast<double>(amount) / 1000.0;
+    }
+    out["device_models"] = std::move(models);
   }
   return out;
 }
@@ -42,8 +51,7 @@ Json FairShareJson(const engine::Engine::QueueFairShare& share) {
 Json QueueJson(const QuotaTree& tree, uint32_t q) {
   bool borrowing = false;
   for (size_t k = 0; k < engine::kQuotaResources; ++k) {
-    borrowing = borrowing || (tree.governs(static_cast<QuotaResource>(k)) &&
-                              tree.usage(q)[k] > tree.guaranteed(q)[k]);
+    borrowing = borrowing || (tree.governs_slot(k) && tree.usage(q)[k] > tree.guaranteed(q)[k]);
   }
   return {{"name", tree.name(q)},
           {"parent",

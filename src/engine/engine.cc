@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "base/check.h"
@@ -23,6 +25,7 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
       fair_share_(policy.multifactor.decay_half_life_us),
       failed_shapes_(std::make_unique<FailureCache>()),
       failed_avoiding_(std::make_unique<FailureCache>()),
+      fits_on_option_(std::make_unique<std::unordered_map<Shape, bool, ShapeHash>>()),
       preemption_memo_(std::make_unique<PreemptionMemo>()),
       defrag_(policy.migration, *VictimSelectors().Make(policy.victim_selector)),
       preempter_(policy.preemption, *VictimSelectors().Make(policy.victim_selector)) {
@@ -32,13 +35,20 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
   las_ = order_->attained_service();
   reservation_.Resize(cluster.nodes().size(), cluster.devices().size());
   if (!policy.queues.empty()) {
-    QuotaAmounts capacity = {0, 0, 0};
+    QuotaAmounts capacity = {};
     for (const model::Node& node : cluster.nodes()) {
       capacity[0] += int64_t{node.device_count} * model::kMilliPerDevice;
       capacity[1] += node.cpu_milli;
       capacity[2] += node.memory_mib;
     }
-    quotas_ = QuotaTree(policy.queues, capacity);
+    std::unordered_map<std::string, int64_t> milli_by_model;
+    for (const model::Device& device : cluster.devices()) {
+      milli_by_model[cluster.device_class(device.device_class).model] += model::kMilliPerDevice;
+    }
+    quotas_ = QuotaTree(policy.queues, capacity, [&](const std::string& model) {
+      auto it = milli_by_model.find(model);
+      return it == milli_by_model.end() ? int64_t{0} : it->second;
+    });
   }
   {
     // The queues are the accounts fair share walks; without them, tenants sit below the root.
@@ -186,6 +196,7 @@ uint32_t Engine::MaskFor(const model::Selector& selector) {
       }
     }
     masks_.push_back(std::move(mask));
+    BuildModelOptions(it->second);
   }
   return it->second;
 }
@@ -261,12 +272,15 @@ void Engine::Submit(JobId id, model::Job job) {
   r.state = JobState::kPending;
   r.tenant = TenantOf(r.job.tenant);
   r.quota_queue = quotas_.QueueOf(r.job.tenant);
-  r.mask = MaskFor(r.job.task.selector);
+  r.selector_mask = MaskFor(r.job.task.selector);
+  r.mask = r.selector_mask;
   ResolveLevels(r);
   // An elastic job never fits when its narrowest width does not.
   if (r.job.elastic()) r.SetWidth(r.job.min_task_count);
   r.never_fits = NeverFits(r);
   r.SetWidth(r.full_task_count);
+  // With device-model quotas it runs on one option's devices: it never fits if none holds it.
+  if (!r.never_fits && HasModelOptions(r)) r.never_fits = RankedModelOptions(r, true).empty();
   r.code = r.never_fits ? PendingCode::kUnschedulable : PendingCode::kNotConsidered;
   r.pending_since_us = std::max(r.job.submit_time_us, r.job.pending_since_us);
   r.preemptions = r.job.preemptions;
@@ -306,9 +320,11 @@ void Engine::Restore(JobRestored& restored) {
   r.attained_device_us = r.job.attained_device_us;
   r.tenant = TenantOf(r.job.tenant);
   r.quota_queue = quotas_.QueueOf(r.job.tenant);
-  r.mask = MaskFor(r.job.task.selector);
+  r.selector_mask = MaskFor(r.job.task.selector);
+  r.mask = r.selector_mask;
   r.code = PendingCode::kNone;
   r.tasks = std::move(restored.tasks);
+  UseModelOfTasks(r);
   TrackTasks(r.tasks, +1);
   if (SharePlaced(r)) share_->Submitted(r.job);
   r.start_us = restored.started_us;
@@ -341,7 +357,7 @@ void Engine::Finish(JobId id, JobState final_state) {
   }
   r.state = final_state;
   r.code = PendingCode::kNone;
-  fruitless_preemptions_.erase(id.value());
+  ForgetFruitlessSearches(id);
   r.tasks.clear();
   r.tasks.shrink_to_fit();
   // Keep the record small once the job is over: name and selector are no longer needed.

@@ -214,8 +214,42 @@ class Engine {
   void Requeue(const PreemptJob& preemption, TimeUs now);
   // A running job's capacity released and its running books closed (a finish or a requeue).
   void StopRunning(JobId id);
-  // What a job counts against its queue's quota: devices (milli), CPU and memory of all tasks.
+  // What a job counts against its queue's quota: devices (milli), CPU and memory of all tasks
+  // (or of `tasks` of them), its devices also against its device model's slot.
   static QuotaAmounts DemandOf(const JobRecord& record);
+  static QuotaAmounts DemandOf(const JobRecord& record, uint64_t tasks);
+  // Device-model quotas (engine_model_quota.cc). A job whose selector matches devices of
+  // models with quotas runs on one model option: the devices of one such model, or those of
+  // models without quotas; ranked within its queues' guarantees first, then without quota,
+  // then borrowing (Kueue's flavor assignment, which also tries flavors in turn).
+  struct ModelOption {
+    uint8_t slot;   // The model's quota slot; kQuotaResources: models without quotas.
+    uint32_t mask;  // Its device classes (masks_).
+  };
+  void BuildModelOptions(uint32_t selector_mask);
+  // Whether an empty cluster holds the job (at its narrowest width) on `option`'s devices.
+  bool FitsOnOption(const JobRecord& record, const ModelOption& option) const;
+  bool HasModelOptions(const JobRecord& record) const;
+  // Its options that an empty cluster holds it on, ranked; only those its queues admit now
+  // unless `all`.
+  std::vector<ModelOption> RankedModelOptions(const JobRecord& record, bool all) const;
+  static void UseModelOption(JobRecord& record, const ModelOption& option);
+  // A pending job as it waits: on its first admitted option, else its first (reservations,
+  // plans and pending reasons read it so).
+  void UsePreferredModelOption(JobRecord& record) const;
+  // A started or restored job: on the option of the devices it holds.
+  void UseModelOfTasks(JobRecord& record) const;
+  // Whether its queues admit it now (on some option); else the first option's refusal, with
+  // the demand refused in `refused` when given.
+  QuotaTree::Verdict QuotaVerdict(const JobRecord& record, QuotaAmounts* refused = nullptr) const;
+  static uint64_t FruitlessKey(JobId id, uint32_t mask) {
+    return uint64_t{id.value()} << 32 | mask;
+  }
+  // Its fruitless preemption searches forgotten, on every option (it started or finished).
+  void ForgetFruitlessSearches(JobId id);
+  // The preemption search of StartByPreemption on the job's current option.
+  bool StartByPreemptionOnOption(JobId id, TimeUs now, uint32_t& searches_left,
+                                 Decisions& decisions);
   // A job starting (+1) or stopping (-1) running: its queue's books and the running index by
   // queue and priority.
   void CountRunning(JobId id, int sign);
@@ -280,6 +314,9 @@ class Engine {
   using FailureCache = std::unordered_map<Shape, std::pair<uint64_t, uint64_t>, ShapeHash>;
   std::unique_ptr<FailureCache> failed_shapes_;
   std::unique_ptr<FailureCache> failed_avoiding_;
+  // By shape on a device-model option, at the narrowest width: whether an empty cluster holds
+  // it there (NeverFits on the option's classes).
+  std::unique_ptr<std::unordered_map<Shape, bool, ShapeHash>> fits_on_option_;
   // Preemption searches of one pass, while the floor stays as it is (same time, release epoch,
   // allocated capacity and changeover budget left): the candidates last gathered and for whom
   // (rank, leaf queue, kind of search), and the searches that found no plan, by shape and for
@@ -326,10 +363,12 @@ class Engine {
   TimeUs service_sweep_us_ = -1;
   std::vector<int64_t> lowest_service_rank_by_queue_;
   TimeUs next_service_change_us_ = kNever;
-  // Job → (release epoch, allocated milli, candidates, changeover budget left) of its last
-  // fruitless preemption search.
-  std::unordered_map<uint32_t, std::tuple<uint64_t, uint64_t, size_t, int64_t>>
+  // (Job, model option's mask) → (release epoch, allocated milli, candidates, changeover budget
+  // left) of its last fruitless preemption search.
+  std::unordered_map<uint64_t, std::tuple<uint64_t, uint64_t, size_t, int64_t>>
       fruitless_preemptions_;
+  // By selector mask: its device-model options (empty: none, it runs on its selector's).
+  std::vector<std::vector<ModelOption>> model_options_;
   // Running elastic jobs below their full width (by id): those that may grow.
   std::set<uint32_t> narrowed_;
   // (head, release epoch, allocated milli) of the last migration search: one per state.

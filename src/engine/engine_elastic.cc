@@ -70,10 +70,9 @@ bool Engine::StartByShrinking(JobId id, const std::vector<PreemptionCandidate>& 
   if (!quotas_.empty()) {
     QuotaTree books = quotas_;
     for (const auto& [victim, width] : shrinks) {
-      JobRecord narrowed = jobs_[victim.value()];
+      const JobRecord& narrowed = jobs_[victim.value()];
       books.Add(narrowed.quota_queue, DemandOf(narrowed), -1);
-      narrowed.SetWidth(width);
-      books.Add(narrowed.quota_queue, DemandOf(narrowed), +1);
+      books.Add(narrowed.quota_queue, DemandOf(narrowed, width), +1);
     }
     if (!books.Admits(r.quota_queue, DemandOf(r)).admitted) return false;
   }
@@ -127,6 +126,9 @@ void Engine::GrowElastic(TimeUs now, Decisions& decisions) {
       const int64_t cost_device_us = pause_us * CountedDevices(v.job, wider);
       const int64_t budget_left = preempter_.changeover().LeftDeviceUs(now);
       if (cost_device_us > budget_left) continue;
+      // Its queues must take the tasks it adds, as they would a start (on its device model:
+      // its request keeps it on that model's devices).
+      if (!quotas_.Admits(v.quota_queue, DemandOf(v, wider - width)).admitted) continue;
       PlacementRequest request = RequestOf(v);
       request.task_count = wider - width;
       std::optional<std::vector<TaskAllocation>> added = placer_.Place(state_, request, nullptr);

@@ -117,8 +117,8 @@ PendingStatus Engine::ExplainShared(const JobRecord& pending, bool with_nodes,
     return status;
   }
   if (r.code == PendingCode::kQuota) {
-    const QuotaAmounts demand = DemandOf(r);
-    const QuotaTree::Verdict verdict = quotas_.Admits(r.quota_queue, demand);
+    QuotaAmounts demand{};
+    const QuotaTree::Verdict verdict = QuotaVerdict(r, &demand);
     if (!verdict.admitted) {
       status.message = quotas_.Describe(verdict, demand);
       return status;

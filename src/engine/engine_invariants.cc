@@ -1,6 +1,7 @@
 // Engine::CheckInvariants: the books agree with themselves — every device's milli held by
 // running jobs plus its free milli is one device, gangs hold all their tasks, every pending job
-// is queued once and every running one is in the end-time index. Tests and the simulator's
+// is queued once and every running one is in the end-time index, and a job's queues count the
+// devices it holds (of its device model). Tests and the simulator's
 // checked runs call it after steps; "" when all hold.
 #include "engine/engine.h"
 
@@ -25,7 +26,17 @@ std::string Engine::CheckInvariants() const {
                          r.job.task_count);
     }
     for (const TaskAllocation& task : r.tasks) {
-      for (DeviceId device : task.devices) device_milli[device.value()] += task.milli_per_device;
+      for (DeviceId device : task.devices) {
+        device_milli[device.value()] += task.milli_per_device;
+        // On a device-model option, its devices are all of that model.
+        if (r.model_slot < kQuotaResources &&
+            quotas_.DeviceModelSlot(
+                cluster_.device_class(cluster_.device(device).device_class).model) !=
+                r.model_slot) {
+          return fmt::format("job {}: device {} is not of the device model it counts against", i,
+                             device.value());
+        }
+      }
     }
   }
   for (size_t d = 0; d < device_milli.size(); ++d) {
@@ -58,7 +69,7 @@ std::string Engine::CheckInvariants() const {
   }
   if (!quotas_.empty()) {
     if (std::string problem = quotas_.CheckBooks(); !problem.empty()) return problem;
-    std::vector<QuotaAmounts> leaf_usage(quotas_.size(), QuotaAmounts{0, 0, 0});
+    std::vector<QuotaAmounts> leaf_usage(quotas_.size(), QuotaAmounts{});
     for (const JobRecord& r : jobs_) {
       if (r.state != JobState::kRunning) continue;
       const QuotaAmounts demand = DemandOf(r);

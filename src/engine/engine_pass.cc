@@ -78,16 +78,30 @@ bool Engine::TryStart(JobId id, TimeUs now, const ReservedCapacity* avoid, Decis
   // `free_until_us` keeps out of `avoid`.
   const uint32_t narrowest = r.job.elastic() ? r.job.min_task_count : r.full_task_count;
   const uint32_t step = std::max<uint32_t>(r.job.task_count_step, 1);
+  const bool model_options = HasModelOptions(r);
   for (uint32_t width = r.full_task_count;; width -= step) {
     r.SetWidth(width);
     const bool done_in_time = now + r.job.runtime_estimate_us <= free_until_us;
-    if (auto placement = PlaceAt(r, done_in_time ? nullptr : avoid)) {
-      Launch(id, std::move(*placement), now, decisions);
-      return true;
+    const ReservedCapacity* avoiding = done_in_time ? nullptr : avoid;
+    if (!model_options) {
+      if (auto placement = PlaceAt(r, avoiding)) {
+        Launch(id, std::move(*placement), now, decisions);
+        return true;
+      }
+    } else {
+      // Its device-model options its queues admit at this width, in rank order.
+      for (const ModelOption& option : RankedModelOptions(r, false)) {
+        UseModelOption(r, option);
+        if (auto placement = PlaceAt(r, avoiding)) {
+          Launch(id, std::move(*placement), now, decisions);
+          return true;
+        }
+      }
     }
     if (width < narrowest + step) break;
   }
   r.SetWidth(r.full_task_count);
+  UsePreferredModelOption(r);
   return false;
 }
 
@@ -109,7 +123,15 @@ std::optional<std::vector<TaskAllocation>> Engine::PlaceAt(const JobRecord& r,
     const SharePlacer::NodeGate gate = [&](NodeId node) {
       return placer_.Admits(state_, node, request);
     };
-    if (auto task = share_->Place(state_, r.job, gate, avoid)) placement.emplace(1, *task);
+    if (auto task = share_->Place(state_, r.job, gate, avoid)) {
+      // On a device-model option, a share only on its classes (the share placer reads the
+      // job's selector).
+      const ClassMask& mask = masks_[r.mask];
+      const bool on_option = std::all_of(
+          task->devices.begin(), task->devices.end(),
+          [&](DeviceId d) { return mask.matches[cluster_.device(d).device_class.value()] != 0; });
+      if (on_option) placement.emplace(1, *task);
+    }
   } else {
     placement = placer_.Place(state_, request, avoid);
   }
@@ -125,6 +147,7 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   for (const TaskAllocation& task : tasks) state_.Allocate(task);
   TrackTasks(tasks, +1);
   r.tasks = std::move(tasks);
+  UseModelOfTasks(r);
   r.state = JobState::kRunning;
   r.code = PendingCode::kNone;
   // Under las, the wait of a job that has already run counts toward its promotion.
@@ -135,7 +158,7 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   r.expected_end_us = now + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
   CountRunning(id, +1);
-  fruitless_preemptions_.erase(id.value());
+  ForgetFruitlessSearches(id);
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   decisions.starts.push_back(StartJob{id, r.tasks});
 }
@@ -190,7 +213,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
     bool started = false;
     if (r.never_fits) {
       r.code = PendingCode::kUnschedulable;
-    } else if (!quotas_.Admits(r.quota_queue, DemandOf(r)).admitted) {
+    } else if (!QuotaVerdict(r).admitted) {
       // Held by a quota, it holds up nobody behind it (as Kueue's BestEffortFIFO); within its
       // guarantee it may reclaim what other queues borrow.
       r.code = PendingCode::kQuota;

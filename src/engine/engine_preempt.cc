@@ -58,7 +58,8 @@ class QuotaGate final : public PreemptionGate {
     candidates_.push_back({queue, demand, borrowed});
   }
   bool MayRelease(uint32_t v) const override {
-    return !candidates_[v].borrowed || books_.Borrowing(candidates_[v].queue, head_queue_);
+    return !candidates_[v].borrowed ||
+           books_.Borrowing(candidates_[v].queue, head_queue_, head_demand_);
   }
   void Release(uint32_t v) override { books_.Add(candidates_[v].queue, candidates_[v].demand, -1); }
   void PutBack(uint32_t v) override { books_.Add(candidates_[v].queue, candidates_[v].demand, +1); }
@@ -122,10 +123,16 @@ void Engine::SweepServiceQueues(TimeUs now) {
   }
 }
 
-QuotaAmounts Engine::DemandOf(const JobRecord& r) {
-  const int64_t tasks = r.job.task_count;
-  return {static_cast<int64_t>(r.job.total_milli()), tasks * r.job.task.cpu_milli,
-          tasks * r.job.task.memory_mib};
+QuotaAmounts Engine::DemandOf(const JobRecord& r) { return DemandOf(r, r.job.task_count); }
+
+QuotaAmounts Engine::DemandOf(const JobRecord& r, uint64_t tasks) {
+  const auto count = static_cast<int64_t>(tasks);
+  QuotaAmounts demand{};
+  demand[0] = count * r.job.task.devices * r.job.task.milli_per_device;
+  demand[1] = count * r.job.task.cpu_milli;
+  demand[2] = count * r.job.task.memory_mib;
+  if (r.model_slot < kQuotaResources) demand[r.model_slot] = demand[0];
+  return demand;
 }
 
 void Engine::CountRunning(JobId id, int sign) {
@@ -171,7 +178,8 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
   const bool by_queue = PreemptsByQueue();
   auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
   memo.has_candidates = true;
-  memo.key = {rank, r.quota_queue, by_rank, reclaims};
+  memo.key = {rank, r.quota_queue, r.mask, by_rank, reclaims};
+  const QuotaAmounts wanted = DemandOf(r);
   memo.candidates.clear();
   memo.gate_entries.clear();
   const uint32_t max_preemptions = policy_.preemption.max_preemptions_per_job;
@@ -210,7 +218,9 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
   }
   const size_t outranked_count = jobs.size();
   for (uint32_t queue = 0; reclaims && queue < running_by_queue_.size(); ++queue) {
-    if (running_by_queue_[queue].empty() || !quotas_.Borrowing(queue, r.quota_queue)) continue;
+    if (running_by_queue_[queue].empty() || !quotas_.Borrowing(queue, r.quota_queue, wanted)) {
+      continue;
+    }
     for (const auto& [unused_priority, job] : running_by_queue_[queue]) jobs.push_back(job);
   }
   constexpr size_t kFetchAhead = 8;
@@ -231,6 +241,21 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   if (!preempter_.enabled() || searches_left == 0) return false;
   JobRecord& r = record(id);
   if (r.never_fits || r.job.task.devices == 0) return false;
+  if (!HasModelOptions(r)) return StartByPreemptionOnOption(id, now, searches_left, decisions);
+  // On every device-model option in turn, those its queues would not admit now too: releasing
+  // work of its own queue may make room within its limits.
+  for (const ModelOption& option : RankedModelOptions(r, true)) {
+    UseModelOption(r, option);
+    if (StartByPreemptionOnOption(id, now, searches_left, decisions)) return true;
+  }
+  UsePreferredModelOption(r);
+  return false;
+}
+
+bool Engine::StartByPreemptionOnOption(JobId id, TimeUs now, uint32_t& searches_left,
+                                       Decisions& decisions) {
+  if (searches_left == 0) return false;
+  JobRecord& r = record(id);
   const QuotaAmounts demand = DemandOf(r);
   // With queues, priority preempts inside the job's own queue only (scope kQueue), and within
   // its guarantee a job reclaims what other branches borrow, whatever their priority.
@@ -266,7 +291,7 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   PreemptionMemo& memo = *preemption_memo_;
   memo.Keep(now, release_epoch_, state_.allocated_milli(),
             preempter_.changeover().LeftDeviceUs(now));
-  const PreemptionMemo::Key key{rank, r.quota_queue, outranks, reclaims};
+  const PreemptionMemo::Key key{rank, r.quota_queue, r.mask, outranks, reclaims};
   if (memo.Fruitless(r.shape(), key)) return false;
   // A search is spent by scanning the running jobs for candidates or by planning, at most once
   // per job: a pass does at most max_searches_per_pass of either. A reclaim looks at every
@@ -295,7 +320,8 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   const std::tuple<uint64_t, uint64_t, size_t, int64_t> search{
       release_epoch_, state_.allocated_milli(), candidates.size(),
       preempter_.changeover().LeftDeviceUs(now)};
-  if (auto it = fruitless_preemptions_.find(id.value());
+  const uint64_t fruitless_key = FruitlessKey(id, r.mask);
+  if (auto it = fruitless_preemptions_.find(fruitless_key);
       it != fruitless_preemptions_.end() && it->second == search) {
     return false;
   }
@@ -303,7 +329,7 @@ bool Engine::StartByPreemption(JobId id, TimeUs now, uint32_t& searches_left,
   std::optional<PreemptionPlan> plan =
       preempter_.Plan(state_, placer_, RequestOf(r), candidates, now, gate ? &*gate : nullptr);
   if (!plan) {
-    fruitless_preemptions_[id.value()] = search;
+    fruitless_preemptions_[fruitless_key] = search;
     memo.fruitless.emplace_back(r.shape(), key);
     // The changeover budget may have held it back: look again when the budget grows.
     preemption_wakeup_us_ =
@@ -350,6 +376,8 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   preempter_.changeover().Charge(now, LostDeviceUs(preemption, v.job));
   StopRunning(preemption.job);
   v.SetWidth(v.full_task_count);  // Tried at its full width again.
+  v.mask = v.selector_mask;       // And on any of its device-model options.
+  v.model_slot = kQuotaResources;
   v.tasks.clear();
   v.state = JobState::kPending;
   v.code = PendingCode::kNotConsidered;

@@ -49,6 +49,7 @@ struct Engine::PreemptionMemo {
   struct Key {
     int64_t rank = 0;
     uint32_t queue = 0;
+    uint32_t mask = 0;  // Its device-model option's classes (reclaims differ by model).
     bool by_rank = false;
     bool reclaims = false;
     friend bool operator==(const Key&, const Key&) = default;
@@ -94,7 +95,12 @@ struct Engine::JobRecord {
   std::optional<JobState> state;  // nullopt: no job has this id (yet).
   TenantId tenant;
   uint32_t quota_queue = QuotaTree::kRoot;  // Its leaf queue (quota.h).
+  uint32_t selector_mask = 0;               // The device classes its selector matches.
+  // The classes it is placed on: its selector's, or with device-model quotas those of one
+  // model option (Engine::ModelOption), as Kueue assigns a podset one ResourceFlavor.
   uint32_t mask = 0;
+  // The quota slot of the device model its devices count against; kQuotaResources: none.
+  uint8_t model_slot = kQuotaResources;
   uint32_t required_level = kNoLevel;  // Resolved from the job's level names.
   uint32_t preferred_level = kNoLevel;
   bool unknown_level = false;  // A stated level the cluster does not have: never fits.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -37,6 +38,10 @@ std::string QuotaAmountText(QuotaResource resource, int64_t amount) {
   return "?";
 }
 
+namespace {
+std::string DeviceText(int64_t milli) { return QuotaAmountText(QuotaResource::kDevices, milli); }
+}  // namespace
+
 Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
   auto invalid = [](const QueueConfig& queue, std::string message) {
     return tl::unexpected(
@@ -44,7 +49,9 @@ Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
   };
   std::unordered_map<std::string, size_t> index;
   std::set<std::string> tenants;
-  std::vector<QuotaAmounts> children_guaranteed(queues.size(), QuotaAmounts{0, 0, 0});
+  std::vector<QuotaAmounts> children_guaranteed(queues.size(), QuotaAmounts{});
+  std::vector<std::map<std::string, int64_t>> children_model_guaranteed(queues.size());
+  std::set<std::string> models;
   for (size_t i = 0; i < queues.size(); ++i) {
     const QueueConfig& queue = queues[i];
     if (queue.name.empty() || queue.name.front() == '(') {
@@ -61,8 +68,11 @@ Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
         return invalid(queue,
                        fmt::format("parent '{}' lists tenants; only leaves may", queue.parent));
       }
-      for (size_t k = 0; k < kQuotaResources; ++k) {
+      for (size_t k = 0; k < kFixedQuotaResources; ++k) {
         children_guaranteed[parent->second][k] += queue.guaranteed[k];
+      }
+      for (const auto& [model, quota] : queue.device_models) {
+        children_model_guaranteed[parent->second][model] += quota.guaranteed;
       }
     }
     if (queue.share && (!(*queue.share > 0) || !std::isfinite(*queue.share))) {
@@ -73,7 +83,25 @@ Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
         return invalid(queue, fmt::format("tenant '{}' is in another queue too", tenant));
       }
     }
-    for (size_t k = 0; k < kQuotaResources; ++k) {
+    for (const auto& [model, quota] : queue.device_models) {
+      models.insert(model);
+      if (models.size() > kMaxQuotaDeviceModels) {
+        return invalid(queue, fmt::format("device model '{}': at most {} device models may have "
+                                          "quotas, in all queues together",
+                                          model, kMaxQuotaDeviceModels));
+      }
+      const std::string what = fmt::format("device model '{}'", model);
+      if (quota.guaranteed < 0 || quota.borrowing_limit < kNoQuotaLimit ||
+          quota.lending_limit < kNoQuotaLimit) {
+        return invalid(queue, what + ": expected amounts of 0 or more");
+      }
+      if (quota.lending_limit > quota.guaranteed) {
+        return invalid(queue,
+                       fmt::format("{}: a lending limit of {} is above the guarantee, {}", what,
+                                   DeviceText(quota.lending_limit), DeviceText(quota.guaranteed)));
+      }
+    }
+    for (size_t k = 0; k < kFixedQuotaResources; ++k) {
       const auto resource = static_cast<QuotaResource>(k);
       if (queue.guaranteed[k] < 0 || queue.borrowing_limit[k] < kNoQuotaLimit ||
           queue.lending_limit[k] < kNoQuotaLimit) {
@@ -89,7 +117,17 @@ Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
     }
   }
   for (size_t i = 0; i < queues.size(); ++i) {
-    for (size_t k = 0; k < kQuotaResources; ++k) {
+    for (const auto& [model, guaranteed] : children_model_guaranteed[i]) {
+      auto own = queues[i].device_models.find(model);
+      if (own != queues[i].device_models.end() && guaranteed > own->second.guaranteed) {
+        return invalid(
+            queues[i],
+            fmt::format("device model '{}': its children are guaranteed {}, more "
+                        "than its own {}",
+                        model, DeviceText(guaranteed), DeviceText(own->second.guaranteed)));
+      }
+    }
+    for (size_t k = 0; k < kFixedQuotaResources; ++k) {
       const auto resource = static_cast<QuotaResource>(k);
       if (queues[i].stated[k] && children_guaranteed[i][k] > queues[i].guaranteed[k]) {
         return invalid(queues[i],
@@ -103,12 +141,22 @@ Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
   return {};
 }
 
+std::vector<std::string> QuotaTree::ModelsOf(std::span<const QueueConfig> queues) {
+  std::set<std::string> models;
+  for (const QueueConfig& queue : queues) {
+    for (const auto& [model, unused_quota] : queue.device_models) models.insert(model);
+  }
+  HR_CHECK(models.size() <= kMaxQuotaDeviceModels);
+  return {models.begin(), models.end()};
+}
+
 QuotaTree::QuotaTree(std::span<const QueueConfig> queues, const QuotaAmounts& capacity) {
   if (queues.empty()) return;
+  device_models_ = ModelsOf(queues);
   Node root;
   root.name = "(cluster)";
   root.guaranteed = capacity;
-  root.borrowing_limit = {0, 0, 0};
+  root.borrowing_limit = {};
   nodes_.push_back(root);
   std::unordered_map<std::string, uint32_t> by_name;
   for (const QueueConfig& queue : queues) {
@@ -120,16 +168,27 @@ QuotaTree::QuotaTree(std::span<const QueueConfig> queues, const QuotaAmounts& ca
       node.parent = parent->second;
     }
     node.depth = nodes_[node.parent].depth + 1;
-    node.guaranteed = queue.guaranteed;
-    node.borrowing_limit = queue.borrowing_limit;
-    node.lending_limit = queue.lending_limit;
-    node.share = queue.share.value_or(
-        queue.guaranteed[0] > 0 ? static_cast<double>(queue.guaranteed[0]) / 1000.0 : 1.0);
-    for (size_t k = 0; k < kQuotaResources; ++k) {
+    for (size_t k = 0; k < kFixedQuotaResources; ++k) {
+      node.guaranteed[k] = queue.guaranteed[k];
+      node.borrowing_limit[k] = queue.borrowing_limit[k];
+      node.lending_limit[k] = queue.lending_limit[k];
       governed_[k] = governed_[k] || queue.stated[k];
-      node.reserved[k] = queue.lending_limit[k] == kNoQuotaLimit
-                             ? 0
-                             : queue.guaranteed[k] - queue.lending_limit[k];
+    }
+    int64_t model_guaranteed = 0;
+    for (const auto& [model, quota] : queue.device_models) {
+      const size_t k = DeviceModelSlot(model);
+      node.guaranteed[k] = quota.guaranteed;
+      node.borrowing_limit[k] = quota.borrowing_limit;
+      node.lending_limit[k] = quota.lending_limit;
+      governed_[k] = true;
+      model_guaranteed += quota.guaranteed;
+    }
+    // Its guaranteed devices, of any model or of its models, else 1 (quota_config.h).
+    const int64_t devices = node.guaranteed[0] > 0 ? node.guaranteed[0] : model_guaranteed;
+    node.share = queue.share.value_or(devices > 0 ? static_cast<double>(devices) / 1000.0 : 1.0);
+    for (size_t k = 0; k < kQuotaResources; ++k) {
+      node.reserved[k] =
+          node.lending_limit[k] == kNoQuotaLimit ? 0 : node.guaranteed[k] - node.lending_limit[k];
     }
     const auto id = static_cast<uint32_t>(nodes_.size());
     by_name.emplace(queue.name, id);
@@ -156,6 +215,27 @@ QuotaTree::QuotaTree(std::span<const QueueConfig> queues, const QuotaAmounts& ca
   }
 }
 
+size_t QuotaTree::DeviceModelSlot(std::string_view model) const {
+  auto it = std::lower_bound(device_models_.begin(), device_models_.end(), model);
+  if (it == device_models_.end() || *it != model) return kQuotaResources;
+  return kFixedQuotaResources + static_cast<size_t>(it - device_models_.begin());
+}
+
+std::string QuotaTree::ResourceName(size_t k) const {
+  if (k < kFixedQuotaResources) {
+    return std::string(QuotaResourceName(static_cast<QuotaResource>(k)));
+  }
+  return device_models_[k - kFixedQuotaResources];
+}
+
+std::string QuotaTree::AmountText(size_t k, int64_t amount) const {
+  if (k < kFixedQuotaResources) return QuotaAmountText(static_cast<QuotaResource>(k), amount);
+  const std::string& model = device_models_[k - kFixedQuotaResources];
+  return amount % 1000 == 0
+             ? fmt::format("{} {} devices", amount / 1000, model)
+             : fmt::format("{:.3f} {} devices", static_cast<double>(amount) / 1000, model);
+}
+
 uint32_t QuotaTree::QueueOf(std::string_view tenant) const {
   if (empty()) return kRoot;
   auto it = leaf_by_tenant_.find(std::string(tenant));
@@ -179,12 +259,8 @@ QuotaTree::Verdict QuotaTree::Admits(uint32_t queue, const QuotaAmounts& demand)
       const int64_t after = node.usage[k] + demand[k];
       if (node.borrowing_limit[k] != kNoQuotaLimit &&
           after > node.guaranteed[k] + node.borrowing_limit[k]) {
-        return Verdict{false,
-                       a,
-                       static_cast<QuotaResource>(k),
-                       false,
-                       node.usage[k],
-                       node.guaranteed[k] + node.borrowing_limit[k]};
+        return Verdict{
+            false, a, k, false, node.usage[k], node.guaranteed[k] + node.borrowing_limit[k]};
       }
       const int64_t capacity = PoolCapacity(parent, k);
       if (capacity == kNoQuotaLimit) continue;
@@ -193,8 +269,7 @@ QuotaTree::Verdict QuotaTree::Admits(uint32_t queue, const QuotaAmounts& demand)
       // A start within the queue's own reserve holds no more of the pool than before, whatever
       // the pool holds (guarantees may promise more than the cluster has).
       if (pool_after > capacity && pool_after > parent.pool[k]) {
-        return Verdict{false, node.parent,    static_cast<QuotaResource>(k),
-                       true,  parent.pool[k], capacity};
+        return Verdict{false, node.parent, k, true, parent.pool[k], capacity};
       }
     }
   }
@@ -218,12 +293,13 @@ bool QuotaTree::IsAncestorOrSelf(uint32_t ancestor, uint32_t queue) const {
   }
 }
 
-bool QuotaTree::Borrowing(uint32_t queue, uint32_t other) const {
+bool QuotaTree::Borrowing(uint32_t queue, uint32_t other, const QuotaAmounts& wanted) const {
   if (empty() || IsAncestorOrSelf(queue, other)) return false;
   for (uint32_t a = queue; a != kRoot && !IsAncestorOrSelf(a, other); a = nodes_[a].parent) {
     bool over = false;
     for (size_t k = 0; k < kQuotaResources; ++k) {
-      over = over || (governed_[k] && nodes_[a].usage[k] > nodes_[a].guaranteed[k]);
+      const bool counts = k < kFixedQuotaResources || wanted[k] > 0;
+      over = over || (counts && governed_[k] && nodes_[a].usage[k] > nodes_[a].guaranteed[k]);
     }
     if (!over) return false;
   }
@@ -249,36 +325,32 @@ void QuotaTree::Add(uint32_t queue, const QuotaAmounts& amount, int sign) {
 std::string QuotaTree::Describe(const Verdict& verdict, const QuotaAmounts& demand) const {
   if (verdict.admitted) return "";
   const Node& node = nodes_[verdict.queue];
-  const auto k = static_cast<size_t>(verdict.resource);
-  const std::string asks = QuotaAmountText(verdict.resource, demand[k]);
+  const size_t k = verdict.resource;
+  const std::string asks = AmountText(k, demand[k]);
   if (!verdict.pool) {
     return fmt::format(
         "Queue '{}' uses {} of the {} it may (guaranteed {} + borrowing limit {}); the job "
         "asks for {} more.",
-        node.name, QuotaAmountText(verdict.resource, verdict.in_use),
-        QuotaAmountText(verdict.resource, verdict.limit),
-        QuotaAmountText(verdict.resource, node.guaranteed[k]),
-        QuotaAmountText(verdict.resource, node.borrowing_limit[k]), asks);
+        node.name, AmountText(k, verdict.in_use), AmountText(k, verdict.limit),
+        AmountText(k, node.guaranteed[k]), AmountText(k, node.borrowing_limit[k]), asks);
   }
   if (verdict.queue == kRoot) {
     return fmt::format(
         "The queues hold {} of the cluster's {} (in use, or guaranteed and not lent); the job "
         "asks for {} more.",
-        QuotaAmountText(verdict.resource, verdict.in_use),
-        QuotaAmountText(verdict.resource, verdict.limit), asks);
+        AmountText(k, verdict.in_use), AmountText(k, verdict.limit), asks);
   }
   return fmt::format(
       "The queues under '{}' hold {} of the {} it may use (in use, or guaranteed and not lent); "
       "the job asks for {} more.",
-      node.name, QuotaAmountText(verdict.resource, verdict.in_use),
-      QuotaAmountText(verdict.resource, verdict.limit), asks);
+      node.name, AmountText(k, verdict.in_use), AmountText(k, verdict.limit), asks);
 }
 
 std::string QuotaTree::CheckBooks() const {
   for (uint32_t a = 0; a < nodes_.size(); ++a) {
     const Node& node = nodes_[a];
-    QuotaAmounts usage = {0, 0, 0};
-    QuotaAmounts pool = {0, 0, 0};
+    QuotaAmounts usage = {};
+    QuotaAmounts pool = {};
     for (uint32_t child : node.children) {
       for (size_t k = 0; k < kQuotaResources; ++k) {
         usage[k] += nodes_[child].usage[k];

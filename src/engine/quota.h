@@ -13,6 +13,8 @@
 //     with no limit).
 // A job whose whole path stays within its guarantees may reclaim: take back, by preemption,
 // capacity that queues outside its own branch borrow (Kueue's reclaimWithinCohort).
+// Device models with quotas (quota_config.h) are resources of their own: a job on devices of
+// such a model counts its devices against both "devices" and the model's slot.
 // Promises: usage is exact (Add in and out balances); Admits is O(depth × siblings) worst
 // case, O(depth) with the pools kept incrementally. Threading: single-threaded.
 #pragma once
@@ -33,7 +35,12 @@ class QuotaTree {
   static constexpr uint32_t kRoot = 0;
 
   QuotaTree() = default;  // No queues: every start is admitted.
-  // `queues` must have passed ValidateQueues; `capacity` is the cluster's.
+  // `queues` must have passed ValidateQueues; `capacity` is the cluster's, of the fixed
+  // resources; `model_capacity(name)` gives the cluster's milli-devices of a device model.
+  template <typename ModelCapacity>
+  QuotaTree(std::span<const QueueConfig> queues, QuotaAmounts capacity,
+            const ModelCapacity& model_capacity)
+      : QuotaTree(queues, WithModels(queues, capacity, model_capacity)) {}
   QuotaTree(std::span<const QueueConfig> queues, const QuotaAmounts& capacity);
 
   bool empty() const { return nodes_.empty(); }
@@ -43,9 +50,9 @@ class QuotaTree {
   struct Verdict {
     bool admitted = true;
     uint32_t queue = kRoot;  // The queue whose limit holds the job (the root: the cluster).
-    QuotaResource resource = QuotaResource::kDevices;
-    bool pool = false;   // Its parent's pool is full (else its own borrowing limit).
-    int64_t in_use = 0;  // What counts against the limit now.
+    size_t resource = 0;     // Its slot (quota_config.h).
+    bool pool = false;       // Its parent's pool is full (else its own borrowing limit).
+    int64_t in_use = 0;      // What counts against the limit now.
     int64_t limit = 0;
   };
   Verdict Admits(uint32_t queue, const QuotaAmounts& demand) const;
@@ -53,8 +60,9 @@ class QuotaTree {
   bool WithinGuarantee(uint32_t queue, const QuotaAmounts& demand) const;
   // Whether the work in `queue` runs on capacity borrowed from `other`'s side: `queue` and
   // every queue above it up to the branch they do not share all use more than their guarantee
-  // (in a branch within its guarantee, or in a queue within its own, nothing is borrowed).
-  bool Borrowing(uint32_t queue, uint32_t other) const;
+  // (in a branch within its guarantee, or in a queue within its own, nothing is borrowed) of a
+  // fixed resource, or of a device model `wanted` asks for (other models' capacity is no use).
+  bool Borrowing(uint32_t queue, uint32_t other, const QuotaAmounts& wanted = {}) const;
   // Running work added to (sign +1) or gone from (-1) a leaf.
   void Add(uint32_t queue, const QuotaAmounts& amount, int sign);
   // "queue 'team-a' uses 96 of its 96 devices (guaranteed 64 + borrowing limit 32)".
@@ -73,6 +81,15 @@ class QuotaTree {
   double share(uint32_t queue) const { return nodes_[queue].share; }
   // Whether quotas count `resource` (some queue states it).
   bool governs(QuotaResource resource) const { return governed_[static_cast<size_t>(resource)]; }
+  bool governs_slot(size_t k) const { return governed_[k]; }
+  // Device models with quotas, by slot − kFixedQuotaResources (sorted by name).
+  const std::vector<std::string>& device_models() const { return device_models_; }
+  // The slot of a device model's quota; kQuotaResources for a model without one.
+  size_t DeviceModelSlot(std::string_view model) const;
+  // "devices", "cpu", "memory", or a device model's name.
+  std::string ResourceName(size_t k) const;
+  // "12.5 devices", "64 CPUs", "512 GiB of memory", "8 H100 devices".
+  std::string AmountText(size_t k, int64_t amount) const;
   // Queues [0, size) with the root first, each after its parent; "(unqueued)" last.
   // Empty when the books balance (pools equal their children's occupancy); else why not.
   std::string CheckBooks() const;
@@ -82,13 +99,13 @@ class QuotaTree {
     std::string name;
     uint32_t parent = kRoot;
     uint32_t depth = 0;
-    QuotaAmounts guaranteed = {0, 0, 0};
-    QuotaAmounts borrowing_limit = {kNoQuotaLimit, kNoQuotaLimit, kNoQuotaLimit};
-    QuotaAmounts lending_limit = {kNoQuotaLimit, kNoQuotaLimit, kNoQuotaLimit};
-    QuotaAmounts reserved = {0, 0, 0};  // guaranteed − lending limit.
-    QuotaAmounts usage = {0, 0, 0};
-    QuotaAmounts pool = {0, 0, 0};  // Σ children's max(usage, reserved).
-    double share = 1;               // Raw fair-share share (quota_config.h).
+    QuotaAmounts guaranteed = {};
+    QuotaAmounts borrowing_limit = kNoQuotaLimits;
+    QuotaAmounts lending_limit = kNoQuotaLimits;
+    QuotaAmounts reserved = {};  // guaranteed − lending limit.
+    QuotaAmounts usage = {};
+    QuotaAmounts pool = {};  // Σ children's max(usage, reserved).
+    double share = 1;        // Raw fair-share share (quota_config.h).
     std::vector<uint32_t> children;
   };
   static int64_t Occupied(const Node& node, size_t k, int64_t usage) {
@@ -97,9 +114,21 @@ class QuotaTree {
   // A node's capacity for its children's pool; kNoQuotaLimit: none at this level.
   int64_t PoolCapacity(const Node& node, size_t k) const;
   bool IsAncestorOrSelf(uint32_t ancestor, uint32_t queue) const;
+  // The device models the queues name, sorted (ValidateQueues keeps them few enough).
+  static std::vector<std::string> ModelsOf(std::span<const QueueConfig> queues);
+  template <typename ModelCapacity>
+  static QuotaAmounts WithModels(std::span<const QueueConfig> queues, QuotaAmounts capacity,
+                                 const ModelCapacity& model_capacity) {
+    const std::vector<std::string> models = ModelsOf(queues);
+    for (size_t m = 0; m < models.size(); ++m) {
+      capacity[kFixedQuotaResources + m] = model_capacity(models[m]);
+    }
+    return capacity;
+  }
 
   std::vector<Node> nodes_;  // [0] is the root.
-  std::array<bool, kQuotaResources> governed_ = {false, false, false};
+  std::array<bool, kQuotaResources> governed_ = {};
+  std::vector<std::string> device_models_;
   std::unordered_map<std::string, uint32_t> leaf_by_tenant_;
   uint32_t unqueued_ = kRoot;
 };

@@ -1,8 +1,10 @@
 #include "engine/quota_yaml.h"
 
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
@@ -18,11 +20,24 @@ constexpr double kMaxCpus = 1e9;
 constexpr double kMaxMemoryGib = 1e9;
 constexpr double kMaxShare = 1e9;
 
-// Amounts by resource from {devices, cpu, memory_gib}; `stated` marks the keys present.
+// Amounts by resource from {devices, cpu, memory_gib, device_models: {MODEL: devices}};
+// `stated` marks the keys present; a device model's amount goes to its `member`.
 Result<void> ParseAmounts(const YamlField& field, QuotaAmounts& out,
-                          std::array<bool, kQuotaResources>& stated) {
-  YAML_FIELD_TRY(map, field.Map({"devices", "cpu", "memory_gib"}));
+                          std::array<bool, kQuotaResources>& stated,
+                          std::map<std::string, DeviceModelQuota>& models,
+                          int64_t DeviceModelQuota::*member) {
+  YAML_FIELD_TRY(map, field.Map({"devices", "cpu", "memory_gib", "device_models"}));
   for (const auto& [key, value] : map->entries()) {
+    if (key == "device_models") {
+      // Keyed by the cluster's device model names ("H100"), each a Name().
+      YAML_FIELD_TRY(by_model, value.FreeMap());
+      for (const auto& [model, amount_field] : by_model->entries()) {
+        YAML_FIELD_TRY(amount, amount_field.Number(0, true, kMaxDevices,
+                                                   "a number of devices of this model, 0 or more"));
+        models[model].*member = std::llround(*amount * 1000);
+      }
+      continue;
+    }
     const QuotaResource resource = key == "devices" ? QuotaResource::kDevices
                                    : key == "cpu"   ? QuotaResource::kCpu
                                                     : QuotaResource::kMemory;
@@ -63,13 +78,14 @@ Result<QueueConfig> ParseQueue(const YamlField& field) {
       queue.tenants.push_back(*tenant);
     }
   }
-  const std::pair<std::string_view, QuotaAmounts*> sections[] = {
-      {"guaranteed", &queue.guaranteed},
-      {"borrowing_limit", &queue.borrowing_limit},
-      {"lending_limit", &queue.lending_limit}};
-  for (const auto& [key, amounts] : sections) {
+  const std::tuple<std::string_view, QuotaAmounts*, int64_t DeviceModelQuota::*> sections[] = {
+      {"guaranteed", &queue.guaranteed, &DeviceModelQuota::guaranteed},
+      {"borrowing_limit", &queue.borrowing_limit, &DeviceModelQuota::borrowing_limit},
+      {"lending_limit", &queue.lending_limit, &DeviceModelQuota::lending_limit}};
+  for (const auto& [key, amounts, member] : sections) {
     if (const YamlField* section = map->Find(key)) {
-      if (auto parsed = ParseAmounts(*section, *amounts, queue.stated); !parsed) {
+      if (auto parsed = ParseAmounts(*section, *amounts, queue.stated, queue.device_models, member);
+          !parsed) {
         return tl::unexpected(std::move(parsed).error());
       }
     }

@@ -39,7 +39,7 @@ TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
   EXPECT_EQ(broken.status, 400);
   EXPECT_EQ(broken.body["error"]["message"],
             "body:3: field 'queues[0].guaranteed.gpus': expected one of the keys devices, cpu, "
-            "memory_gib, got unknown key \"gpus\"");
+            "memory_gib, device_models, got unknown key \"gpus\"");
   EXPECT_EQ(daemon.Put("/v1/queues", user, kQueues).status, 403);
   const auto set = daemon.Put("/v1/queues", daemon.admin(), kQueues);
   ASSERT_EQ(set.status, 200) << set.body.dump();

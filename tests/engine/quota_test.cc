@@ -46,8 +46,10 @@ TEST(QuotaYaml, ParsesAmountsInTheirUnitsAndLeavesLimitsUnsetWhenNotStated) {
   ASSERT_EQ(queues.size(), 2u);
   EXPECT_EQ(queues[0].tenants, (std::vector<std::string>{"alice", "bob"}));
   EXPECT_EQ(queues[0].guaranteed, (QuotaAmounts{8000, 0, 0}));
-  EXPECT_EQ(queues[0].borrowing_limit, (QuotaAmounts{4000, kNoQuotaLimit, kNoQuotaLimit}));
-  EXPECT_EQ(queues[0].lending_limit, (QuotaAmounts{kNoQuotaLimit, kNoQuotaLimit, kNoQuotaLimit}));
+  QuotaAmounts borrowing_limit = kNoQuotaLimits;
+  borrowing_limit[0] = 4000;
+  EXPECT_EQ(queues[0].borrowing_limit, borrowing_limit);
+  EXPECT_EQ(queues[0].lending_limit, kNoQuotaLimits);
   EXPECT_EQ(queues[1].guaranteed, (QuotaAmounts{8000, 64000, 512 * 1024}));
   EXPECT_EQ(queues[1].lending_limit[0], 2000);
   EXPECT_TRUE(queues[1].stated[1]);
@@ -59,7 +61,7 @@ TEST(QuotaYaml, ParsesAmountsInTheirUnitsAndLeavesLimitsUnsetWhenNotStated) {
 TEST(QuotaYaml, ErrorsNameTheFileLineFieldAndWhatWasExpected) {
   EXPECT_EQ(ParseError("queues:\n  - name: a\n    guaranteed: {gpus: 3}\n"),
             "queues.yaml:3: field 'queues[0].guaranteed.gpus': expected one of the keys devices, "
-            "cpu, memory_gib, got unknown key \"gpus\"");
+            "cpu, memory_gib, device_models, got unknown key \"gpus\"");
   EXPECT_NE(ParseError("queues:\n  - name: a\n    guaranteed: {devices: -1}\n")
                 .find("queues.yaml:3: field 'queues[0].guaranteed.devices'"),
             std::string::npos);
@@ -155,7 +157,7 @@ TEST(QuotaTree, WhatAQueueDoesNotLendStaysFreeForItEvenWhenIdle) {
   EXPECT_TRUE(tree.Borrowing(unqueued, prod));
   EXPECT_FALSE(tree.Borrowing(prod, unqueued));
   tree.Add(unqueued, Devices(10), -1);
-  EXPECT_EQ(tree.usage(QuotaTree::kRoot), (QuotaAmounts{0, 0, 0}));
+  EXPECT_EQ(tree.usage(QuotaTree::kRoot), QuotaAmounts{});
   EXPECT_EQ(tree.CheckBooks(), "");
 }
 
