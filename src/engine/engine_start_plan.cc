@@ -213,8 +213,9 @@ const std::unordered_map<uint32_t, TimeUs>& Engine::ExpectedStarts() const {
       if (next == timeline.size() || timeline[next].at_us - now > kHorizonUs) break;
       at_us = timeline[next].at_us;
     }
-    // The timeline's first `next` events were replayed for this job.
-    for (size_t k = 0; with_quotas && k < next; ++k) book(timeline[k], true);
+    // The timeline's first `next` events were replayed for this job: taken back in reverse
+    // (a planned job's end before its start, so that no queue's usage dips below zero).
+    for (size_t k = next; with_quotas && k > 0; --k) book(timeline[k - 1], true);
     if (!placed) continue;
     start_plan_[id.value()] = at_us;
     if (runtime_us == 0) continue;  // Holds nothing for any time.
