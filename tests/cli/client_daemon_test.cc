@@ -163,6 +163,11 @@ TEST_F(ClientAgainstDaemon, QueuesSetAndList) {
   const CommandOutcome listed = Run({"queues", "--json"});
   ASSERT_EQ(listed.status, 0) << listed.err;
   EXPECT_EQ(json::parse(listed.out)["queues"].size(), 3u) << listed.out;  // With (unqueued).
+  // By device model (the daemon's building has T4s): used of guaranteed, per model.
+  std::ofstream(file) << "queues:\n  - {name: research, guaranteed: {device_models: {T4: 8}}}\n";
+  ASSERT_EQ(Run({"queues", "set", file}).status, 0);
+  const CommandOutcome by_model = Run({"queues"});
+  EXPECT_TRUE(std::regex_search(by_model.out, std::regex(R"(research .* T4 0/8)"))) << by_model.out;
   // A bad file is named by its own line, and nothing is sent.
   std::ofstream(file) << "queues:\n  - name: x\n    lending_limit: {devices: 2}\n";
   const CommandOutcome bad = Run({"queues", "set", file});

@@ -120,5 +120,53 @@ TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
   EXPECT_TRUE(daemon.Get("/v1/queues", daemon.admin()).body["queues"].empty());
 }
 
+// Quotas by device model live: the tiny building's devices are T4s.
+TEST(ApiQueues, QuotasByDeviceModelHoldJobsAndShowInTheApiAndMetrics) {
+  TestDaemon daemon(TestDaemon::Simulated());
+  const auto set = daemon.Put("/v1/queues", daemon.admin(), R"(queues:
+  - name: team-a
+    guaranteed: {device_models: {T4: 4}}
+    borrowing_limit: {device_models: {T4: 0}}
+  - {name: team-b, guaranteed: {device_models: {T4: 12}}}
+)");
+  ASSERT_EQ(set.status, 200) << set.body.dump();
+  const auto first = daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
+  ASSERT_EQ(first.status, 201) << first.body.dump();
+  const auto second = daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
+  ASSERT_EQ(second.status, 201) << second.body.dump();
+  const std::string second_path = "/v1/jobs/" + std::to_string(second.body["id"].get<int64_t>());
+  EXPECT_TRUE(testing::WaitFor([&] {
+    const Json job = daemon.Get(second_path, daemon.admin()).body;
+    return job["state"] == "pending" && job.contains("pending_reason") &&
+           job["pending_reason"]["code"] == "quota";
+  }));
+  const Json waiting = daemon.Get(second_path, daemon.admin()).body;
+  EXPECT_NE(waiting["pending_reason"]["message"].get<std::string>().find(
+                "Queue 'team-a' uses 4 T4 devices of the 4 T4 devices it may"),
+            std::string::npos)
+      << waiting.dump();
+  EXPECT_TRUE(testing::WaitFor([&] {
+    const Json queues = daemon.Get("/v1/queues", daemon.admin()).body;
+    const Json* a = QueueNamed(queues, "team-a");
+    return a != nullptr && (*a)["usage"]["device_models"]["T4"] == 4.0;
+  }));
+  const Json queues = daemon.Get("/v1/queues", daemon.admin()).body;
+  ASSERT_NE(QueueNamed(queues, "team-a"), nullptr) << queues.dump();
+  const Json a = *QueueNamed(queues, "team-a");
+  EXPECT_EQ(a["guaranteed"]["device_models"]["T4"], 4.0);
+  EXPECT_EQ(a["borrowing_limit"]["device_models"]["T4"], 0.0);
+  EXPECT_FALSE(a["lending_limit"]["device_models"].contains("T4"));
+  EXPECT_FALSE(a["guaranteed"].contains("devices"));  // Devices of any model: not governed.
+  const auto metrics = httplib::Client("127.0.0.1", daemon.port()).Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(
+      metrics->body.find("headroom_queue_usage_devices_by_model{queue=\"team-a\",model=\"T4\"} 4"),
+      std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find(
+                "headroom_queue_guaranteed_devices_by_model{queue=\"team-b\",model=\"T4\"} 12"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace headroom::control

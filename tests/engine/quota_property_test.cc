@@ -1,11 +1,13 @@
 // Property: over random small clusters, random queue trees (2-4 leaves, some under a parent,
-// random guarantees, borrowing and lending limits) and workloads of random tenants (one no queue
+// random guarantees, borrowing and lending limits, of devices and in half the trees of H100s
+// too) and workloads of random tenants (one no queue
 // lists) and priorities, with preemption on or off:
 //  1. engine.CheckInvariants() (which balances the queues' books against the running jobs) is
 //     empty after every step, and an engine that follows the decisions agrees;
 //  2. computed by the test from what runs: no queue ever uses more than its guarantee plus its
-//     borrowing limit, and no pool (the cluster's; a parent's with a borrowing limit) holds more
-//     than its capacity, counting what each child does not lend as held;
+//     borrowing limit (of devices, and of H100s), and no pool (the cluster's; a parent's with a
+//     borrowing limit) holds more than its capacity, counting what each child does not lend as
+//     held;
 //  3. a preemption inside one queue takes only lower-priority work, its preemptor starts in the
 //     same step, and victims are whole gangs that were running;
 //  4. no job is lost: at the end nothing runs, every started job finished exactly once, and a
@@ -30,14 +32,24 @@ namespace headroom::engine {
 namespace {
 
 using testing::ClusterSpec;
+
+std::vector<DeviceId> AllDevices(const model::Cluster& cluster) {
+  std::vector<DeviceId> devices;
+  for (uint32_t d = 0; d < cluster.device_count(); ++d) devices.emplace_back(d);
+  return devices;
+}
 using testing::JobSpec;
 
 uint64_t g_quota_holds_seen = 0;
 uint64_t g_reclaims_seen = 0;
+uint64_t g_model_holds_seen = 0;  // Held by an H100 quota.
+
+constexpr std::string_view kModel = "H100";  // The device model some trees give quotas.
 
 std::vector<QueueConfig> GenQueues() {
   std::vector<QueueConfig> queues;
   const bool nested = *rc::gen::arbitrary<bool>();
+  const bool by_model = *rc::gen::arbitrary<bool>();
   const uint32_t leaves = *rc::gen::inRange<uint32_t>(2, 5);
   if (nested) {
     QueueConfig org;
@@ -46,6 +58,7 @@ std::vector<QueueConfig> GenQueues() {
     queues.push_back(org);
   }
   int64_t nested_guaranteed = 0;
+  int64_t nested_model_guaranteed = 0;
   for (uint32_t i = 0; i < leaves; ++i) {
     QueueConfig leaf;
     leaf.name = "q" + std::to_string(i);
@@ -59,22 +72,53 @@ std::vector<QueueConfig> GenQueues() {
       leaf.lending_limit[0] = 1000 * *rc::gen::inRange<int64_t>(0, leaf.guaranteed[0] / 1000 + 1);
     }
     if (!leaf.parent.empty()) nested_guaranteed += leaf.guaranteed[0];
+    if (by_model) {
+      DeviceModelQuota& quota = leaf.device_models[std::string(kModel)];
+      quota.guaranteed = 1000 * *rc::gen::inRange<int64_t>(0, 9);
+      if (*rc::gen::arbitrary<bool>())
+        quota.borrowing_limit = 1000 * *rc::gen::inRange<int64_t>(0, 9);
+      if (*rc::gen::arbitrary<bool>()) {
+        quota.lending_limit = 1000 * *rc::gen::inRange<int64_t>(0, quota.guaranteed / 1000 + 1);
+      }
+      if (!leaf.parent.empty()) nested_model_guaranteed += quota.guaranteed;
+    }
     queues.push_back(leaf);
   }
   if (nested) {
     queues[0].guaranteed[0] = nested_guaranteed + 1000 * *rc::gen::inRange<int64_t>(0, 3);
     if (*rc::gen::arbitrary<bool>())
       queues[0].borrowing_limit[0] = 1000 * *rc::gen::inRange<int64_t>(0, 5);
+    if (by_model) {
+      DeviceModelQuota& quota = queues[0].device_models[std::string(kModel)];
+      quota.guaranteed = nested_model_guaranteed + 1000 * *rc::gen::inRange<int64_t>(0, 3);
+      if (*rc::gen::arbitrary<bool>())
+        quota.borrowing_limit = 1000 * *rc::gen::inRange<int64_t>(0, 5);
+    }
   }
   RC_ASSERT(ValidateQueues(queues).has_value());
   return queues;
 }
 
-// What the test knows of the queues, independently of QuotaTree.
+// What the test knows of the queues, independently of QuotaTree, for one resource: devices of
+// any model (model empty) or of one model.
 struct Books {
   const std::vector<QueueConfig>& queues;
+  std::string model;
   std::map<std::string, int64_t> usage;  // By queue, subtree totals, devices in milli.
 
+  struct Limits {
+    int64_t guaranteed = 0;
+    int64_t borrowing_limit = kNoQuotaLimit;
+    int64_t lending_limit = kNoQuotaLimit;
+  };
+  Limits Of(const QueueConfig& queue) const {
+    if (model.empty()) {
+      return {queue.guaranteed[0], queue.borrowing_limit[0], queue.lending_limit[0]};
+    }
+    auto it = queue.device_models.find(model);
+    if (it == queue.device_models.end()) return {};
+    return {it->second.guaranteed, it->second.borrowing_limit, it->second.lending_limit};
+  }
   std::string LeafOf(const std::string& tenant) const {
     for (const QueueConfig& queue : queues) {
       if (std::find(queue.tenants.begin(), queue.tenants.end(), tenant) != queue.tenants.end()) {
@@ -93,10 +137,9 @@ struct Books {
               })->parent;
     }
   }
-  int64_t Held(const QueueConfig& queue) {
-    const int64_t reserved =
-        queue.lending_limit[0] == kNoQuotaLimit ? 0 : queue.guaranteed[0] - queue.lending_limit[0];
-    return std::max(usage[queue.name], reserved);
+  int64_t Reserved(const QueueConfig& queue) const {
+    const Limits limits = Of(queue);
+    return limits.lending_limit == kNoQuotaLimit ? 0 : limits.guaranteed - limits.lending_limit;
   }
   // Empty when every limit and pool holds. A pool may hold more than its capacity only as
   // much as its children's reserves alone do (guarantees may promise more than there is).
@@ -104,31 +147,46 @@ struct Books {
     std::map<std::string, int64_t> pool;      // By parent ("" = the cluster).
     std::map<std::string, int64_t> reserves;  // By parent.
     int64_t queued = 0;
+    const std::string what = model.empty() ? "devices" : model;
     for (const QueueConfig& queue : queues) {
-      if (queue.borrowing_limit[0] != kNoQuotaLimit &&
-          usage[queue.name] > queue.guaranteed[0] + queue.borrowing_limit[0]) {
-        return "queue " + queue.name + " above its guarantee plus borrowing limit";
+      const Limits limits = Of(queue);
+      if (limits.borrowing_limit != kNoQuotaLimit &&
+          usage[queue.name] > limits.guaranteed + limits.borrowing_limit) {
+        return "queue " + queue.name + " above its guarantee plus borrowing limit of " + what;
       }
-      pool[queue.parent] += Held(queue);
-      reserves[queue.parent] += queue.lending_limit[0] == kNoQuotaLimit
-                                    ? 0
-                                    : queue.guaranteed[0] - queue.lending_limit[0];
+      pool[queue.parent] += std::max(usage[queue.name], Reserved(queue));
+      reserves[queue.parent] += Reserved(queue);
       if (queue.parent.empty()) queued += usage[queue.name];
     }
     pool[""] += usage[""] - queued;  // Unqueued work.
     if (pool[""] > std::max(capacity_milli, reserves[""])) {
-      return "the cluster's pool is over its capacity";
+      return "the cluster's pool of " + what + " is over its capacity";
     }
     for (const QueueConfig& queue : queues) {
-      if (queue.borrowing_limit[0] != kNoQuotaLimit && pool.count(queue.name) != 0 &&
+      const Limits limits = Of(queue);
+      if (limits.borrowing_limit != kNoQuotaLimit && pool.count(queue.name) != 0 &&
           pool[queue.name] >
-              std::max(queue.guaranteed[0] + queue.borrowing_limit[0], reserves[queue.name])) {
-        return "the pool of " + queue.name + " is over its capacity";
+              std::max(limits.guaranteed + limits.borrowing_limit, reserves[queue.name])) {
+        return "the pool of " + what + " of " + queue.name + " is over its capacity";
       }
     }
     return "";
   }
 };
+
+// The milli-devices of `model` that `tasks` hold.
+int64_t MilliOf(const model::Cluster& cluster, const std::vector<TaskAllocation>& tasks,
+                std::string_view model) {
+  int64_t milli = 0;
+  for (const TaskAllocation& task : tasks) {
+    for (DeviceId device : task.devices) {
+      if (cluster.device_class(cluster.device(device).device_class).model == model) {
+        milli += task.milli_per_device;
+      }
+    }
+  }
+  return milli;
+}
 
 void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
               const std::vector<QueueConfig>& queues, bool preempts, TimeUs reclaim_after_us) {
@@ -144,9 +202,16 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
   Engine engine(cluster, *policy);
   Engine follower(cluster, *policy);
   const int64_t capacity_milli = static_cast<int64_t>(cluster.device_count()) * 1000;
+  const int64_t model_capacity_milli =
+      MilliOf(cluster, {TaskAllocation{.devices = AllDevices(cluster)}}, kModel);
 
-  Books books{queues, {}};
-  std::map<uint32_t, TimeUs> end_of;  // Running jobs: when their work is done.
+  Books books{queues, "", {}};
+  Books model_books{queues, std::string(kModel), {}};
+  const bool by_model = std::any_of(queues.begin(), queues.end(), [](const QueueConfig& queue) {
+    return !queue.device_models.empty();
+  });
+  std::vector<int64_t> model_milli(jobs.size(), 0);  // Running jobs: their H100s.
+  std::map<uint32_t, TimeUs> end_of;                 // Running jobs: when their work is done.
   std::vector<TimeUs> remaining_us(jobs.size());
   std::vector<TimeUs> started_at(jobs.size(), kNever);
   std::vector<int> started(jobs.size(), 0);
@@ -178,6 +243,7 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
         continue;
       }
       books.Add(jobs[it->first].tenant, -static_cast<int64_t>(jobs[it->first].total_milli()));
+      model_books.Add(jobs[it->first].tenant, -model_milli[it->first]);
       ++finished[it->first];
       events.push_back(JobFinished{JobId(it->first)});
       it = end_of.erase(it);
@@ -206,6 +272,15 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
       remaining_us[victim] -= now - started_at[victim];
       end_of.erase(victim);
       books.Add(jobs[victim].tenant, -static_cast<int64_t>(jobs[victim].total_milli()));
+      model_books.Add(jobs[victim].tenant, -model_milli[victim]);
+    }
+    // A move keeps a job on its device model where queues count that model.
+    for (const MigrateJob& move : decisions.migrations) {
+      const uint32_t job = move.job.value();
+      const int64_t moved_milli = MilliOf(cluster, move.tasks, kModel);
+      if (by_model) RC_ASSERT(moved_milli == model_milli[job]);
+      model_books.Add(jobs[job].tenant, moved_milli - model_milli[job]);
+      model_milli[job] = moved_milli;
     }
     for (const StartJob& start : decisions.starts) {
       const uint32_t job = start.job.value();
@@ -215,13 +290,20 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
       started_at[job] = now;
       end_of[job] = now + std::max<TimeUs>(remaining_us[job], 1);
       books.Add(jobs[job].tenant, static_cast<int64_t>(jobs[job].total_milli()));
+      model_milli[job] = MilliOf(cluster, start.tasks, kModel);
+      model_books.Add(jobs[job].tenant, model_milli[job]);
     }
     RC_ASSERT(books.Check(capacity_milli) == "");
+    RC_ASSERT(model_books.Check(model_capacity_milli) == "");
     for (size_t i = 0; i < next; ++i) {
       if (engine.state(JobId(static_cast<uint32_t>(i))) != JobState::kPending) continue;
       if (engine.Explain(JobId(static_cast<uint32_t>(i)), ExplainDetail::kReasons)
               .reasons.front() == PendingCode::kQuota) {
         ++g_quota_holds_seen;
+        if (by_model && engine.Explain(JobId(static_cast<uint32_t>(i))).message.find(kModel) !=
+                            std::string::npos) {
+          ++g_model_holds_seen;
+        }
       }
     }
     if (events.empty() && decisions.empty() && end_of.empty() && next == jobs.size()) break;
@@ -232,19 +314,26 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
     capacity[1] += node.cpu_milli;
     capacity[2] += node.memory_mib;
   }
-  const QuotaTree empty_books(queues, capacity);
+  const QuotaTree empty_books(queues, capacity,
+                              [&](const std::string&) { return model_capacity_milli; });
   for (size_t i = 0; i < jobs.size(); ++i) {
     RC_ASSERT(finished[i] == started[i]);
     if (started[i] != 0) continue;
     const PendingStatus status = engine.Explain(JobId(static_cast<uint32_t>(i)));
     RC_ASSERT(!status.reasons.empty());
     if (status.reasons.front() == PendingCode::kQuota) {
+      // Refused on the empty books: its devices, or (with H100 quotas, where it would fit
+      // only on H100s) its H100s.
       const int64_t tasks = jobs[i].task_count;
-      RC_ASSERT(!empty_books
-                     .Admits(empty_books.QueueOf(jobs[i].tenant),
-                             {static_cast<int64_t>(jobs[i].total_milli()),
-                              tasks * jobs[i].task.cpu_milli, tasks * jobs[i].task.memory_mib})
-                     .admitted);
+      QuotaAmounts demand = {static_cast<int64_t>(jobs[i].total_milli()),
+                             tasks * jobs[i].task.cpu_milli, tasks * jobs[i].task.memory_mib};
+      const uint32_t queue = empty_books.QueueOf(jobs[i].tenant);
+      bool refused = !empty_books.Admits(queue, demand).admitted;
+      if (!refused && !empty_books.device_models().empty()) {
+        demand[empty_books.DeviceModelSlot(kModel)] = demand[0];
+        refused = !empty_books.Admits(queue, demand).admitted;
+      }
+      RC_ASSERT(refused);
     } else {
       RC_ASSERT(status.reasons.front() == PendingCode::kUnschedulable);
     }
@@ -254,6 +343,7 @@ void CheckRun(const model::Cluster& cluster, std::vector<model::Job> jobs,
 TEST(QuotaProperty, NoQueuePassesItsLimitsAndNoJobIsLost) {
   g_quota_holds_seen = 0;
   g_reclaims_seen = 0;
+  g_model_holds_seen = 0;
   // Reclaims need an owner to come back while others borrow: rarer than holds, so the property
   // runs four times RapidCheck's default number of cases.
   for (int round = 0; round < 4; ++round) {
@@ -278,6 +368,7 @@ TEST(QuotaProperty, NoQueuePassesItsLimitsAndNoJobIsLost) {
   // The property is only worth its name if quotas hold jobs back and reclaims happen.
   EXPECT_GT(g_quota_holds_seen, 0u);
   EXPECT_GT(g_reclaims_seen, 0u);
+  EXPECT_GT(g_model_holds_seen, 0u);
 }
 
 }  // namespace

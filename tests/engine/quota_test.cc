@@ -89,6 +89,76 @@ TEST(QuotaYaml, ErrorsNameTheFileLineFieldAndWhatWasExpected) {
   EXPECT_NE(ParseError("queues: 3\n").find("queues.yaml:1: field 'queues'"), std::string::npos);
 }
 
+TEST(QuotaYaml, DeviceModelsHaveQuotasOfTheirOwn) {
+  const std::vector<QueueConfig> queues = Parse(R"(queues:
+  - name: org
+    guaranteed: {devices: 24, device_models: {H100: 16, A100: 8}}
+  - name: a
+    parent: org
+    guaranteed: {device_models: {H100: 8.5}}
+    borrowing_limit: {device_models: {H100: 4}}
+    lending_limit: {device_models: {H100: 2}}
+)");
+  ASSERT_EQ(queues.size(), 2u);
+  EXPECT_EQ(queues[0].guaranteed[0], 24 * kDevice);
+  EXPECT_EQ(queues[0].device_models.at("H100"), (DeviceModelQuota{16 * kDevice}));
+  EXPECT_EQ(queues[0].device_models.at("A100"), (DeviceModelQuota{8 * kDevice}));
+  EXPECT_EQ(queues[1].device_models.at("H100"),
+            (DeviceModelQuota{8'500, 4 * kDevice, 2 * kDevice}));
+  EXPECT_FALSE(queues[1].stated[0]);  // Its devices of any model are not governed.
+
+  // The tree: one slot per model, in name order, with the cluster's devices of each model.
+  const QuotaTree tree(queues, Devices(32), [](const std::string& model) {
+    return model == "H100" ? 24 * kDevice : 8 * kDevice;
+  });
+  EXPECT_EQ(tree.device_models(), (std::vector<std::string>{"A100", "H100"}));
+  const size_t h100 = tree.DeviceModelSlot("H100");
+  EXPECT_EQ(h100, kFixedQuotaResources + 1);
+  EXPECT_EQ(tree.DeviceModelSlot("L40S"), kQuotaResources);
+  EXPECT_EQ(tree.guaranteed(QuotaTree::kRoot)[h100], 24 * kDevice);
+  EXPECT_TRUE(tree.governs_slot(h100));
+  const uint32_t a = tree.QueueOf("a");
+  QuotaAmounts demand = Devices(12);
+  demand[h100] = 12 * kDevice;
+  EXPECT_TRUE(tree.Admits(a, demand).admitted);  // 8.5 + 4 of H100.
+  demand = Devices(13);
+  demand[h100] = 13 * kDevice;
+  const QuotaTree::Verdict verdict = tree.Admits(a, demand);
+  EXPECT_FALSE(verdict.admitted);
+  EXPECT_EQ(verdict.resource, h100);
+  EXPECT_EQ(tree.Describe(verdict, demand),
+            "Queue 'a' uses 0 H100 devices of the 12.500 H100 devices it may (guaranteed 8.500 "
+            "H100 devices + borrowing limit 4 H100 devices); the job asks for 13 H100 devices "
+            "more.");
+  // Its share is its guaranteed devices of its models when it states none of any model.
+  EXPECT_DOUBLE_EQ(tree.share(a), 8.5);
+}
+
+TEST(QuotaYaml, DeviceModelErrorsNameTheModel) {
+  EXPECT_NE(ParseError("queues:\n  - {name: a, guaranteed: {device_models: {H100: -1}}}\n")
+                .find("field 'queues[0].guaranteed.device_models.H100': expected a number of "
+                      "devices of this model, 0 or more"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - {name: a, guaranteed: {device_models: [H100]}}\n")
+                .find("field 'queues[0].guaranteed.device_models': expected a map"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - {name: a, guaranteed: {device_models: {H100: 2}}, "
+                       "lending_limit: {device_models: {H100: 3}}}\n")
+                .find("queue 'a': device model 'H100': a lending limit of 3 devices is above the "
+                      "guarantee, 2 devices"),
+            std::string::npos);
+  EXPECT_NE(ParseError("queues:\n  - {name: org, guaranteed: {device_models: {H100: 4}}}\n"
+                       "  - {name: a, parent: org, guaranteed: {device_models: {H100: 5}}}\n")
+                .find("queue 'org': device model 'H100': its children are guaranteed 5 "
+                      "devices, more than its own 4 devices"),
+            std::string::npos);
+  std::string many = "queues:\n  - name: a\n    guaranteed:\n      device_models:\n";
+  for (int m = 0; m <= static_cast<int>(kMaxQuotaDeviceModels); ++m) {
+    many += "        M" + std::to_string(m) + ": 1\n";
+  }
+  EXPECT_NE(ParseError(many).find("at most 8 device models may have quotas"), std::string::npos);
+}
+
 TEST(QuotaTree, NoQueuesAdmitsEverything) {
   QuotaTree tree;
   EXPECT_TRUE(tree.empty());

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/client/table.h"
 
@@ -208,6 +210,18 @@ const json& Field(const json& object, const char* key) {
   return object.is_object() && object.contains(key) ? object[key] : kNull;
 }
 
+// "H100 12/16, A100 0/8": devices used of those guaranteed, by model; "-" without.
+std::string ByModel(const json& usage, const json& guaranteed) {
+  const json& used = Field(usage, "device_models");
+  if (!used.is_object() || used.empty()) return "-";
+  std::vector<std::string> parts;
+  for (const auto& [model, amount] : used.items()) {
+    parts.push_back(fmt::format("{} {}/{}", model, amount.is_number() ? amount.get<double>() : 0.0,
+                                Amount(Field(guaranteed, "device_models"), model.c_str())));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 std::string FormatQueues(const json& queues) {
@@ -219,7 +233,8 @@ std::string FormatQueues(const json& queues) {
                {"LEND LIMIT", true},
                {"BORROWING"},
                {"SHARE", true},
-               {"LEVEL FS", true}});
+               {"LEVEL FS", true},
+               {"BY MODEL"}});
   for (const json& queue : List(queues, "queues")) {
     const json& parent = Field(queue, "parent");
     const json& borrowing = Field(queue, "borrowing");
@@ -230,13 +245,14 @@ std::string FormatQueues(const json& queues) {
                                    : level.is_number() ? fmt::format("{:.3g}", level.get<double>())
                                                        : "inf";
     const json& share = Field(fair_share, "share");
-    table.AddRow(
-        {Text(queue, "name"), parent.is_string() ? parent.get<std::string>() : "-",
-         Amount(Field(queue, "usage"), "devices"), Amount(Field(queue, "guaranteed"), "devices"),
-         Amount(Field(queue, "borrowing_limit"), "devices"),
-         Amount(Field(queue, "lending_limit"), "devices"),
-         borrowing.is_boolean() && borrowing.get<bool>() ? "yes" : "no",
-         share.is_number() ? fmt::format("{:.3g}", share.get<double>()) : "-", level_text});
+    table.AddRow({Text(queue, "name"), parent.is_string() ? parent.get<std::string>() : "-",
+                  Amount(Field(queue, "usage"), "devices"),
+                  Amount(Field(queue, "guaranteed"), "devices"),
+                  Amount(Field(queue, "borrowing_limit"), "devices"),
+                  Amount(Field(queue, "lending_limit"), "devices"),
+                  borrowing.is_boolean() && borrowing.get<bool>() ? "yes" : "no",
+                  share.is_number() ? fmt::format("{:.3g}", share.get<double>()) : "-", level_text,
+                  ByModel(Field(queue, "usage"), Field(queue, "guaranteed"))});
   }
   std::string out = table.Render();
   const json& share = Field(queues, "fair_share");
