@@ -32,6 +32,8 @@
 //   (QueuesFor: guarantees 40/30/20/10% of the devices, team-a may borrow 10% more), so that
 //   admission checks quotas, held jobs reclaim, and priority preempts inside a queue (issue 12's
 //   goal for quotas and preemption).
+// BM_EngineStep/headroom_model_queues: the same queues with quotas of the building's device
+//   model instead (every job then runs on a device-model option, engine_model_quota.cc).
 #include <time.h>
 
 #include <algorithm>
@@ -224,31 +226,44 @@ void FillBuilding(Driver& driver, bool big_head) {
   }
 }
 
-// The bench's four tenants as queues over `devices`.
-std::vector<engine::QueueConfig> QueuesFor(int64_t devices) {
+// The bench's four tenants as queues over `devices`; `by_model`: quotas of the building's
+// device model rather than of devices of any model.
+std::vector<engine::QueueConfig> QueuesFor(int64_t devices, bool by_model) {
   std::vector<engine::QueueConfig> queues;
   const std::pair<const char*, int64_t> shares[] = {
       {"team-a", 40}, {"team-b", 30}, {"team-c", 20}, {"team-d", 10}};
+  const std::string& model = Building().device_classes().front().model;
   for (const auto& [name, percent] : shares) {
     engine::QueueConfig queue;
     queue.name = name;
-    queue.stated[0] = true;
-    queue.guaranteed[0] = devices * 1000 * percent / 100;
+    if (by_model) {
+      queue.device_models[model].guaranteed = devices * 1000 * percent / 100;
+    } else {
+      queue.stated[0] = true;
+      queue.guaranteed[0] = devices * 1000 * percent / 100;
+    }
     queues.push_back(queue);
   }
-  queues[0].borrowing_limit[0] = devices * 1000 / 10;
+  if (by_model) {
+    queues[0].device_models[model].borrowing_limit = devices * 1000 / 10;
+  } else {
+    queues[0].borrowing_limit[0] = devices * 1000 / 10;
+  }
   HR_CHECK(engine::ValidateQueues(queues).has_value());
   return queues;
 }
 
-// What the preset runs with: as shipped, with preemption on, or with preemption and queues.
-enum class Sharing { kPreset, kPreemption, kQueues };
+// What the preset runs with: as shipped, with preemption on, or with preemption and queues
+// (of devices, or of the building's device model).
+enum class Sharing { kPreset, kPreemption, kQueues, kModelQueues };
 
 void BM_EngineStep(benchmark::State& state, const char* preset, Sharing sharing) {
   auto policy = engine::PresetPolicy(preset);
   HR_CHECK(policy.has_value());
   if (sharing != Sharing::kPreset) policy->preemption.enabled = true;
-  if (sharing == Sharing::kQueues) policy->queues = QueuesFor(kDevices);
+  if (sharing == Sharing::kQueues || sharing == Sharing::kModelQueues) {
+    policy->queues = QueuesFor(kDevices, sharing == Sharing::kModelQueues);
+  }
   Driver driver(*policy);
   std::vector<engine::Event> events;
   size_t starts = 0;
@@ -315,6 +330,12 @@ BENCHMARK_CAPTURE(BM_EngineStep, headroom_preemption, "headroom", Sharing::kPree
     ->Iterations(300)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_EngineStep, headroom_model_queues, "headroom", Sharing::kModelQueues)
+    ->ArgName("big_head")
+    ->Arg(0)
+    ->Iterations(300)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_EngineStep, headroom_queues, "headroom", Sharing::kQueues)
     ->ArgName("big_head")
     ->Arg(0)
@@ -328,7 +349,9 @@ BENCHMARK_CAPTURE(BM_EngineStep, headroom_queues, "headroom", Sharing::kQueues)
 void BM_ExpectedStarts(benchmark::State& state, const char* preset, Sharing sharing) {
   auto policy = engine::PresetPolicy(preset);
   HR_CHECK(policy.has_value());
-  if (sharing == Sharing::kQueues) policy->queues = QueuesFor(kDevices);
+  if (sharing == Sharing::kQueues || sharing == Sharing::kModelQueues) {
+    policy->queues = QueuesFor(kDevices, sharing == Sharing::kModelQueues);
+  }
   Driver driver(*policy);
   FillBuilding(driver, state.range(0) != 0);
   std::vector<engine::Event> events;

@@ -347,23 +347,25 @@ TEST(QuotaProperty, NoQueuePassesItsLimitsAndNoJobIsLost) {
   // Reclaims need an owner to come back while others borrow: rarer than holds, so the property
   // runs four times RapidCheck's default number of cases.
   for (int round = 0; round < 4; ++round) {
-    EXPECT_TRUE(rc::check("queues keep their limits and lose no job", [] {
-      const ClusterSpec spec = *testing::GenClusterSpec();
-      const model::Cluster cluster = spec.Build();
-      const std::vector<QueueConfig> queues = GenQueues();
-      testing::WorkloadOptions options;
-      options.max_jobs = 30;
-      const std::vector<JobSpec> specs = *testing::GenWorkload(options);
-      std::vector<model::Job> jobs = testing::ToJobs(specs);
-      for (model::Job& job : jobs) {
-        job.tenant = "t" + std::to_string(*rc::gen::inRange<uint32_t>(0, 5));  // t4+: unqueued.
-        // Long enough to be running when an owner comes back for its guarantee.
-        job.runtime_us = std::max<TimeUs>(job.runtime_us, 300 * kUsPerSecond);
-        job.runtime_estimate_us = std::max(job.runtime_estimate_us, job.runtime_us);
-      }
-      CheckRun(cluster, jobs, queues, *rc::gen::weightedElement<bool>({{3, true}, {1, false}}),
-               *rc::gen::element<TimeUs>(0, 120 * kUsPerSecond));
-    }));
+    // Each round under its own name: RapidCheck seeds a property by its name.
+    EXPECT_TRUE(rc::check(
+        "queues keep their limits and lose no job, round " + std::to_string(round + 1), [] {
+          const ClusterSpec spec = *testing::GenClusterSpec();
+          const model::Cluster cluster = spec.Build();
+          const std::vector<QueueConfig> queues = GenQueues();
+          testing::WorkloadOptions options;
+          options.max_jobs = 30;
+          const std::vector<JobSpec> specs = *testing::GenWorkload(options);
+          std::vector<model::Job> jobs = testing::ToJobs(specs);
+          for (model::Job& job : jobs) {
+            job.tenant = "t" + std::to_string(*rc::gen::inRange<uint32_t>(0, 5));  // t4+: unqueued.
+            // Long enough to be running when an owner comes back for its guarantee.
+            job.runtime_us = std::max<TimeUs>(job.runtime_us, 300 * kUsPerSecond);
+            job.runtime_estimate_us = std::max(job.runtime_estimate_us, job.runtime_us);
+          }
+          CheckRun(cluster, jobs, queues, *rc::gen::weightedElement<bool>({{3, true}, {1, false}}),
+                   *rc::gen::element<TimeUs>(0, 120 * kUsPerSecond));
+        }));
   }
   // The property is only worth its name if quotas hold jobs back and reclaims happen.
   EXPECT_GT(g_quota_holds_seen, 0u);
