@@ -79,8 +79,18 @@ bool Engine::FitsOnOption(const JobRecord& r, const ModelOption& option) const {
 }
 
 std::vector<Engine::ModelOption> Engine::RankedModelOptions(const JobRecord& r, bool all) const {
+  const std::vector<ModelOption>& options = model_options_[r.selector_mask];
+  if (options.size() == 1) {  // One model: nothing to rank (the common case of one model).
+    const ModelOption& option = options.front();
+    if (!FitsOnOption(r, option) ||
+        (!all && !quotas_.Admits(r.quota_queue, OnOption(DemandOf(r), r.model_slot, option.slot))
+                      .admitted)) {
+      return {};
+    }
+    return {option};
+  }
   std::vector<std::pair<int, ModelOption>> ranked;
-  for (const ModelOption& option : model_options_[r.selector_mask]) {
+  for (const ModelOption& option : options) {
     if (!FitsOnOption(r, option)) continue;
     const QuotaAmounts demand = OnOption(DemandOf(r), r.model_slot, option.slot);
     if (!all && !quotas_.Admits(r.quota_queue, demand).admitted) continue;
@@ -99,6 +109,10 @@ std::vector<Engine::ModelOption> Engine::RankedModelOptions(const JobRecord& r, 
 
 void Engine::UsePreferredModelOption(JobRecord& r) const {
   if (!HasModelOptions(r)) return;
+  if (model_options_[r.selector_mask].size() == 1) {
+    UseModelOption(r, model_options_[r.selector_mask].front());
+    return;
+  }
   std::vector<ModelOption> options = RankedModelOptions(r, false);
   if (options.empty()) options = RankedModelOptions(r, true);
   if (!options.empty()) UseModelOption(r, options.front());

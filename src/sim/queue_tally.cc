@@ -37,6 +37,16 @@ std::vector<double> QueueTally::Usage(const engine::QuotaTree& tree) const {
   return usage;
 }
 
+void QueueTally::SampleModels(const engine::QuotaTree& tree) {
+  if (empty() || tree.device_models().empty()) return;
+  peaks_.resize(tree.size());
+  for (uint32_t q = 1; q < tree.size(); ++q) {
+    for (size_t k = engine::kFixedQuotaResources; k < engine::kQuotaResources; ++k) {
+      peaks_[q][k] = std::max(peaks_[q][k], tree.usage(q)[k]);
+    }
+  }
+}
+
 std::vector<double> QueueTally::UsageShares(
     const std::vector<engine::Engine::QueueFairShare>& levels) {
   std::vector<double> shares;
@@ -81,6 +91,21 @@ std::vector<QueueRun> QueueTally::Finish(const engine::QuotaTree& tree,
       run.peak_usage_devices = std::max(run.peak_usage_devices, usage);
     }
     run.mean_usage_devices = series.empty() ? 0 : sum / static_cast<double>(series.size());
+    for (size_t m = 0; m < tree.device_models().size(); ++m) {
+      const size_t k = engine::kFixedQuotaResources + m;
+      QueueModelRun model{.model = tree.device_models()[m],
+                          .guaranteed_devices =
+                              static_cast<double>(tree.guaranteed(q)[k]) / model::kMilliPerDevice};
+      if (tree.borrowing_limit(q)[k] != engine::kNoQuotaLimit) {
+        model.limit_devices =
+            static_cast<double>(tree.guaranteed(q)[k] + tree.borrowing_limit(q)[k]) /
+            model::kMilliPerDevice;
+      }
+      if (q < peaks_.size()) {
+        model.peak_usage_devices = static_cast<double>(peaks_[q][k]) / model::kMilliPerDevice;
+      }
+      run.device_models.push_back(std::move(model));
+    }
     if (fair_tree) {
       run.fair_share = levels[q - 1].share;
       run.fair_share_devices = path_share[q] * cluster_devices;

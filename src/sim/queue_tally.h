@@ -24,6 +24,8 @@ class QueueTally {
   void Preempted(uint32_t job, double lost_device_us);
   // Devices each queue (root excluded, in the tree's order) holds now.
   std::vector<double> Usage(const engine::QuotaTree& tree) const;
+  // Keeps each queue's peak use of each device model with quotas (on the series' grid).
+  void SampleModels(const engine::QuotaTree& tree);
   // Each queue's decayed usage over its parent's (U at its level), from the engine's levels
   // (Engine::QueueFairShares); empty without them.
   static std::vector<double> UsageShares(const std::vector<engine::Engine::QueueFairShare>& levels);
@@ -40,8 +42,9 @@ class QueueTally {
     uint64_t preemptions = 0;
     double lost_device_us = 0;
   };
-  std::vector<uint32_t> leaf_of_;  // By job; empty without queues.
-  std::vector<Tally> tallies_;     // By queue.
+  std::vector<uint32_t> leaf_of_;            // By job; empty without queues.
+  std::vector<Tally> tallies_;               // By queue.
+  std::vector<engine::QuotaAmounts> peaks_;  // By queue: peak usage sampled, per slot.
 };
 
 }  // namespace headroom::sim

@@ -79,6 +79,15 @@ struct PolicyMetrics {
   double goodput_device_hours = 0;
 };
 
+// One device model's quota of a queue (quota_config.h) and its peak use over the series'
+// samples.
+struct QueueModelRun {
+  std::string model;
+  double guaranteed_devices = 0;
+  double limit_devices = -1;  // Guarantee + borrowing limit; -1: none.
+  double peak_usage_devices = 0;
+};
+
 // One queue's share of a run with queues (engine/quota.h). Waits, JCTs and preemptions count
 // the jobs of the queue's own tenants (a leaf's); usage counts everything below it.
 struct QueueRun {
@@ -98,6 +107,7 @@ struct QueueRun {
   double peak_usage_devices = 0;
   uint64_t preemptions = 0;  // Of its jobs.
   double preemption_lost_device_hours = 0;
+  std::vector<QueueModelRun> device_models;  // With quotas by device model, in name order.
 };
 
 // One job's course in a replay, kept when SimOptions::job_outcomes asks (`sim --jobs-csv`).

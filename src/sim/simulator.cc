@@ -144,6 +144,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.running_jobs = engine.running_count();
       point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
       point.queue_usage_devices = queues.Usage(engine.quotas());
+      queues.SampleModels(engine.quotas());
       if (!queues.empty()) {
         point.queue_usage_share = QueueTally::UsageShares(engine.QueueFairShares());
       }

@@ -255,6 +255,36 @@ TEST_F(SimCliTest, QueuesFileGivesEveryPolicyItsQueuesAndTheirMetrics) {
       << bad.output;
 }
 
+// Quotas by device model in a replay: the shipped example on the small mixed building; every
+// queue's use of each model stays within its limit, and report.json lists it per model.
+TEST_F(SimCliTest, QueuesByDeviceModelKeepEachModelsLimit) {
+  const std::string source = HEADROOM_SOURCE_DIR;
+  const Outcome run =
+      RunHeadroom("sim --cluster " + source + "/configs/small.yaml --workload " + Workload() +
+                  " --load 0.9 --preemption on --policy kueue-like,headroom --queues " + source +
+                  "/configs/queues/small-by-model.yaml --out " + (dir_ / "out").string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
+  ASSERT_EQ(report["policies"].size(), 2u);
+  for (const auto& policy : report["policies"]) {
+    const auto& team_a = policy["queues"][0];
+    ASSERT_EQ(team_a["name"], "team-a");
+    ASSERT_EQ(team_a["device_models"].size(), 2u) << team_a.dump();
+    const auto& h100 = team_a["device_models"][1];
+    EXPECT_EQ(h100["model"], "H100");
+    EXPECT_EQ(h100["guaranteed_devices"], 8);
+    EXPECT_EQ(h100["limit_devices"], 12);
+    EXPECT_LE(h100["peak_usage_devices"].get<double>(), 12.0);
+    EXPECT_GT(h100["peak_usage_devices"].get<double>(), 0.0);
+    EXPECT_TRUE(team_a["device_models"][0]["limit_devices"].is_null());  // A100: no limit.
+    for (const auto& queue : policy["queues"]) {
+      for (const auto& model : queue["device_models"]) {
+        EXPECT_LE(model["peak_usage_devices"].get<double>(), model["model"] == "H100" ? 16 : 8);
+      }
+    }
+  }
+}
+
 // `headroom policy`: list names every registered piece, show prints a preset's file as shipped,
 // check reads presets and files as headroomd --policy would.
 TEST_F(SimCliTest, PolicyListShowAndCheck) {

@@ -122,6 +122,17 @@ Json QueuesJson(const std::vector<QueueRun>& queues) {
     queue["jct_s"] = DistributionJson(q.jct_s, /*with_max=*/true);
     queue["mean_usage_devices"] = Number(q.mean_usage_devices);
     queue["peak_usage_devices"] = Number(q.peak_usage_devices);
+    if (!q.device_models.empty()) {
+      Json models = Json::array();
+      for (const QueueModelRun& m : q.device_models) {
+        models.push_back(
+            {{"model", m.model},
+             {"guaranteed_devices", Number(m.guaranteed_devices)},
+             {"limit_devices", m.limit_devices < 0 ? Json(nullptr) : Number(m.limit_devices)},
+             {"peak_usage_devices", Number(m.peak_usage_devices)}});
+      }
+      queue["device_models"] = std::move(models);
+    }
     queue["preemptions"] = q.preemptions;
     queue["preemption_lost_device_hours"] = Number(q.preemption_lost_device_hours);
     out.push_back(std::move(queue));
