@@ -173,14 +173,15 @@ inline std::string JobBody(int tasks, int devices, int runtime_s, const std::str
   return Json{{"apiVersion", "headroom/v1"}, {"kind", "Job"}, {"spec", spec}}.dump();
 }
 
-// An agent's registration body for `node`: `devices` H100s with indices 0.. and UUIDs
-// GPU-0.., ready, at 10.0.0.11.
-inline Json AgentRegistration(const std::string& node, int devices) {
+// An agent's registration body for `node`: `devices` of `model` (H100s unless said) with
+// indices 0.. and UUIDs GPU-0.., ready, at 10.0.0.11.
+inline Json AgentRegistration(const std::string& node, int devices,
+                              const std::string& model = "H100") {
   Json list = Json::array();
   for (int i = 0; i < devices; ++i) {
     list.push_back({{"index", i},
                     {"uuid", "GPU-" + std::to_string(i)},
-                    {"model", "H100"},
+                    {"model", model},
                     {"memory_mib", 81559},
                     {"clique_id", nullptr}});
   }
