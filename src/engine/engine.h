@@ -237,7 +237,8 @@ class Engine {
   // A pending job as it waits: on its first admitted option, else its first (reservations,
   // plans and pending reasons read it so).
   void UsePreferredModelOption(JobRecord& record) const;
-  // A started or restored job: on the option of the devices it holds.
+  // A started or restored job: on the option of the devices it holds (none if they are of
+  // several options: a job placed before the quotas came into force).
   void UseModelOfTasks(JobRecord& record) const;
   // Whether its queues admit it now (on some option); else the first option's refusal, with
   // the demand refused in `refused` when given.

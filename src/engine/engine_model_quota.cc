@@ -120,17 +120,24 @@ void Engine::UsePreferredModelOption(JobRecord& r) const {
 
 void Engine::UseModelOfTasks(JobRecord& r) const {
   if (!HasModelOptions(r)) return;
-  // Every device of a job placed on an option is of its classes; a job placed before the
-  // quotas it now runs under counts against the model of its first device.
-  size_t slot = kQuotaResources;
+  // Every device of a job placed on an option is of its classes. A job placed across models
+  // before the quotas it now runs under came into force counts against no model until it ends
+  // (its devices, of any model, still count).
+  std::optional<size_t> slot;
   for (const TaskAllocation& task : r.tasks) {
-    if (task.devices.empty()) continue;
-    slot = quotas_.DeviceModelSlot(
-        cluster_.device_class(cluster_.device(task.devices.front()).device_class).model);
-    break;
+    for (const DeviceId device : task.devices) {
+      const size_t of_device = quotas_.DeviceModelSlot(
+          cluster_.device_class(cluster_.device(device).device_class).model);
+      if (slot && *slot != of_device) {
+        r.mask = r.selector_mask;
+        r.model_slot = kQuotaResources;
+        return;
+      }
+      slot = of_device;
+    }
   }
   for (const ModelOption& option : model_options_[r.selector_mask]) {
-    if (option.slot == slot) UseModelOption(r, option);
+    if (option.slot == slot.value_or(kQuotaResources)) UseModelOption(r, option);
   }
 }
 

@@ -195,5 +195,30 @@ TEST(ModelQuotaScenario, AJobThatFitsOnlyWhereItsQueuesNeverAdmitItSaysSo) {
   EXPECT_EQ(h.engine().Explain(across).reasons.front(), PendingCode::kUnschedulable);
 }
 
+// A job placed across models before the quotas came into force (restored into an engine with
+// them) counts its devices but no model's, and the books balance.
+TEST(ModelQuotaScenario, AJobRestoredAcrossModelsCountsAgainstNoModel) {
+  MixedFloor f;
+  Engine engine(f.cluster, WithQueues(kModels, false));
+  model::Job job = Of("a", MakeJob(2, 8, 3600));
+  std::vector<TaskAllocation> tasks;
+  for (const model::Node& node : f.cluster.nodes()) {
+    if (node.name != "h0" && node.name != "a0") continue;
+    TaskAllocation task{.node = node.id};
+    for (uint32_t d = 0; d < node.device_count; ++d)
+      task.devices.emplace_back(node.first_device + d);
+    tasks.push_back(std::move(task));
+  }
+  ASSERT_EQ(tasks.size(), 2u);
+  std::vector<Event> events = {JobRestored{JobId(0), job, tasks, 0}};
+  engine.Step(events, SecondsToUs(10));
+  EXPECT_EQ(engine.state(JobId(0)), JobState::kRunning);
+  EXPECT_EQ(engine.CheckInvariants(), "");
+  const QuotaTree& tree = engine.quotas();
+  EXPECT_EQ(tree.usage(tree.QueueOf("a"))[0], 16'000);
+  EXPECT_EQ(ModelUsage(engine, "a", "H100"), 0);
+  EXPECT_EQ(ModelUsage(engine, "a", "A100"), 0);
+}
+
 }  // namespace
 }  // namespace headroom::engine
