@@ -3,6 +3,7 @@
 // GET /v1/queues shows an admin every queue and a user its own with its fair share; /metrics
 // exports usage and guarantees; bad bodies get 400 naming the line and field, users 403.
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -27,6 +28,38 @@ const Json* QueueNamed(const Json& body, const std::string& name) {
   return nullptr;
 }
 
+bool WaitsForQuota(TestDaemon& daemon, const std::string& path) {
+  const Json job = daemon.Get(path, daemon.admin()).body;
+  return job["state"] == "pending" && job.contains("pending_reason") &&
+         job["pending_reason"]["code"] == "quota";
+}
+
+// Submits two 4-device jobs of team-a's and waits until the first runs and the second waits for
+// team-a's quota: the second's path and the message it waits with.
+std::pair<std::string, std::string> SecondWaitsForQuota(TestDaemon& daemon) {
+  std::string paths[2];
+  for (std::string& path : paths) {
+    const auto submitted =
+        daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
+    EXPECT_EQ(submitted.status, 201) << submitted.body.dump();
+    path = "/v1/jobs/" + std::to_string(submitted.body["id"].get<int64_t>());
+  }
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return daemon.Get(paths[0], daemon.admin()).body["state"] == "running"; }));
+  EXPECT_TRUE(testing::WaitFor([&] { return WaitsForQuota(daemon, paths[1]); }));
+  const Json waiting = daemon.Get(paths[1], daemon.admin()).body;
+  return {paths[1], waiting["pending_reason"]["message"].get<std::string>()};
+}
+
+// Whether GET /v1/queues shows `queue` with `amount` at `pointer` ("/usage/devices").
+bool QueueShows(TestDaemon& daemon, const std::string& queue, const std::string& pointer,
+                double amount) {
+  const Json queues = daemon.Get("/v1/queues", daemon.admin()).body;
+  const Json* found = QueueNamed(queues, queue);
+  const Json::json_pointer at(pointer);
+  return found != nullptr && found->contains(at) && (*found)[at] == amount;
+}
+
 TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
   TestDaemon daemon(TestDaemon::Simulated());
   const std::string user = daemon.Token({{"role", "user"}, {"tenant", "team-a"}});
@@ -46,31 +79,15 @@ TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
   EXPECT_EQ(set.body["queues"], 2);
   EXPECT_EQ(set.body["policy"], "headroom");
 
-  const auto first = daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
-  ASSERT_EQ(first.status, 201) << first.body.dump();
-  const auto second = daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
-  ASSERT_EQ(second.status, 201) << second.body.dump();
-  const std::string first_path = "/v1/jobs/" + std::to_string(first.body["id"].get<int64_t>());
-  const std::string second_path = "/v1/jobs/" + std::to_string(second.body["id"].get<int64_t>());
-  EXPECT_TRUE(testing::WaitFor(
-      [&] { return daemon.Get(first_path, daemon.admin()).body["state"] == "running"; }));
-  EXPECT_TRUE(testing::WaitFor([&] {
-    const Json job = daemon.Get(second_path, daemon.admin()).body;
-    return job["state"] == "pending" && job.contains("pending_reason") &&
-           job["pending_reason"]["code"] == "quota";
-  }));
-  const Json waiting = daemon.Get(second_path, daemon.admin()).body;
-  EXPECT_NE(waiting["pending_reason"]["message"].get<std::string>().find(
-                "Queue 'team-a' uses 4 devices of the 4 devices it may"),
+  const auto held = SecondWaitsForQuota(daemon);
+  const std::string& held_path = held.first;
+  EXPECT_NE(held.second.find("Queue 'team-a' uses 4 devices of the 4 devices it may"),
             std::string::npos)
-      << waiting.dump();
+      << held.second;
 
   // An admin sees every queue (and the tenants no queue lists); the user its own and its share.
-  EXPECT_TRUE(testing::WaitFor([&] {
-    const Json queues = daemon.Get("/v1/queues", daemon.admin()).body;
-    const Json* a = QueueNamed(queues, "team-a");
-    return a != nullptr && (*a)["usage"]["devices"] == 4.0;
-  }));
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return QueueShows(daemon, "team-a", "/usage/devices", 4.0); }));
   const auto all = daemon.Get("/v1/queues", daemon.admin());
   ASSERT_EQ(all.body["queues"].size(), 3u) << all.body.dump();
   const Json& a = *QueueNamed(all.body, "team-a");
@@ -108,15 +125,11 @@ TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
   const std::string policy_text =
       daemon.Get("/v1/policy", daemon.admin()).body["text"].get<std::string>();
   EXPECT_NE(policy_text.find(kQueues), std::string::npos) << policy_text;
-  EXPECT_TRUE(testing::WaitFor([&] {
-    const Json job = daemon.Get(second_path, daemon.admin()).body;
-    return job["state"] == "pending" && job.contains("pending_reason") &&
-           job["pending_reason"]["code"] == "quota";
-  }));
+  EXPECT_TRUE(testing::WaitFor([&] { return WaitsForQuota(daemon, held_path); }));
   // An empty list removes them: the job starts.
   ASSERT_EQ(daemon.Put("/v1/queues", daemon.admin(), "queues: []\n").status, 200);
   EXPECT_TRUE(testing::WaitFor(
-      [&] { return daemon.Get(second_path, daemon.admin()).body["state"] == "running"; }));
+      [&] { return daemon.Get(held_path, daemon.admin()).body["state"] == "running"; }));
   EXPECT_TRUE(daemon.Get("/v1/queues", daemon.admin()).body["queues"].empty());
 }
 
@@ -130,26 +143,12 @@ TEST(ApiQueues, QuotasByDeviceModelHoldJobsAndShowInTheApiAndMetrics) {
   - {name: team-b, guaranteed: {device_models: {T4: 12}}}
 )");
   ASSERT_EQ(set.status, 200) << set.body.dump();
-  const auto first = daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
-  ASSERT_EQ(first.status, 201) << first.body.dump();
-  const auto second = daemon.Post("/v1/jobs", daemon.admin(), testing::JobBody(1, 4, 0, "team-a"));
-  ASSERT_EQ(second.status, 201) << second.body.dump();
-  const std::string second_path = "/v1/jobs/" + std::to_string(second.body["id"].get<int64_t>());
-  EXPECT_TRUE(testing::WaitFor([&] {
-    const Json job = daemon.Get(second_path, daemon.admin()).body;
-    return job["state"] == "pending" && job.contains("pending_reason") &&
-           job["pending_reason"]["code"] == "quota";
-  }));
-  const Json waiting = daemon.Get(second_path, daemon.admin()).body;
-  EXPECT_NE(waiting["pending_reason"]["message"].get<std::string>().find(
-                "Queue 'team-a' uses 4 T4 devices of the 4 T4 devices it may"),
+  const std::string message = SecondWaitsForQuota(daemon).second;
+  EXPECT_NE(message.find("Queue 'team-a' uses 4 T4 devices of the 4 T4 devices it may"),
             std::string::npos)
-      << waiting.dump();
-  EXPECT_TRUE(testing::WaitFor([&] {
-    const Json queues = daemon.Get("/v1/queues", daemon.admin()).body;
-    const Json* a = QueueNamed(queues, "team-a");
-    return a != nullptr && (*a)["usage"]["device_models"]["T4"] == 4.0;
-  }));
+      << message;
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return QueueShows(daemon, "team-a", "/usage/device_models/T4", 4.0); }));
   const Json queues = daemon.Get("/v1/queues", daemon.admin()).body;
   ASSERT_NE(QueueNamed(queues, "team-a"), nullptr) << queues.dump();
   const Json a = *QueueNamed(queues, "team-a");

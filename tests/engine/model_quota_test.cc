@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
-#include "engine/quota_yaml.h"
 #include "tests/engine/scenario.h"
 
 namespace headroom::engine {
@@ -18,26 +17,9 @@ namespace {
 using testing::Harness;
 using testing::MakeCluster;
 using testing::MakeJob;
+using testing::Of;
 using testing::Victims;
-
-PolicyConfig WithQueues(std::string_view queues_yaml, bool preemption) {
-  PolicyConfig policy = testing::Preset("headroom");
-  policy.queue_order = "fifo";
-  policy.victim_selector = "lowest_priority";
-  policy.preemption.enabled = preemption;
-  policy.preemption.reclaim_after_us = 0;
-  auto queues = ParseQueuesYaml(queues_yaml, "queues.yaml");
-  EXPECT_TRUE(queues.has_value()) << (queues ? "" : queues.error().message);
-  if (queues) policy.queues = *queues;
-  EXPECT_TRUE(ValidatePolicy(policy).has_value());
-  return policy;
-}
-
-model::Job Of(std::string tenant, model::Job job, int32_t priority = 0) {
-  job.tenant = std::move(tenant);
-  job.priority = priority;
-  return job;
-}
+using testing::WithQueues;
 
 struct MixedFloor {
   const model::Cluster cluster = MakeCluster(

@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "engine/presets.h"
+#include "engine/quota_yaml.h"
 #include "model/cluster_builder.h"
 #include "testing/cluster_fixtures.h"
 
@@ -79,6 +80,28 @@ inline PolicyConfig InArrivalOrder(PolicyConfig policy) {
   return policy;
 }
 inline PolicyConfig InArrivalOrder(std::string_view name) { return InArrivalOrder(Preset(name)); }
+
+// The headroom preset in arrival order with the queues of `queues_yaml` (engine/quota_yaml.h),
+// victims by lowest priority, preemption as `preemption` says and reclaims at once.
+inline PolicyConfig WithQueues(std::string_view queues_yaml, bool preemption) {
+  PolicyConfig policy = Preset("headroom");
+  policy.queue_order = "fifo";
+  policy.victim_selector = "lowest_priority";
+  policy.preemption.enabled = preemption;
+  policy.preemption.reclaim_after_us = 0;
+  auto queues = ParseQueuesYaml(queues_yaml, "queues.yaml");
+  EXPECT_TRUE(queues.has_value()) << (queues ? "" : queues.error().message);
+  if (queues) policy.queues = *queues;
+  EXPECT_TRUE(ValidatePolicy(policy).has_value());
+  return policy;
+}
+
+// `job` as one of `tenant`'s, at `priority`.
+inline model::Job Of(std::string tenant, model::Job job, int32_t priority = 0) {
+  job.tenant = std::move(tenant);
+  job.priority = priority;
+  return job;
+}
 
 // Drives an engine by hand: submit jobs, step, and read where they went.
 // The jobs a step preempted, in its order.
