@@ -4,6 +4,13 @@
 // fair share. PUT (admin) replaces the policy's queues with a queues file's, journaled with the
 // policy, so that they stay in force across restarts until changed.
 #include <cmath>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "control/api_routes.h"
 #include "engine/quota.h"
@@ -100,13 +107,44 @@ ApiResult<Reply> GetQueues(ApiContext& context, const HttpRequest& request) {
   return Reply{200, std::move(body)};
 }
 
+// A device model the queues give quotas that no node has (yet): likely a misspelling, or a
+// model whose agents have not registered. Its quotas count nothing until such a node comes.
+Json ModelWarnings(ApiContext& context, const std::vector<engine::QueueConfig>& queues) {
+  std::set<std::string> named;
+  for (const engine::QueueConfig& queue : queues) {
+    for (const auto& [model, unused_quota] : queue.device_models) named.insert(model);
+  }
+  std::set<std::string> present;
+  {
+    std::lock_guard lock(context.state.mu);
+    if (const Topology* topology = context.state.topology.get();
+        topology != nullptr && topology->cluster != nullptr) {
+      for (const model::DeviceClass& device_class : topology->cluster->device_classes()) {
+        if (!device_class.model.empty()) present.insert(device_class.model);
+      }
+    }
+  }
+  Json warnings = Json::array();
+  for (const std::string& model : named) {
+    if (present.contains(model)) continue;
+    warnings.push_back(fmt::format(
+        "device model '{}' is on no node (the nodes have: {}); its quotas count nothing until "
+        "a node with it registers",
+        model,
+        present.empty() ? std::string("none yet") : fmt::format("{}", fmt::join(present, ", "))));
+  }
+  return warnings;
+}
+
 ApiResult<Reply> PutQueues(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateAdmin(context, request);
   if (!principal) return tl::unexpected(principal.error());
   if (auto ok = context.loop.SetQueues(request.body); !ok) return tl::unexpected(ok.error());
-  return Reply{
-      200,
-      {{"policy", context.loop.policy().name}, {"queues", context.loop.policy().queues.size()}}};
+  const engine::PolicyConfig policy = context.loop.policy();
+  return Reply{200,
+               {{"policy", policy.name},
+                {"queues", policy.queues.size()},
+                {"warnings", ModelWarnings(context, policy.queues)}}};
 }
 
 }  // namespace

@@ -168,6 +168,11 @@ TEST_F(ClientAgainstDaemon, QueuesSetAndList) {
   ASSERT_EQ(Run({"queues", "set", file}).status, 0);
   const CommandOutcome by_model = Run({"queues"});
   EXPECT_TRUE(std::regex_search(by_model.out, std::regex(R"(research .* T4 0/8)"))) << by_model.out;
+  std::ofstream(file) << "queues:\n  - {name: research, guaranteed: {device_models: {T5: 8}}}\n";
+  const CommandOutcome typo = Run({"queues", "set", file});
+  EXPECT_EQ(typo.status, 0) << typo.err;
+  EXPECT_NE(typo.err.find("warning: device model 'T5' is on no node"), std::string::npos)
+      << typo.err;
   // A bad file is named by its own line, and nothing is sent.
   std::ofstream(file) << "queues:\n  - name: x\n    lending_limit: {devices: 2}\n";
   const CommandOutcome bad = Run({"queues", "set", file});

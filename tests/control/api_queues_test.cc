@@ -143,6 +143,7 @@ TEST(ApiQueues, QuotasByDeviceModelHoldJobsAndShowInTheApiAndMetrics) {
   - {name: team-b, guaranteed: {device_models: {T4: 12}}}
 )");
   ASSERT_EQ(set.status, 200) << set.body.dump();
+  EXPECT_TRUE(set.body["warnings"].empty()) << set.body.dump();
   const std::string message = SecondWaitsForQuota(daemon).second;
   EXPECT_NE(message.find("Queue 'team-a' uses 4 T4 devices of the 4 T4 devices it may"),
             std::string::npos)
@@ -165,6 +166,16 @@ TEST(ApiQueues, QuotasByDeviceModelHoldJobsAndShowInTheApiAndMetrics) {
   EXPECT_NE(metrics->body.find(
                 "headroom_queue_guaranteed_devices_by_model{queue=\"team-b\",model=\"T4\"} 12"),
             std::string::npos);
+  // A model no node has (a misspelling, or agents not yet registered) is put in force, and the
+  // reply says so.
+  const auto typo =
+      daemon.Put("/v1/queues", daemon.admin(),
+                 "queues:\n  - {name: team-a, guaranteed: {device_models: {T5: 4}}}\n");
+  ASSERT_EQ(typo.status, 200) << typo.body.dump();
+  ASSERT_EQ(typo.body["warnings"].size(), 1u) << typo.body.dump();
+  EXPECT_EQ(typo.body["warnings"][0],
+            "device model 'T5' is on no node (the nodes have: T4); its quotas count nothing until "
+            "a node with it registers");
 }
 
 }  // namespace

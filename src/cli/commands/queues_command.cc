@@ -48,6 +48,14 @@ int Set(const ConnectionOptions& connection, const std::string& file) {
   if (!answer) return Fail(WithContext(answer.error(), "queues set"));
   std::printf("%zu queue(s) in force in policy '%s'\n", queues->size(),
               answer->value("policy", "").c_str());
+  if (const auto warnings = answer->find("warnings");
+      warnings != answer->end() && warnings->is_array()) {
+    for (const auto& warning : *warnings) {
+      if (warning.is_string()) {
+        std::fprintf(stderr, "warning: %s\n", warning.get<std::string>().c_str());
+      }
+    }
+  }
   return 0;
 }
 
