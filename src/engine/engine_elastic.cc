@@ -77,15 +77,9 @@ bool Engine::StartByShrinking(JobId id, const std::vector<PreemptionCandidate>& 
     if (!books.Admits(r.quota_queue, DemandOf(r)).admitted) return false;
   }
   for (const auto& [victim, width] : shrinks) {
-    JobRecord& v = record(victim);
-    MigrateJob resize{.job = victim,
-                      .tasks = {v.tasks.begin(), v.tasks.begin() + width},
-                      .pause_us = pause_us,
-                      .cost_device_us = pause_us * CountedDevices(v.job, width)};
-    for (const TaskAllocation& task : v.tasks) state_.Release(task);
-    TrackTasks(v.tasks, -1);
-    Relocate(resize, now);
-    decisions.migrations.push_back(std::move(resize));
+    const JobRecord& v = record(victim);
+    Resize(victim, {v.tasks.begin(), v.tasks.begin() + width},
+           pause_us * CountedDevices(v.job, width), now, decisions);
   }
   ++release_epoch_;
   preempter_.changeover().Charge(now, cost_device_us);
@@ -96,6 +90,19 @@ bool Engine::StartByShrinking(JobId id, const std::vector<PreemptionCandidate>& 
   DropReservation();
   reservation_stale_ = true;
   return true;
+}
+
+void Engine::Resize(JobId id, std::vector<TaskAllocation> tasks, int64_t cost_device_us, TimeUs now,
+                    Decisions& decisions) {
+  const JobRecord& v = record(id);
+  for (const TaskAllocation& task : v.tasks) state_.Release(task);
+  TrackTasks(v.tasks, -1);
+  MigrateJob resize{.job = id,
+                    .tasks = std::move(tasks),
+                    .pause_us = policy_.preemption.restart_us,
+                    .cost_device_us = cost_device_us};
+  Relocate(resize, now);
+  decisions.migrations.push_back(std::move(resize));
 }
 
 void Engine::GrowElastic(TimeUs now, Decisions& decisions) {
@@ -133,16 +140,10 @@ void Engine::GrowElastic(TimeUs now, Decisions& decisions) {
       request.task_count = wider - width;
       std::optional<std::vector<TaskAllocation>> added = placer_.Place(state_, request, nullptr);
       if (!added) continue;
-      MigrateJob resize{.job = JobId(job),
-                        .tasks = v.tasks,
-                        .pause_us = pause_us,
-                        .cost_device_us = cost_device_us};
-      resize.tasks.insert(resize.tasks.end(), added->begin(), added->end());
-      for (const TaskAllocation& task : v.tasks) state_.Release(task);
-      TrackTasks(v.tasks, -1);
-      Relocate(resize, now);
+      std::vector<TaskAllocation> tasks = v.tasks;
+      tasks.insert(tasks.end(), added->begin(), added->end());
+      Resize(JobId(job), std::move(tasks), cost_device_us, now, decisions);
       preempter_.changeover().Charge(now, cost_device_us);
-      decisions.migrations.push_back(std::move(resize));
       grown = true;
       break;
     }
