@@ -285,6 +285,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.pending_since_us = std::max(r.job.submit_time_us, r.job.pending_since_us);
   r.preemptions = r.job.preemptions;
   r.attained_device_us = r.job.attained_device_us;
+  AwaitRaise(r, id);
   max_priority_ = std::max(max_priority_, r.job.priority);
   if (SharePlaced(r)) share_->Submitted(r.job);
   arrivals_.push_back(id);
@@ -402,9 +403,9 @@ Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   Decisions decisions;
   // A pass runs when something changed, or when a periodic pass (priority recalculation, a
   // backfill interval) falls due; a backfill interval of 0 means every pass, not a timer.
-  const bool timer_due = ReorderDue(now) ||
-                         (policy_.backfill_interval_us > 0 && BackfillDue(now)) ||
-                         now >= preemption_wakeup_us_;
+  const bool timer_due =
+      ReorderDue(now) || (policy_.backfill_interval_us > 0 && BackfillDue(now)) ||
+      now >= preemption_wakeup_us_ || (!raise_due_.empty() && now >= raise_due_.begin()->first);
   if (dirty_ || timer_due) Schedule(now, decisions);
   state_.Commit(0);
   return decisions;

@@ -181,6 +181,10 @@ class Engine {
   std::string CheckFollowed(const Decisions& decisions) const;
   void Reorder(TimeUs now);
   bool ReorderDue(TimeUs now) const;
+  // Whether a requeued job has waited preemption.raise_requeued_after_us since its requeue, and
+  // so goes ahead of the queue; AwaitRaise notes when a requeued pending job will have.
+  bool RaisedAfterRequeue(const JobRecord& r, TimeUs now) const;
+  void AwaitRaise(const JobRecord& r, JobId id);
   bool BackfillDue(TimeUs now) const;
   // Starts `id` if it places (an elastic job at the widest width that does); a width whose
   // estimate ends after `free_until_us` (by default, every width) keeps out of `avoid`.
@@ -364,6 +368,9 @@ class Engine {
   // changeover budget grows after a fruitless search: the next pass falls due then (kNever:
   // none).
   TimeUs preemption_wakeup_us_ = kNever;
+  // Requeued pending jobs as (when they are raised, id): a pass falls due at the first. Entries
+  // of jobs that started or ended meanwhile are dropped when they come due.
+  std::set<std::pair<TimeUs, uint32_t>> raise_due_;
   // SweepServiceQueues' results and the time they are for.
   TimeUs service_sweep_us_ = -1;
   std::vector<int64_t> lowest_service_rank_by_queue_;

@@ -21,6 +21,18 @@ bool Engine::ReorderDue(TimeUs now) const {
          (!reordered_once_ || now - last_reorder_us_ >= policy_.multifactor.recalc_period_us);
 }
 
+bool Engine::RaisedAfterRequeue(const JobRecord& r, TimeUs now) const {
+  const TimeUs after_us = policy_.preemption.raise_requeued_after_us;
+  return after_us > 0 && r.preemptions > 0 && now - r.pending_since_us >= after_us;
+}
+
+void Engine::AwaitRaise(const JobRecord& r, JobId id) {
+  if (policy_.preemption.raise_requeued_after_us > 0 && r.preemptions > 0) {
+    raise_due_.insert(
+        {r.pending_since_us + policy_.preemption.raise_requeued_after_us, id.value()});
+  }
+}
+
 bool Engine::BackfillDue(TimeUs now) const {
   return policy_.backfill != BackfillMode::kNone &&
          (policy_.backfill_interval_us == 0 || !backfilled_once_ ||
@@ -48,14 +60,25 @@ void Engine::Reorder(TimeUs now) {
       context.attained_device_us = r.attained_device_us;
     }
     r.key = order_->Key(r.job, id, context);
-    r.key.raised = budget > 0 && r.preemptions >= budget;
+    r.key.raised = (budget > 0 && r.preemptions >= budget) || RaisedAfterRequeue(r, now);
   };
+  // Requeued jobs whose wait came to raise_requeued_after_us move ahead; the rest keep their keys.
+  bool raised = false;
+  while (!raise_due_.empty() && raise_due_.begin()->first <= now) {
+    JobRecord& r = jobs_[raise_due_.begin()->second];
+    raise_due_.erase(raise_due_.begin());
+    if (r.state != JobState::kPending || r.key.raised || !RaisedAfterRequeue(r, now)) continue;
+    r.key.raised = true;
+    raised = true;
+  }
   if (recompute) {
     last_reorder_us_ = now;
     reordered_once_ = true;
     for (JobId id : queue_) {
       rekey(record(id), id);
     }
+  }
+  if (recompute || raised) {
     std::sort(queue_.begin(), queue_.end(),
               [&](JobId a, JobId b) { return record(a).key < record(b).key; });
   }
@@ -309,6 +332,7 @@ TimeUs Engine::NextWakeupUs() const {
     wakeup = std::min(wakeup, last_reorder_us_ + policy_.multifactor.recalc_period_us);
   }
   wakeup = std::min(wakeup, preemption_wakeup_us_);
+  if (!raise_due_.empty()) wakeup = std::min(wakeup, raise_due_.begin()->first);
   return wakeup;
 }
 

@@ -384,6 +384,7 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   ++v.preemptions;
   v.position = 0;  // Not ordered again yet: the next pass places it.
   v.pending_since_us = now;
+  AwaitRaise(v, preemption.job);
   arrivals_.push_back(preemption.job);
   dirty_ = true;
 }

@@ -162,6 +162,12 @@ struct PreemptionConfig {
   // only once it has waited this long since it was submitted or requeued, so that running work
   // ending by itself in that time frees its devices without a preemption. 0: at once.
   TimeUs preempt_after_us = 0;
+  // Bounded starvation for victims: a requeued job that has waited this long since its requeue
+  // goes ahead of every job that has not (as one past its per-job budget), so that a job
+  // preempted for newcomers does not also queue behind every newcomer after them (under las, a
+  // victim drops to the last service queue, behind a stream of fresh arrivals). It preempts by
+  // its rank as before: only the order changes. 0: never.
+  TimeUs raise_requeued_after_us = 0;
 };
 
 // Elastic jobs while they run (model/job.h; every policy starts one at the widest width that

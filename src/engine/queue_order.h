@@ -47,7 +47,8 @@ struct QueueKey {
   TimeUs submit_time_us = 0;
   uint32_t id = 0;
   // Set by the engine, never by an order: a job preempted as often as its budget allows
-  // (PreemptionConfig::max_preemptions_per_job) goes ahead of every job that was not.
+  // (PreemptionConfig::max_preemptions_per_job), or requeued and waiting since for
+  // PreemptionConfig::raise_requeued_after_us, goes ahead of every job that is not.
   bool raised = false;
   friend bool operator<(const QueueKey& a, const QueueKey& b) {
     if (a.raised != b.raised) return a.raised;

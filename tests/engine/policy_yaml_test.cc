@@ -104,6 +104,7 @@ preemption:
   scope: cluster
   reclaim_after_s: 90
   preempt_after_s: 45
+  raise_requeued_after_s: 7200
 queues:
   - {name: org, guaranteed: {devices: 16}}
   - {name: vision, parent: org, tenants: [alice], share: 2.5, guaranteed: {devices: 8}}
@@ -164,6 +165,7 @@ queues:
   EXPECT_EQ(policy->preemption.scope, PreemptionScope::kCluster);
   EXPECT_EQ(policy->preemption.reclaim_after_us, 90 * kUsPerSecond);
   EXPECT_EQ(policy->preemption.preempt_after_us, 45 * kUsPerSecond);
+  EXPECT_EQ(policy->preemption.raise_requeued_after_us, 7200 * kUsPerSecond);
   ASSERT_EQ(policy->queues.size(), 2u);
   EXPECT_EQ(policy->queues[1].name, "vision");
   EXPECT_EQ(policy->queues[1].parent, "org");

@@ -9,7 +9,8 @@
 //     the victim ran at least the minimum run time and had been preempted fewer times than
 //     the per-job budget; no job is decided twice in a step; what the preemptions of any rolling
 //     hour lose stays within the changeover budget; once ordered, a pending job preempted its
-//     budget of times is ahead in the queue of every pending job that was not;
+//     budget of times, or requeued at least raise_requeued_after ago, is ahead in the queue of
+//     every pending job that is neither;
 //  3. independently of the engine, applying the decisions (preemptions, finishes and moves
 //     release, starts and moves take) never books a device share past 1000 milli or a node past its
 //     CPU or memory;
@@ -51,6 +52,7 @@ constexpr TimeUs kRestartUs = 5 * kUsPerSecond;
 
 uint64_t g_preemptions_seen = 0;
 uint64_t g_raised_ahead_seen = 0;     // Steps where a job past its budget waited with others.
+uint64_t g_raised_by_wait_seen = 0;   // The same for a job raised by its wait since requeue.
 uint64_t g_las_preemptions_seen = 0;  // Preemptions by attained service (tiresias).
 uint64_t g_resizes_seen = 0;          // Elastic jobs shrunk or grown.
 
@@ -59,6 +61,7 @@ struct Guards {
   int64_t changeover_budget_device_s_per_hour = 0;  // 0: no limit.
   uint32_t max_preemptions_per_job = 0;             // 0: no limit.
   TimeUs preempt_after_us = 0;                      // Hysteresis; 0: at once.
+  TimeUs raise_requeued_after_us = 0;               // 0: a requeued job is never raised.
 };
 
 void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs,
@@ -72,6 +75,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       guards.changeover_budget_device_s_per_hour;
   policy->preemption.max_preemptions_per_job = guards.max_preemptions_per_job;
   policy->preemption.preempt_after_us = guards.preempt_after_us;
+  policy->preemption.raise_requeued_after_us = guards.raise_requeued_after_us;
   policy->preemption.checkpoint_interval_us = kCheckpointUs;
   policy->preemption.restart_us = kRestartUs;
   // Under las, limits that jobs of a few minutes cross.
@@ -233,23 +237,33 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       for (const auto& [time, cost] : lost) in_hour += time > now - 3600 * kUsPerSecond ? cost : 0;
       RC_ASSERT(in_hour <= guards.changeover_budget_device_s_per_hour * kUsPerSecond);
     }
-    // A job preempted its budget of times waits ahead of every job that was not.
-    if (guards.max_preemptions_per_job > 0) {
+    // A job preempted its budget of times, or requeued raise_requeued_after_us ago, waits
+    // ahead of every job that was not.
+    if (guards.max_preemptions_per_job > 0 || guards.raise_requeued_after_us > 0) {
       const PendingSnapshot pending = engine.SnapshotPending({}, false);
       uint32_t last_raised = 0;
       uint32_t first_other = UINT32_MAX;
       bool any_raised = false;
+      bool any_by_wait = false;
       for (const PendingJob& job : pending.jobs) {
         if (job.queue_position == 0) continue;  // Requeued in this step: ordered in the next.
-        if (preempted[job.job.value()] >= guards.max_preemptions_per_job) {
+        const uint32_t id = job.job.value();
+        const bool by_budget =
+            guards.max_preemptions_per_job > 0 && preempted[id] >= guards.max_preemptions_per_job;
+        const bool by_wait = guards.raise_requeued_after_us > 0 && preempted[id] > 0 &&
+                             now - pending_since_us[id] >= guards.raise_requeued_after_us;
+        if (by_budget || by_wait) {
           any_raised = true;
+          any_by_wait |= by_wait && !by_budget;
           last_raised = std::max(last_raised, job.queue_position);
         } else {
           first_other = std::min(first_other, job.queue_position);
         }
       }
       RC_ASSERT(!any_raised || last_raised < first_other);
-      if (any_raised && first_other != UINT32_MAX) ++g_raised_ahead_seen;
+      if (any_raised && first_other != UINT32_MAX) {
+        ++(any_by_wait ? g_raised_by_wait_seen : g_raised_ahead_seen);
+      }
     }
     for (int64_t milli : free.device_milli) RC_ASSERT(milli >= 0);
     for (int64_t cpu : free.node_cpu_milli) RC_ASSERT(cpu >= 0);
@@ -275,13 +289,15 @@ TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
   g_preemptions_seen = 0;
   g_resizes_seen = 0;
   g_raised_ahead_seen = 0;
+  g_raised_by_wait_seen = 0;
   g_las_preemptions_seen = 0;
   // Resizes need the headroom preset and an elastic gang narrowed by a blocked one or left
   // narrow: headroom is drawn three times as often as each other preset, and the property runs
   // again (at most four times) until every kind of preemption and a resize were seen.
   for (int round = 0;
-       round == 0 || (round < 4 && (g_preemptions_seen == 0 || g_resizes_seen == 0 ||
-                                    g_raised_ahead_seen == 0 || g_las_preemptions_seen == 0));
+       round == 0 ||
+       (round < 4 && (g_preemptions_seen == 0 || g_resizes_seen == 0 || g_raised_ahead_seen == 0 ||
+                      g_raised_by_wait_seen == 0 || g_las_preemptions_seen == 0));
        ++round) {
     // Each round under its own name: RapidCheck seeds a property by its name.
     const std::string name = "preemptions take whole gangs of lower priority and lose no job" +
@@ -306,12 +322,14 @@ TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
       guards.changeover_budget_device_s_per_hour = *rc::gen::element<int64_t>(0, 200, 2000);
       guards.max_preemptions_per_job = *rc::gen::element<uint32_t>(0, 1, 2);
       guards.preempt_after_us = *rc::gen::element<TimeUs>(0, 0, 15 * kUsPerSecond);
+      guards.raise_requeued_after_us = *rc::gen::element<TimeUs>(0, 20 * kUsPerSecond);
       CheckRun(cluster, jobs, preset, guards);
     }));
   }
   // The property is only worth its name if preemptions happen: over its runs, some must.
   EXPECT_GT(g_preemptions_seen, 0u);
   EXPECT_GT(g_raised_ahead_seen, 0u);
+  EXPECT_GT(g_raised_by_wait_seen, 0u);
   EXPECT_GT(g_las_preemptions_seen, 0u);
   EXPECT_GT(g_resizes_seen, 0u);
 }

@@ -1,8 +1,8 @@
 // Preemption (engine/preemption.h, engine_preempt.cc): exact scenarios on two 8-device nodes —
 // who is requeued for a higher-priority job, what it loses, who is spared (equal priority, the
 // minimum run time, a victim the blocked job did not need, the changeover and per-job budgets),
-// a job past its budget going ahead of the queue, gangs requeued whole — and the lost-work
-// arithmetic.
+// a job past its budget or long requeued going ahead of the queue, gangs requeued whole — and the
+// lost-work arithmetic.
 #include <string>
 #include <vector>
 
@@ -236,34 +236,97 @@ TEST(PreemptionGuards, AJobPreemptedItsBudgetOfTimesIsNeverAVictimAgain) {
   EXPECT_EQ(h.engine().state(low), JobState::kRunning);
 }
 
+// One node: `low` runs from 0 s, `high` preempts it at 1000 s, and `newcomer`, of a priority
+// between the two, arrives at 1050 s.
+struct RequeuedBeforeANewcomer {
+  explicit RequeuedBeforeANewcomer(const PolicyConfig& policy) : h(cluster, policy) {
+    low = h.Submit(Prioritized(MakeJob(1, 8, 36000), 0));
+    h.Step(0);
+    high = h.Submit(Prioritized(MakeJob(1, 8, 100), 9));
+    EXPECT_EQ(Victims(h.Step(1000)), std::vector<JobId>{low});
+    newcomer = h.Submit(Prioritized(MakeJob(1, 8, 100), 5));
+    h.Step(1050);
+  }
+  // Which of `low` and `newcomer` is first in the queue.
+  JobId FirstPending() {
+    const PendingSnapshot pending = h.engine().SnapshotPending({}, false);
+    EXPECT_EQ(pending.jobs.size(), 2u);
+    return pending.jobs[0].queue_position < pending.jobs[1].queue_position ? pending.jobs[0].job
+                                                                           : pending.jobs[1].job;
+  }
+
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}}}});
+  Harness h;
+  JobId low, high, newcomer;
+};
+
+PolicyConfig ByPriority(PolicyConfig policy) {
+  policy.queue_order = "priority";
+  return policy;
+}
+
 // Past its budget a job's priority rises too: requeued for the last time, it goes ahead of a
 // job the order would put first (here, of higher priority), and starts when room frees.
 TEST(PreemptionGuards, AJobPreemptedItsBudgetOfTimesGoesAheadOfTheQueue) {
   for (const uint32_t budget : {1u, 0u}) {
     SCOPED_TRACE(budget);
-    const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}}}});
-    PolicyConfig policy = WithPreemption();
-    policy.queue_order = "priority";
+    PolicyConfig policy = ByPriority(WithPreemption());
     policy.preemption.max_preemptions_per_job = budget;
-    Harness h(cluster, policy);
-    const JobId low = h.Submit(Prioritized(MakeJob(1, 8, 36000), 0));
-    h.Step(0);
-    const JobId high = h.Submit(Prioritized(MakeJob(1, 8, 100), 9));
-    EXPECT_EQ(Victims(h.Step(1000)), std::vector<JobId>{low});
-    const JobId newcomer = h.Submit(Prioritized(MakeJob(1, 8, 100), 5));
-    h.Step(1050);
-    const PendingSnapshot pending = h.engine().SnapshotPending({}, false);
-    ASSERT_EQ(pending.jobs.size(), 2u);
-    const JobId first = pending.jobs[0].queue_position < pending.jobs[1].queue_position
-                            ? pending.jobs[0].job
-                            : pending.jobs[1].job;
-    EXPECT_EQ(first, budget > 0 ? low : newcomer);
-    h.Finish(high);
-    const Decisions after = h.Step(1100);
+    RequeuedBeforeANewcomer t(policy);
+    EXPECT_EQ(t.FirstPending(), budget > 0 ? t.low : t.newcomer);
+    t.h.Finish(t.high);
+    const Decisions after = t.h.Step(1100);
     ASSERT_EQ(after.starts.size(), 1u);
-    EXPECT_EQ(after.starts[0].job, budget > 0 ? low : newcomer);
+    EXPECT_EQ(after.starts[0].job, budget > 0 ? t.low : t.newcomer);
     EXPECT_TRUE(after.preemptions.empty());
   }
+}
+
+PolicyConfig RaisingAnHourAfterARequeue() {
+  PolicyConfig policy = ByPriority(WithPreemption());
+  policy.preemption.raise_requeued_after_us = SecondsToUs(3600);
+  return policy;
+}
+
+// A victim that has waited raise_requeued_after_us since its requeue goes ahead of the queue
+// too: the engine wakes when that time comes, and the victim starts first when room frees.
+TEST(PreemptionGuards, AVictimWaitingLongEnoughSinceItsRequeueGoesAheadOfTheQueue) {
+  RequeuedBeforeANewcomer t(RaisingAnHourAfterARequeue());
+  EXPECT_EQ(t.FirstPending(), t.newcomer);  // Waited 50 s of its 3600.
+  EXPECT_EQ(t.h.engine().NextWakeupUs(), SecondsToUs(1000 + 3600));
+  EXPECT_TRUE(t.h.Step(1000 + 3600).empty());
+  EXPECT_EQ(t.FirstPending(), t.low);
+  t.h.Finish(t.high);
+  const Decisions after = t.h.Step(5000);
+  ASSERT_EQ(after.starts.size(), 1u);
+  EXPECT_EQ(after.starts[0].job, t.low);
+  // Running again, it is not raised: a new arrival of higher priority preempts it as before.
+  t.h.Submit(Prioritized(MakeJob(1, 8, 100), 9));
+  EXPECT_EQ(Victims(t.h.Step(6000)), std::vector<JobId>{t.low});
+}
+
+// An earlier engine's requeue counts (model::Job::preemptions and pending_since_us, which the
+// daemon carries across rebuilds): such a job is raised when its wait since then comes to the
+// limit, not the limit after this engine first saw it.
+TEST(PreemptionGuards, ARequeueByAnEarlierEngineCountsTowardTheRaise) {
+  const model::Cluster cluster = MakeCluster({{"r0", {{"n0"}}}});
+  Harness h(cluster, RaisingAnHourAfterARequeue());
+  const JobId running = h.Submit(Prioritized(MakeJob(1, 8, 36000), 9));
+  h.Step(0);
+  model::Job requeued = Prioritized(MakeJob(1, 8, 100), 0);
+  requeued.submit_time_us = SecondsToUs(10);
+  requeued.preemptions = 1;
+  requeued.pending_since_us = SecondsToUs(500);
+  const JobId victim = h.Submit(requeued);
+  const JobId newcomer = h.Submit(Prioritized(MakeJob(1, 8, 100), 5));
+  h.Step(600);
+  EXPECT_EQ(h.engine().NextWakeupUs(), SecondsToUs(500 + 3600));
+  h.Step(500 + 3600);
+  h.Finish(running);
+  const Decisions after = h.Step(4200);
+  ASSERT_EQ(after.starts.size(), 1u);
+  EXPECT_EQ(after.starts[0].job, victim);
+  EXPECT_EQ(h.engine().state(newcomer), JobState::kPending);
 }
 
 // The budget counts the preemptions earlier engines made (model::Job::preemptions, which the
