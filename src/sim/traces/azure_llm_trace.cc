@@ -1,0 +1,106 @@
+#include "sim/traces/azure_llm_trace.h"
+
+#include <utility>
+
+#include "base/csv.h"
+#include "sim/traces/trace_fields.h"
+
+namespace headroom::sim {
+namespace {
+
+// The digits text[begin, begin + count) as a number; nullopt if any is not a digit.
+std::optional<int64_t> Digits(std::string_view text, size_t begin, size_t count) {
+  if (begin + count > text.size()) return std::nullopt;
+  int64_t value = 0;
+  for (size_t i = begin; i < begin + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
+}
+
+// Days from 1970-01-01 to the given proleptic Gregorian date (year >= 1970).
+int64_t DaysSinceEpoch(int64_t year, int64_t month, int64_t day) {
+  // Counted from March, so that the leap day ends a year: Hinnant's days_from_civil.
+  year -= month <= 2 ? 1 : 0;
+  const int64_t era = year / 400;
+  const int64_t year_of_era = year - era * 400;
+  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  return era * 146097 + day_of_era - 719468;
+}
+
+bool IsLeapYear(int64_t year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
+
+int64_t DaysInMonth(int64_t year, int64_t month) {
+  constexpr int64_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
+}
+
+}  // namespace
+
+std::optional<TimeUs> ParseWallClockUs(std::string_view text) {
+  // YYYY-MM-DD HH:MM:SS
+  // 0123456789012345678
+  if (text.size() < 19 || text[4] != '-' || text[7] != '-' || text[10] != ' ' || text[13] != ':' ||
+      text[16] != ':') {
+    return std::nullopt;
+  }
+  const auto year = Digits(text, 0, 4), month = Digits(text, 5, 2), day = Digits(text, 8, 2);
+  const auto hour = Digits(text, 11, 2), minute = Digits(text, 14, 2), second = Digits(text, 17, 2);
+  if (!year || !month || !day || !hour || !minute || !second) return std::nullopt;
+  if (*year < 1970 || *month < 1 || *month > 12 || *day < 1 || *day > DaysInMonth(*year, *month) ||
+      *hour > 23 || *minute > 59 || *second > 59) {
+    return std::nullopt;
+  }
+  int64_t micros = 0;
+  if (text.size() > 19) {
+    const size_t digits = text.size() - 20;
+    if (text[19] != '.' || digits == 0 || digits > 9) return std::nullopt;
+    const auto fraction = Digits(text, 20, digits);
+    if (!fraction) return std::nullopt;
+    micros = *fraction;
+    for (size_t i = digits; i < 6; ++i) micros *= 10;
+    for (size_t i = 6; i < digits; ++i) micros /= 10;
+  }
+  const int64_t seconds =
+      DaysSinceEpoch(*year, *month, *day) * 86400 + *hour * 3600 + *minute * 60 + *second;
+  return seconds * kUsPerSecond + micros;
+}
+
+Result<RequestTrace> ParseAzureLlmTrace(std::string_view text, std::string source) {
+  auto table = CsvTable::Parse(text, source);
+  if (!table) return tl::unexpected(table.error());
+  size_t columns[3] = {};
+  const char* const names[3] = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
+  for (size_t i = 0; i < 3; ++i) {
+    auto column = table->Column(names[i]);
+    if (!column) return tl::unexpected(column.error());
+    columns[i] = *column;
+  }
+  const auto [timestamp, context_tokens, generated_tokens] = columns;
+
+  RequestTrace trace;
+  trace.format = "azure-llm";
+  trace.source = std::move(source);
+  trace.requests.reserve(table->row_count());
+  for (size_t row = 0; row < table->row_count(); ++row) {
+    const std::string_view cell = table->Field(row, timestamp);
+    const std::optional<TimeUs> arrival_us = ParseWallClockUs(cell);
+    if (!arrival_us) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "{}: expected a time as YYYY-MM-DD HH:MM:SS.fffffff, got \"{}\"",
+                       table->Where(row, timestamp), cell);
+    }
+    auto input = ReadCount(*table, row, context_tokens, kMaxRequestTokens);
+    if (!input) return tl::unexpected(input.error());
+    auto output = ReadCount(*table, row, generated_tokens, kMaxRequestTokens);
+    if (!output) return tl::unexpected(output.error());
+    trace.requests.push_back(
+        {*arrival_us, static_cast<uint32_t>(*input), static_cast<uint32_t>(*output)});
+  }
+  NormalizeArrivals(trace);
+  return trace;
+}
+
+}  // namespace headroom::sim
