@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -39,7 +40,25 @@ std::string QuotaAmountText(QuotaResource resource, int64_t amount) {
 }
 
 namespace {
+
 std::string DeviceText(int64_t milli) { return QuotaAmountText(QuotaResource::kDevices, milli); }
+
+// Why a queue's amounts of one resource (`what`, shown by `text`) are invalid: below 0, or
+// lending more than it is guaranteed; nullopt when they are valid.
+template <typename Text>
+std::optional<std::string> AmountsError(std::string_view what, int64_t guaranteed,
+                                        int64_t borrowing_limit, int64_t lending_limit,
+                                        const Text& text) {
+  if (guaranteed < 0 || borrowing_limit < kNoQuotaLimit || lending_limit < kNoQuotaLimit) {
+    return fmt::format("{}: expected amounts of 0 or more", what);
+  }
+  if (lending_limit > guaranteed) {
+    return fmt::format("{}: a lending limit of {} is above the guarantee, {}", what,
+                       text(lending_limit), text(guaranteed));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
@@ -90,29 +109,17 @@ Result<void> ValidateQueues(const std::vector<QueueConfig>& queues) {
                                           "quotas, in all queues together",
                                           model, kMaxQuotaDeviceModels));
       }
-      const std::string what = fmt::format("device model '{}'", model);
-      if (quota.guaranteed < 0 || quota.borrowing_limit < kNoQuotaLimit ||
-          quota.lending_limit < kNoQuotaLimit) {
-        return invalid(queue, what + ": expected amounts of 0 or more");
-      }
-      if (quota.lending_limit > quota.guaranteed) {
-        return invalid(queue,
-                       fmt::format("{}: a lending limit of {} is above the guarantee, {}", what,
-                                   DeviceText(quota.lending_limit), DeviceText(quota.guaranteed)));
+      if (auto error = AmountsError(fmt::format("device model '{}'", model), quota.guaranteed,
+                                    quota.borrowing_limit, quota.lending_limit, DeviceText)) {
+        return invalid(queue, *error);
       }
     }
     for (size_t k = 0; k < kFixedQuotaResources; ++k) {
       const auto resource = static_cast<QuotaResource>(k);
-      if (queue.guaranteed[k] < 0 || queue.borrowing_limit[k] < kNoQuotaLimit ||
-          queue.lending_limit[k] < kNoQuotaLimit) {
-        return invalid(
-            queue, fmt::format("{}: expected amounts of 0 or more", QuotaResourceName(resource)));
-      }
-      if (queue.lending_limit[k] > queue.guaranteed[k]) {
-        return invalid(queue, fmt::format("{}: a lending limit of {} is above the guarantee, {}",
-                                          QuotaResourceName(resource),
-                                          QuotaAmountText(resource, queue.lending_limit[k]),
-                                          QuotaAmountText(resource, queue.guaranteed[k])));
+      auto text = [resource](int64_t amount) { return QuotaAmountText(resource, amount); };
+      if (auto error = AmountsError(QuotaResourceName(resource), queue.guaranteed[k],
+                                    queue.borrowing_limit[k], queue.lending_limit[k], text)) {
+        return invalid(queue, *error);
       }
     }
   }
