@@ -111,6 +111,10 @@ uint32_t Autoscaler::Recommend(TimeUs now, double rate_per_s, double capacity_pe
 
   const uint32_t next = Limited(now, current, stable);
   if (next != current) changes_.push_back({now, int64_t{next} - int64_t{current}});
+  // Only changes within a policy's period count: older ones are forgotten, so that a service
+  // running for months keeps a bounded history.
+  const TimeUs period_us = std::max(config_.scale_up.period_us, config_.scale_down.period_us);
+  while (!changes_.empty() && now - changes_.front().first >= period_us) changes_.pop_front();
   return next;
 }
 

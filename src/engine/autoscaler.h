@@ -74,8 +74,10 @@ class Autoscaler {
 
   AutoscalerConfig config_;
   std::deque<std::pair<TimeUs, uint32_t>> recommendations_;  // Unstabilised, in time order.
-  std::deque<std::pair<TimeUs, int64_t>> changes_;           // Replicas added (+) or removed (-).
-  std::deque<std::pair<TimeUs, double>> samples_;            // Observed rates, for the trend.
+  // Replicas added (+) or removed (-) within the longer policy period, and the rates observed
+  // within the trend window.
+  std::deque<std::pair<TimeUs, int64_t>> changes_;
+  std::deque<std::pair<TimeUs, double>> samples_;
 };
 
 }  // namespace headroom::engine
