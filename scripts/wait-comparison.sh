@@ -4,7 +4,8 @@
 # per policy.
 # Usage: scripts/wait-comparison.sh [BUILD_DIR] [POLICY.yaml ...]
 # Needs the traces under HEADROOM_TRACES (default ../shared/traces). ELASTIC=SHARE declares
-# that share of every workload's multi-task jobs elastic (headroom sim --elastic).
+# that share of every workload's multi-task jobs elastic (headroom sim --elastic). UNNAMED=1
+# runs instead the ITP clusters the issue's goals do not name (01, 05, 06, 09, 10 at 0.9).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -36,6 +37,13 @@ print(f"{sys.argv[2]}: " + " | ".join(cells))
 PY
 }
 
+if [[ ${UNNAMED:-0} == 1 ]]; then
+  for cluster in 01 05 06 09 10; do
+    scenario "itp$cluster-0.9" --cluster "$work/c512.yaml" --workload "itp:$itp/cluster$cluster.csv" \
+      --load 0.9 --seed 7
+  done
+  exit 0
+fi
 scenario itp04 --cluster "$work/c512.yaml" --workload "itp:$itp/cluster04.csv"
 scenario itp04-0.9 --cluster "$work/c512.yaml" --workload "itp:$itp/cluster04.csv" --load 0.9 --seed 7
 scenario itp02-0.9 --cluster "$work/c512.yaml" --workload "itp:$itp/cluster02.csv" --load 0.9 --seed 7
