@@ -403,9 +403,9 @@ Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   Decisions decisions;
   // A pass runs when something changed, or when a periodic pass (priority recalculation, a
   // backfill interval) falls due; a backfill interval of 0 means every pass, not a timer.
-  const bool timer_due =
-      ReorderDue(now) || (policy_.backfill_interval_us > 0 && BackfillDue(now)) ||
-      now >= preemption_wakeup_us_ || (!raise_due_.empty() && now >= raise_due_.begin()->first);
+  const bool timer_due = ReorderDue(now) ||
+                         (policy_.backfill_interval_us > 0 && BackfillDue(now)) ||
+                         now >= preemption_wakeup_us_ || now >= NextRaiseUs();
   if (dirty_ || timer_due) Schedule(now, decisions);
   state_.Commit(0);
   return decisions;

@@ -185,6 +185,8 @@ class Engine {
   // so goes ahead of the queue; AwaitRaise notes when a requeued pending job will have.
   bool RaisedAfterRequeue(const JobRecord& r, TimeUs now) const;
   void AwaitRaise(const JobRecord& r, JobId id);
+  // When the next raise falls due (a pass is due then); kNever: none awaited.
+  TimeUs NextRaiseUs() const { return raise_due_.empty() ? kNever : raise_due_.begin()->first; }
   bool BackfillDue(TimeUs now) const;
   // Starts `id` if it places (an elastic job at the widest width that does); a width whose
   // estimate ends after `free_until_us` (by default, every width) keeps out of `avoid`.

@@ -331,8 +331,7 @@ TimeUs Engine::NextWakeupUs() const {
   if (order_->time_dependent() && reordered_once_) {
     wakeup = std::min(wakeup, last_reorder_us_ + policy_.multifactor.recalc_period_us);
   }
-  wakeup = std::min(wakeup, preemption_wakeup_us_);
-  if (!raise_due_.empty()) wakeup = std::min(wakeup, raise_due_.begin()->first);
+  wakeup = std::min({wakeup, preemption_wakeup_us_, NextRaiseUs()});
   return wakeup;
 }
 

@@ -1,5 +1,6 @@
 #include "sim/traces/azure_llm_trace.h"
 
+#include <chrono>
 #include <utility>
 
 #include "base/csv.h"
@@ -19,24 +20,6 @@ std::optional<int64_t> Digits(std::string_view text, size_t begin, size_t count)
   return value;
 }
 
-// Days from 1970-01-01 to the given proleptic Gregorian date (year >= 1970).
-int64_t DaysSinceEpoch(int64_t year, int64_t month, int64_t day) {
-  // Counted from March, so that the leap day ends a year: Hinnant's days_from_civil.
-  year -= month <= 2 ? 1 : 0;
-  const int64_t era = year / 400;
-  const int64_t year_of_era = year - era * 400;
-  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * 146097 + day_of_era - 719468;
-}
-
-bool IsLeapYear(int64_t year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
-
-int64_t DaysInMonth(int64_t year, int64_t month) {
-  constexpr int64_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
-}
-
 }  // namespace
 
 std::optional<TimeUs> ParseWallClockUs(std::string_view text) {
@@ -49,8 +32,12 @@ std::optional<TimeUs> ParseWallClockUs(std::string_view text) {
   const auto year = Digits(text, 0, 4), month = Digits(text, 5, 2), day = Digits(text, 8, 2);
   const auto hour = Digits(text, 11, 2), minute = Digits(text, 14, 2), second = Digits(text, 17, 2);
   if (!year || !month || !day || !hour || !minute || !second) return std::nullopt;
-  if (*year < 1970 || *month < 1 || *month > 12 || *day < 1 || *day > DaysInMonth(*year, *month) ||
-      *hour > 23 || *minute > 59 || *second > 59) {
+  // The calendar's own check: months of 1 to 12, days that the month has (29 February in leap
+  // years only).
+  const std::chrono::year_month_day date{std::chrono::year(static_cast<int>(*year)),
+                                         std::chrono::month(static_cast<unsigned>(*month)),
+                                         std::chrono::day(static_cast<unsigned>(*day))};
+  if (*year < 1970 || !date.ok() || *hour > 23 || *minute > 59 || *second > 59) {
     return std::nullopt;
   }
   int64_t micros = 0;
@@ -63,8 +50,8 @@ std::optional<TimeUs> ParseWallClockUs(std::string_view text) {
     for (size_t i = digits; i < 6; ++i) micros *= 10;
     for (size_t i = 6; i < digits; ++i) micros /= 10;
   }
-  const int64_t seconds =
-      DaysSinceEpoch(*year, *month, *day) * 86400 + *hour * 3600 + *minute * 60 + *second;
+  const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
+  const int64_t seconds = days * 86400 + *hour * 3600 + *minute * 60 + *second;
   return seconds * kUsPerSecond + micros;
 }
 
