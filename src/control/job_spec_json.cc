@@ -450,6 +450,12 @@ bool Check(const Read& read, JobSpec& spec) {
 }  // namespace
 
 std::optional<JobSpec> ReadCanonicalJobSpec(std::string_view text) {
+  // The writer puts no whitespace between tokens and escapes every control character, so a raw
+  // one is not canonical. Leaving them to ParseJobSpec matters: YAML and JSON disagree on
+  // some (a lone carriage return breaks a YAML line, and is blank space to JSON).
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20) return std::nullopt;
+  }
   // The writer escapes only quotes, backslashes and control characters, and only tab of those
   // is valid. Any other escape (\u, \/ ...) goes to ParseJobSpec, so that both readers never
   // decode one text two ways.

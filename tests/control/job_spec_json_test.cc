@@ -153,6 +153,10 @@ TEST(ControlJobSpecJson, DeclinesWhatIsNotCanonical) {
       canonical.substr(0, canonical.size() - 1),                            // Cut short.
       Replace(canonical, "[\"python\"", "[[[[[[[[[[\"python\"]]]]]]]]]]"),  // Deep.
       "apiVersion: headroom/v1\nkind: Job\nspec: {timeLimit: 1h}\n",        // YAML.
+      // Blank space between tokens: the writer writes none, and YAML reads a lone carriage
+      // return as a line break where JSON reads it as a blank (found by the fuzzer).
+      Replace(canonical, "\"requests\":[", "\"requests\":\r["),
+      canonical + "\n",
   };
   for (const std::string& text : declined) {
     EXPECT_FALSE(ReadCanonicalJobSpec(text).has_value()) << text;
