@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "base/check.h"
 #include "base/csv.h"
+#include "base/rng.h"
 #include "sim/traces/azure_llm_trace.h"
 #include "sim/traces/mooncake_trace.h"
 
@@ -40,6 +42,34 @@ void NormalizeArrivals(RequestTrace& trace) {
   if (requests.empty()) return;
   const TimeUs first = requests.front().arrival_us;
   for (InferenceRequest& request : requests) request.arrival_us -= first;
+}
+
+RequestTrace MultiplexRequests(const RequestTrace& trace, double factor, uint64_t seed) {
+  HR_CHECK(factor > 0);
+  RequestTrace out{.format = trace.format, .source = trace.source, .requests = {}};
+  const TimeUs period_us = trace.span_us() + 1;
+  Rng rng(seed);
+  const auto whole = static_cast<uint64_t>(factor);
+  const double fraction = factor - static_cast<double>(whole);
+  for (uint64_t copy = 0; copy <= whole; ++copy) {
+    const double keep = copy < whole ? 1.0 : fraction;
+    if (keep <= 0) break;
+    // The first whole copy stays in place, so a factor of 1 gives the trace back.
+    const TimeUs shift_us = copy == 0 && whole > 0
+                                ? 0
+                                : static_cast<TimeUs>(rng.Below(static_cast<uint64_t>(period_us)));
+    for (const InferenceRequest& request : trace.requests) {
+      if (keep < 1 && rng.Uniform() >= keep) continue;
+      InferenceRequest shifted = request;
+      shifted.arrival_us = (request.arrival_us + shift_us) % period_us;
+      out.requests.push_back(shifted);
+    }
+  }
+  std::stable_sort(out.requests.begin(), out.requests.end(),
+                   [](const InferenceRequest& a, const InferenceRequest& b) {
+                     return a.arrival_us < b.arrival_us;
+                   });
+  return out;
 }
 
 }  // namespace headroom::sim

@@ -43,4 +43,10 @@ Result<RequestTrace> LoadRequestTrace(std::string_view spec);
 // Sorts `trace.requests` by arrival (stably) and shifts them so that the first arrives at 0.
 void NormalizeArrivals(RequestTrace& trace);
 
+// The trace at `factor` times its request rate over the same span: whole copies of it, each
+// but the first shifted circularly in time by a random offset (so their bursts do not all
+// coincide), and for the fraction left one more shifted copy keeping each request with that
+// probability. A factor below 1 thins the trace itself. Deterministic in `seed`; factor > 0.
+RequestTrace MultiplexRequests(const RequestTrace& trace, double factor, uint64_t seed);
+
 }  // namespace headroom::sim
