@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct SeriesPoint {
   std::vector<double> queue_usage_devices;
   // With queues (same order): each queue's decayed usage over its parent's, U.
   std::vector<double> queue_usage_share;
+  // With services: devices their replicas hold (the rest of `allocation` is training's).
+  uint64_t service_devices = 0;
 };
 
 struct PolicyMetrics {
@@ -119,6 +122,26 @@ struct JobOutcome {
   uint32_t migrations = 0;
 };
 
+// What operators watch of a service's requests: the share within the SLO, and latencies in
+// seconds over the served requests (failed ones count against attainment only).
+struct ServingSummary {
+  uint64_t requests = 0;
+  uint64_t failed = 0;
+  uint64_t restarted = 0;  // Requests a preempted replica sent back at least once.
+  double slo_attainment = 0;
+  Distribution ttft_s;     // Arrival to first token.
+  Distribution latency_s;  // Arrival to last token.
+};
+
+// Every inference service of a run, pooled (sim/service_driver.h).
+struct ServiceMetrics {
+  ServingSummary requests;
+  Distribution scale_up_to_serving_s;  // From the autoscaler's decision to the replica serving.
+  uint64_t replicas_started = 0;
+  uint64_t replica_preemptions = 0;
+  double replica_device_hours = 0;  // Devices held by replicas, model loads included.
+};
+
 struct PolicyRun {
   std::string name;
   std::string description;  // One line: queue order, backfill, placement.
@@ -130,6 +153,7 @@ struct PolicyRun {
   std::vector<QueueRun> queues;  // Empty without queues.
   // By the job's index in the workload; empty unless SimOptions::job_outcomes.
   std::vector<JobOutcome> jobs;
+  std::optional<ServiceMetrics> services;  // With SimOptions::services.
 };
 
 struct ClusterSummary {

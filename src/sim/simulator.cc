@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <optional>
 #include <queue>
 #include <thread>
 
@@ -78,6 +79,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   SeriesSampler sampler(first_arrival, span / std::max<uint32_t>(options.series_points, 1),
                         std::max<uint32_t>(options.series_points, 16));
   const TimeUs drain_limit = last_arrival + SecondsToUs(options.max_drain_s);
+  std::optional<ServiceDriver> services;
+  if (!options.services.empty()) {
+    services.emplace(options.services, first_arrival, static_cast<uint32_t>(jobs.size()));
+  }
 
   std::vector<TimeUs> start_us(jobs.size(), -1);     // Of the current (or last) attempt.
   std::vector<JobOutcome> outcomes(jobs.size());     // first_start_us -1: not started yet.
@@ -126,6 +131,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     TimeUs now = kNever;
     if (next_arrival < jobs.size()) now = jobs[next_arrival].submit_time_us;
     if (!completions.empty()) now = std::min(now, completions.top().time_us);
+    if (services) now = std::min(now, services->NextEventUs());
     const bool work_in_flight = now != kNever;
     const TimeUs wakeup = engine.NextWakeupUs();
     if (wakeup != kNever && (work_in_flight || engine.running_count() == 0)) {
@@ -142,6 +148,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.fragmentation = static_cast<double>(engine.FragmentedMilli()) / capacity;
       point.pending_jobs = engine.pending_count();
       point.running_jobs = engine.running_count();
+      point.service_devices = services ? services->replica_devices() : 0;
       point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
       point.queue_usage_devices = queues.Usage(engine.quotas());
       queues.SampleModels(engine.quotas());
@@ -180,6 +187,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       outcomes[job].end_us = now;
       last_completion = now;
     }
+    if (services) services->Step(now, events);
     metrics.events += events.size();
     const size_t running_before = engine.running_count();
     const engine::Decisions decisions = engine.Step(events, now);
@@ -190,6 +198,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
         // A preempted job keeps the work up to its last checkpoint (at full speed, counted from
         // when its current placement began working); the rest is lost, and its restart pauses.
         [&](const engine::PreemptJob& preemption) {
+          if (services && services->Owns(preemption.job)) {
+            services->Preempted(preemption.job, now);
+            return;
+          }
           const uint32_t job = preemption.job.value();
           HR_CHECK(start_us[job] >= 0);
           const double done_us =
@@ -208,6 +220,11 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           queues.Preempted(job, lost_device_us);
         },
         [&](const engine::MigrateJob& move) {
+          if (services && services->Owns(move.job)) {  // It loads its model again there.
+            services->Preempted(move.job, now);
+            services->Started(move.job, now);
+            return;
+          }
           const uint32_t job = move.job.value();
           HR_CHECK(start_us[job] >= 0);
           const double done_us =
@@ -233,6 +250,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
         },
         // A requeued job starts again from its last checkpoint after its restart pause.
         [&](const engine::StartJob& start) {
+          if (services && services->Owns(start.job)) {
+            services->Started(start.job, now);
+            return;
+          }
           const uint32_t job = start.job.value();
           const bool restart = outcomes[job].first_start_us >= 0;
           start_us[job] = now;
@@ -263,7 +284,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     if (observer != nullptr) observer->AfterStep(SimView{engine, now, decisions});
     // A wake-up that started nothing with nothing else left would repeat forever.
     if (events.empty() && decisions.empty() && completions.empty() && next_arrival == jobs.size() &&
-        running_before == 0) {
+        running_before == 0 && (!services || services->NextEventUs() == kNever)) {
       break;
     }
   }
@@ -308,6 +329,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   std::sort(waits.begin(), waits.end());
   run.sorted_wait_s = std::move(waits);
   if (options.job_outcomes) run.jobs = std::move(outcomes);
+  if (services) run.services = services->Finish(last_time);
   return run;
 }
 

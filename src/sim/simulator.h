@@ -16,6 +16,7 @@
 #include "model/cluster.h"
 #include "model/workload.h"
 #include "sim/run_result.h"
+#include "sim/service_driver.h"
 #include "sim/speed_model.h"
 
 namespace headroom::sim {
@@ -30,6 +31,9 @@ struct SimOptions {
   double max_drain_s = 365.0 * 24 * 3600;
   // Keep every job's start, end, preemptions and moves in PolicyRun::jobs.
   bool job_outcomes = false;
+  // Inference services run beside the workload through the same engine (service_driver.h);
+  // their replicas take job ids after the workload's.
+  std::vector<ServiceLoad> services;
 };
 
 // What an observer sees after each step.

@@ -20,6 +20,7 @@
 #include "sim/report/jobs_csv.h"
 #include "sim/report/json_report.h"
 #include "sim/report/text_table.h"
+#include "sim/service_loads.h"
 #include "sim/simulator.h"
 #include "sim/traces/elastic_jobs.h"
 #include "sim/traces/load_scaling.h"
@@ -46,6 +47,8 @@ struct SimFlags {
   std::string migration = "preset";
   std::string preemption = "preset";
   std::string queues;
+  std::string services;
+  sim::ServiceOptions service;
 };
 
 int Fail(const std::string& message) {
@@ -155,6 +158,13 @@ int RunSim(const SimFlags& flags) {
   }
 
   sim::SimOptions options;
+  if (!flags.services.empty()) {
+    sim::ServiceOptions service = flags.service;
+    service.seed = flags.seed;
+    auto services = sim::LoadServices(flags.services, service, *cluster);
+    if (!services) return Fail(services.error().message);
+    options.services = *std::move(services);
+  }
   options.series_points = flags.series_points;
   options.paranoid = flags.paranoid;
   options.job_outcomes = flags.jobs_csv;
@@ -250,6 +260,34 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--queues", flags->queues,
                       "Queues with quotas (YAML, a 'queues' list) for every policy");
+  command->add_option("--services", flags->services,
+                      "Inference services beside the workload, one per request trace: "
+                      "azure-llm:PATH or mooncake:PATH, comma-separated");
+  command->add_option("--service-model", flags->service.model, "Model the services serve")
+      ->capture_default_str();
+  command->add_option("--service-device-model", flags->service.device_model, "Replicas' devices")
+      ->capture_default_str();
+  command->add_option("--service-devices", flags->service.devices_per_replica, "Per replica")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  command->add_option("--service-min-replicas", flags->service.min_replicas)->capture_default_str();
+  command->add_option("--service-max-replicas", flags->service.max_replicas)->capture_default_str();
+  command
+      ->add_option("--service-startup", flags->service.startup_s,
+                   "Seconds from a replica's start to serving (model load)")
+      ->capture_default_str();
+  command
+      ->add_option("--service-rate", flags->service.rate_scale,
+                   "Request rate as a multiple of each trace's (shifted copies superposed)")
+      ->capture_default_str();
+  command
+      ->add_option("--service-ttft-slo", flags->service.ttft_slo_s,
+                   "Seconds to first token a request may take")
+      ->capture_default_str();
+  command
+      ->add_option("--service-tbt-slo", flags->service.tbt_slo_s,
+                   "Seconds between tokens a request may take")
+      ->capture_default_str();
   command->add_flag("--paranoid", flags->paranoid, "Check every engine invariant after each step");
   command->add_flag("--jobs-csv", flags->jobs_csv,
                     "Also write jobs-POLICY.csv per policy: each job's submit, start, end, wait, "

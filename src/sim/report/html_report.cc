@@ -410,6 +410,65 @@ void AppendPendingPlot(std::string& out, const RunReport& report) {
   AppendFigure(out, spec, "Jobs queued and not yet started, averaged like the allocation plot.");
 }
 
+bool HasServices(const RunReport& report) {
+  return std::any_of(report.policies.begin(), report.policies.end(),
+                     [](const PolicyRun& run) { return run.services.has_value(); });
+}
+
+// Issue 13's figures: the services' requests and replicas beside what training got.
+void AppendServicesTable(std::string& out, const RunReport& report) {
+  auto it = std::back_inserter(out);
+  out +=
+      "<section class=\"card\">\n<h2>Inference beside training</h2>\n<div class=\"scroll\">"
+      "<table>\n<thead>\n<tr><th class=\"name\">Policy</th><th>SLO<br>attainment</th>"
+      "<th>TTFT<br>p99</th><th>Latency<br>p50</th><th>Latency<br>p99</th>"
+      "<th>Scale-up to<br>serving p95</th><th>Failed<br>requests</th><th>Replica<br>"
+      "preemptions</th><th>Training goodput<br>(device-h)</th><th>Preemptions</th>"
+      "<th>Lost to preemption<br>(device-h)</th><th>Allocation</th></tr>\n</thead>\n<tbody>\n";
+  for (size_t i = 0; i < report.policies.size(); ++i) {
+    const PolicyRun& run = report.policies[i];
+    if (!run.services) continue;
+    const ServiceMetrics& s = *run.services;
+    const PolicyMetrics& m = run.metrics;
+    fmt::format_to(it,
+                   "<tr><td class=\"name\"><span class=\"swatch\" style=\"background:{}\"></span>"
+                   "<strong>{}</strong></td><td>{:.3f}%</td><td>{}</td><td>{}</td><td>{}</td>"
+                   "<td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td><td>{:.1f}</td>"
+                   "<td>{}</td></tr>\n",
+                   svg::PaletteColor(i), EscapeXml(run.name), s.requests.slo_attainment * 100,
+                   FormatDuration(s.requests.ttft_s.p99), FormatDuration(s.requests.latency_s.p50),
+                   FormatDuration(s.requests.latency_s.p99),
+                   FormatDuration(s.scale_up_to_serving_s.p95), Grouped(s.requests.failed),
+                   Grouped(s.replica_preemptions), m.goodput_device_hours,
+                   Grouped(m.preemptions + s.replica_preemptions), m.preemption_lost_device_hours,
+                   FormatPercent(m.allocation_rate));
+  }
+  out +=
+      "</tbody>\n</table></div>\n<p class=\"note\">SLO attainment: requests whose time to "
+      "first token and time between tokens met the service's SLO \xC3\xB7 all requests (failed "
+      "ones count as missed). Scale-up to serving: from the autoscaler's decision to the "
+      "replica serving, its model load included. Training goodput: completed jobs' runtime "
+      "at full speed \xC3\x97 devices. Preemptions count training jobs and replicas.</p>\n"
+      "</section>\n";
+}
+
+void AppendServicePlots(std::string& out, const RunReport& report) {
+  svg::PlotSpec replicas = NewPlot("Devices held by service replicas");
+  replicas.lines = SeriesLines(
+      report, [](const SeriesPoint& p) { return static_cast<double>(p.service_devices); });
+  replicas.x = HoursAxis(replicas.lines);
+  replicas.y = ZeroBasedAxis(replicas.lines, "devices", 1, std::numeric_limits<double>::infinity());
+  AppendFigure(out, replicas, "Devices the engine gave inference replicas, loading or serving.");
+  const auto devices = static_cast<double>(report.cluster.devices);
+  svg::PlotSpec training = NewPlot("Devices held by training");
+  training.lines = SeriesLines(report, [devices](const SeriesPoint& p) {
+    return std::max(p.allocation * devices - static_cast<double>(p.service_devices), 0.0);
+  });
+  training.x = HoursAxis(training.lines);
+  training.y = LinearAxis("devices", 0, std::max(devices, 1.0));
+  AppendFigure(out, training, "Allocated devices less the replicas' devices.");
+}
+
 }  // namespace
 
 std::vector<svg::Point> WaitCdfPoints(const std::vector<double>& sorted_wait_s, size_t max_points) {
@@ -470,10 +529,12 @@ std::string WriteHtmlReport(const RunReport& report) {
                  EscapeXml(report.cluster.source), EscapeXml(report.workload.source), kStyle);
   AppendHeader(out, report);
   AppendMetricsTable(out, report);
+  if (HasServices(report)) AppendServicesTable(out, report);
   AppendAllocationPlot(out, report);
   AppendWaitCdfPlot(out, report);
   AppendFragmentationPlot(out, report);
   AppendPendingPlot(out, report);
+  if (HasServices(report)) AppendServicePlots(out, report);
   AppendQueueUsagePlots(out, report);
   AppendLargestBlockPlots(out, report);
   fmt::format_to(it,

@@ -91,6 +91,27 @@ Json MetricsJson(const PolicyMetrics& m) {
   return out;
 }
 
+// Issue 13's figures side by side: the services' requests and replicas, and what training got
+// (its goodput, the preemptions and the device-hours they lost, over jobs and replicas).
+Json ServicesJson(const ServiceMetrics& s, const PolicyMetrics& m) {
+  Json out = Json::object();
+  out["requests"] = s.requests.requests;
+  out["failed_requests"] = s.requests.failed;
+  out["restarted_requests"] = s.requests.restarted;
+  out["slo_attainment"] = Number(s.requests.slo_attainment);
+  out["ttft_s"] = DistributionJson(s.requests.ttft_s, /*with_max=*/true);
+  out["latency_s"] = DistributionJson(s.requests.latency_s, /*with_max=*/true);
+  out["scale_up_to_serving_s"] = DistributionJson(s.scale_up_to_serving_s, /*with_max=*/true);
+  out["replicas_started"] = s.replicas_started;
+  out["replica_preemptions"] = s.replica_preemptions;
+  out["replica_device_h"] = Number(s.replica_device_hours);
+  out["training_goodput_device_h"] = Number(m.goodput_device_hours);
+  out["preemptions"] = m.preemptions + s.replica_preemptions;
+  out["preemption_lost_device_h"] = Number(m.preemption_lost_device_hours);
+  out["allocation_rate"] = Number(m.allocation_rate);
+  return out;
+}
+
 // By queue name, one value per sample of a per-queue series.
 Json QueueSeriesJson(const PolicyRun& run, std::vector<double> SeriesPoint::*series) {
   Json out = Json::object();
@@ -209,6 +230,12 @@ std::string WriteJsonReport(const RunReport& report) {
     policy["series"] = SeriesJson(run.series);
     policy["series"]["largest_free_block"] =
         LargestFreeBlockJson(run.series, report.cluster.levels);
+    if (run.services) {
+      policy["services"] = ServicesJson(*run.services, run.metrics);
+      Json service_devices = Json::array();
+      for (const SeriesPoint& point : run.series) service_devices.push_back(point.service_devices);
+      policy["series"]["service_devices"] = std::move(service_devices);
+    }
     if (!run.queues.empty()) {
       policy["queues"] = QueuesJson(run.queues);
       policy["series"]["queue_usage_devices"] =

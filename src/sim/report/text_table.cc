@@ -152,6 +152,16 @@ std::string WriteTextTable(const RunReport& report) {
   AppendRow(out, rule, widths);
   for (size_t r = 1; r < rows.size(); ++r) AppendRow(out, rows[r], widths);
   if (report.policies.empty()) out += "(no policies were run)\n";
+  for (const PolicyRun& run : report.policies) {
+    if (!run.services) continue;
+    const ServiceMetrics& s = *run.services;
+    out += fmt::format(
+        "services under {}: SLO attainment {:.3f}%, latency p50 {} p99 {}, scale-up to serving "
+        "p95 {}, {} replica preemptions, training goodput {:.0f} device-h\n",
+        run.name, s.requests.slo_attainment * 100, FormatDuration(s.requests.latency_s.p50),
+        FormatDuration(s.requests.latency_s.p99), FormatDuration(s.scale_up_to_serving_s.p95),
+        s.replica_preemptions, run.metrics.goodput_device_hours);
+  }
   return out;
 }
 

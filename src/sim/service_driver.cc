@@ -1,0 +1,188 @@
+#include "sim/service_driver.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/check.h"
+#include "sim/stats.h"
+
+namespace headroom::sim {
+namespace {
+
+// Replicas never complete: they run until withdrawn. Finite, so that plans which add it to a
+// start time do not overflow (ten years).
+constexpr TimeUs kReplicaRuntimeUs = 10LL * 365 * 24 * 3600 * kUsPerSecond;
+
+model::Job ReplicaJob(const model::Service& service) {
+  model::Job job;
+  job.name = service.name + "-replica";
+  job.tenant = service.tenant;
+  job.priority = service.priority;
+  job.runtime_estimate_us = kReplicaRuntimeUs;
+  job.runtime_us = kReplicaRuntimeUs;
+  job.task_count = 1;
+  job.task.devices = service.devices_per_replica;
+  auto selector = model::Selector::Parse(fmt::format("model == \"{}\"", service.device_model));
+  HR_CHECK(selector.has_value());
+  job.task.selector = std::move(*selector);
+  return job;
+}
+
+}  // namespace
+
+ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads, TimeUs origin_us,
+                             uint32_t first_job_id)
+    : origin_us_(origin_us), first_job_id_(first_job_id), next_sync_us_(origin_us) {
+  services_.reserve(loads.size());
+  for (ServiceLoad& load : loads) {
+    auto capacity = model::ReplicaCapacity(load.service);
+    HR_CHECK(capacity.has_value());
+    double input = 0, output = 0;
+    for (const InferenceRequest& request : load.trace.requests) {
+      input += request.input_tokens;
+      output += request.output_tokens;
+    }
+    const double count = std::max<double>(static_cast<double>(load.trace.requests.size()), 1);
+    engine::AutoscalerConfig autoscaler = load.autoscaler;
+    autoscaler.min_replicas = load.service.min_replicas;
+    autoscaler.max_replicas = load.service.max_replicas;
+    autoscaler.target_utilization = load.service.target_utilization;
+    HR_CHECK(engine::ValidateAutoscalerConfig(autoscaler).has_value());
+    traces_end_us_ = std::max(traces_end_us_, origin_us + load.trace.span_us());
+    model::Job replica_job = ReplicaJob(load.service);
+    const model::LatencySlo slo = load.service.slo;
+    services_.push_back(
+        Running{.load = std::move(load),
+                .pool = ReplicaPool(*capacity, slo),
+                .autoscaler = engine::Autoscaler(autoscaler),
+                .replica_job = std::move(replica_job),
+                .capacity_per_s = capacity->SustainedRequestsPerS(input / count, output / count)});
+  }
+}
+
+TimeUs ServiceDriver::NextEventUs() const {
+  if (next_sync_us_ > traces_end_us_) {
+    const bool live = std::any_of(services_.begin(), services_.end(),
+                                  [](const Running& service) { return !service.replicas.empty(); });
+    if (!live) return kNever;
+  }
+  return next_sync_us_;
+}
+
+void ServiceDriver::Step(TimeUs now_us, std::vector<engine::Event>& events) {
+  for (Running& service : services_) Replay(service, now_us);
+  if (now_us < next_sync_us_) return;
+  for (size_t index = 0; index < services_.size(); ++index) Sync(index, now_us, events);
+  while (next_sync_us_ <= now_us) next_sync_us_ += kSyncPeriodUs;
+}
+
+void ServiceDriver::Replay(Running& service, TimeUs until_us) {
+  const std::vector<InferenceRequest>& requests = service.load.trace.requests;
+  for (; service.next_request < requests.size() &&
+         origin_us_ + requests[service.next_request].arrival_us <= until_us;
+       ++service.next_request) {
+    InferenceRequest request = requests[service.next_request];
+    request.arrival_us += origin_us_;
+    service.pool.Arrive(request);
+    ++service.arrivals_since_sync;
+  }
+}
+
+void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>& events) {
+  Running& service = services_[index];
+  const double rate_per_s =
+      static_cast<double>(service.arrivals_since_sync) / UsToSeconds(kSyncPeriodUs);
+  service.arrivals_since_sync = 0;
+  const auto current = static_cast<uint32_t>(service.replicas.size());
+  const bool replayed =
+      service.next_request == service.load.trace.requests.size() && now_us >= traces_end_us_;
+  const uint32_t desired =
+      replayed ? 0
+               : service.autoscaler.Recommend(now_us, rate_per_s, service.capacity_per_s, current);
+  for (uint32_t added = current; added < desired; ++added) {
+    const auto replica = static_cast<uint32_t>(replicas_.size());
+    replicas_.push_back(Replica{.service = index, .decided_us = now_us});
+    model::Job job = service.replica_job;
+    job.submit_time_us = now_us;
+    events.push_back(engine::JobSubmitted{JobId(first_job_id_ + replica), std::move(job)});
+    service.replicas.push_back(replica);
+  }
+  while (service.replicas.size() > desired) {
+    // Pending replicas serve nothing yet; of the running, the newest has the least to lose.
+    auto pending = std::find_if(
+        service.replicas.rbegin(), service.replicas.rend(),
+        [&](uint32_t replica) { return replicas_[replica].state == ReplicaState::kPending; });
+    Withdraw(pending != service.replicas.rend() ? *pending : service.replicas.back(), now_us,
+             events);
+  }
+}
+
+void ServiceDriver::Withdraw(uint32_t replica, TimeUs now_us, std::vector<engine::Event>& events) {
+  Replica& withdrawn = replicas_[replica];
+  Running& service = services_[withdrawn.service];
+  const JobId job(first_job_id_ + replica);
+  events.push_back(engine::JobCancelled{job});
+  if (withdrawn.state == ReplicaState::kRunning) {
+    HoldDevices(now_us);
+    held_devices_ -= service.load.service.devices_per_replica;
+    service.pool.StopReplica(job.value(), now_us, /*drain=*/true);
+  }
+  withdrawn.state = ReplicaState::kGone;
+  std::erase(service.replicas, replica);
+}
+
+void ServiceDriver::Started(JobId job, TimeUs now_us) {
+  Replica& replica = replicas_.at(job.value() - first_job_id_);
+  HR_CHECK(replica.state == ReplicaState::kPending);
+  Running& service = services_[replica.service];
+  HoldDevices(now_us);
+  held_devices_ += service.load.service.devices_per_replica;
+  replica.state = ReplicaState::kRunning;
+  replica.started_us = now_us;
+  const TimeUs serving_us = now_us + service.load.service.startup_us;
+  service.pool.AddReplica(job.value(), serving_us);
+  if (!replica.served) {
+    replica.served = true;
+    ++replicas_started_;
+    scale_up_s_.push_back(UsToSeconds(serving_us - replica.decided_us));
+  }
+}
+
+void ServiceDriver::Preempted(JobId job, TimeUs now_us) {
+  Replica& replica = replicas_.at(job.value() - first_job_id_);
+  HR_CHECK(replica.state == ReplicaState::kRunning);
+  Running& service = services_[replica.service];
+  HoldDevices(now_us);
+  held_devices_ -= service.load.service.devices_per_replica;
+  replica.state = ReplicaState::kPending;  // The engine requeues it.
+  service.pool.StopReplica(job.value(), now_us, /*drain=*/false);
+  ++replica_preemptions_;
+}
+
+void ServiceDriver::HoldDevices(TimeUs now_us) {
+  held_device_us_ += static_cast<double>(held_devices_) *
+                     static_cast<double>(std::max<TimeUs>(now_us - held_since_us_, 0));
+  held_since_us_ = now_us;
+}
+
+uint64_t ServiceDriver::replica_devices() const { return held_devices_; }
+
+ServiceMetrics ServiceDriver::Finish(TimeUs now_us) {
+  HoldDevices(now_us);
+  std::vector<RequestOutcome> outcomes;
+  for (Running& service : services_) {
+    Replay(service, kNever);
+    service.pool.Finish();
+    outcomes.insert(outcomes.end(), service.pool.outcomes().begin(), service.pool.outcomes().end());
+  }
+  ServiceMetrics metrics;
+  metrics.requests = Summarize(outcomes);
+  metrics.scale_up_to_serving_s = sim::Summarize(scale_up_s_);
+  metrics.replicas_started = replicas_started_;
+  metrics.replica_preemptions = replica_preemptions_;
+  metrics.replica_device_hours = held_device_us_ / (3600.0 * kUsPerSecond);
+  return metrics;
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,101 @@
+// ServiceDriver: the inference services of a simulation, run beside its training workload
+// through the same engine. Each service replays its request trace against its replicas
+// (ReplicaPool) and autoscales them (engine::Autoscaler, Kubernetes' HPA with headroom's
+// forecast) every sync period; a replica is a one-task job of the service's devices that the
+// engine places as it places any job (and may preempt, if the policy lets a higher priority
+// take devices). A replica never completes: it runs until the autoscaler removes it.
+//  - Scale up: a replica job is submitted; it serves `startup` after the engine starts it.
+//  - Scale down: pending replicas are withdrawn first, then the newest running ones, which
+//    drain (finish what they hold, take nothing new); their devices are released at once.
+//  - Preempted: what it held goes back to the service's queue, and the engine requeues the job.
+// The HPA's metric is the request rate over the last sync period; a replica's capacity is what
+// it sustains for the trace's mean request (model::ServingCapacity::SustainedRequestsPerS),
+// as an operator's load test would measure it.
+// Promises: replica job ids are dense from `first_job_id`; every request of every trace is
+// counted once by Finish; deterministic. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/time.h"
+#include "engine/autoscaler.h"
+#include "engine/event.h"
+#include "model/service.h"
+#include "sim/request_replay.h"
+#include "sim/run_result.h"
+#include "sim/traces/request_trace.h"
+
+namespace headroom::sim {
+
+// One service and the requests it serves, arrivals counted from the run's origin.
+struct ServiceLoad {
+  model::Service service;
+  RequestTrace trace;
+  engine::AutoscalerConfig autoscaler;  // Replica bounds are taken from the service.
+};
+
+class ServiceDriver {
+ public:
+  static constexpr TimeUs kSyncPeriodUs = 15 * kUsPerSecond;  // The HPA's default sync period.
+
+  // Preconditions: each service validates (model::ValidateService).
+  ServiceDriver(std::vector<ServiceLoad> loads, TimeUs origin_us, uint32_t first_job_id);
+
+  bool Owns(JobId job) const { return job.value() >= first_job_id_; }
+  // When it must act next (an autoscaler sync); kNever once every trace is replayed and no
+  // replica is left.
+  TimeUs NextEventUs() const;
+  // Replays requests up to `now_us` and, at a sync, autoscales: appends the replica jobs to
+  // submit or withdraw to `events`.
+  void Step(TimeUs now_us, std::vector<engine::Event>& events);
+  void Started(JobId job, TimeUs now_us);
+  void Preempted(JobId job, TimeUs now_us);
+  // Replays what is left (withdrawing every replica once the traces end) and sums up.
+  ServiceMetrics Finish(TimeUs now_us);
+
+  uint64_t replica_devices() const;  // Held by running replicas now.
+
+ private:
+  enum class ReplicaState : uint8_t { kPending, kRunning, kGone };
+  struct Replica {
+    size_t service;
+    ReplicaState state = ReplicaState::kPending;
+    TimeUs decided_us = 0;  // When the autoscaler asked for it.
+    TimeUs started_us = 0;
+    bool served = false;  // Its first start has been counted toward scale-up to serving.
+  };
+  struct Running {
+    ServiceLoad load;
+    ReplicaPool pool;
+    engine::Autoscaler autoscaler;
+    model::Job replica_job;
+    double capacity_per_s = 0;
+    size_t next_request = 0;
+    size_t arrivals_since_sync = 0;
+    std::vector<uint32_t> replicas;  // Its live replicas' indices into replicas_, oldest first.
+  };
+
+  void Replay(Running& service, TimeUs until_us);
+  void Sync(size_t index, TimeUs now_us, std::vector<engine::Event>& events);
+  void Withdraw(uint32_t replica, TimeUs now_us, std::vector<engine::Event>& events);
+  void HoldDevices(TimeUs now_us);
+
+  std::vector<Running> services_;
+  std::vector<Replica> replicas_;
+  TimeUs origin_us_;
+  uint32_t first_job_id_;
+  TimeUs next_sync_us_;
+  TimeUs traces_end_us_ = 0;
+  std::vector<double> scale_up_s_;
+  uint64_t replica_preemptions_ = 0;
+  uint64_t replicas_started_ = 0;
+  uint64_t held_devices_ = 0;  // By replicas the engine runs.
+  TimeUs held_since_us_ = 0;
+  double held_device_us_ = 0;
+};
+
+}  // namespace headroom::sim

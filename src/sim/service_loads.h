@@ -1,0 +1,36 @@
+// LoadServices: the inference services of `headroom sim --services`, one per request trace
+// named: "azure-llm:PATH,mooncake:PATH". Every service serves the same model on the same
+// devices (ServiceOptions); each replays its trace, multiplexed to `rate_scale` times its rate
+// (MultiplexRequests), from the run's first arrival.
+// Promises: each service validates (model::ValidateService) and the cluster has its device
+// model; otherwise an error that names the flag or trace and what was expected.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "model/cluster.h"
+#include "sim/service_driver.h"
+
+namespace headroom::sim {
+
+struct ServiceOptions {
+  std::string model = "llama-2-70b";
+  std::string device_model = "H100";
+  uint32_t devices_per_replica = 4;
+  uint32_t min_replicas = 1;
+  uint32_t max_replicas = 64;
+  double startup_s = 60;
+  double rate_scale = 1;
+  double ttft_slo_s = 2;
+  double tbt_slo_s = 0.2;
+  uint64_t seed = 1;
+};
+
+Result<std::vector<ServiceLoad>> LoadServices(std::string_view specs, const ServiceOptions& options,
+                                              const model::Cluster& cluster);
+
+}  // namespace headroom::sim

@@ -1,0 +1,198 @@
+// Services beside training, through the simulator and the engine: a replica takes a training
+// gang's devices under priority preemption and serves after its model load; without preemption
+// it waits and the requests miss their SLO; and, over random bursts, clusters and policies,
+// no request, replica or job is lost and the engine's books (gangs whole) hold at every step.
+#include "sim/service_driver.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include "engine/presets.h"
+#include "sim/simulator.h"
+#include "testing/cluster_fixtures.h"
+
+namespace headroom::sim {
+namespace {
+
+using testing::JobOf;
+using testing::TinyCluster;
+
+model::Workload WorkloadOf(std::vector<model::Job> jobs) {
+  model::Workload workload;
+  workload.format = "test";
+  workload.source = "test";
+  workload.jobs = std::move(jobs);
+  model::SortBySubmitTime(workload);
+  return workload;
+}
+
+// One request a second from `from_s` for `seconds`, each 1,000 prompt tokens and 10 generated.
+RequestTrace SteadyTrace(int from_s, int seconds) {
+  RequestTrace trace{.format = "test", .source = "test", .requests = {}};
+  for (int i = from_s; i < from_s + seconds; ++i) {
+    trace.requests.push_back(InferenceRequest{i * kUsPerSecond, 1000, 10});
+  }
+  return trace;
+}
+
+ServiceLoad Llama70bLoad(RequestTrace trace, uint32_t min_replicas) {
+  ServiceLoad load;
+  load.service.name = "chat";
+  load.service.model = *model::FindServedModel("llama-2-70b");
+  load.service.min_replicas = min_replicas;
+  load.service.max_replicas = 4;
+  load.trace = std::move(trace);
+  EXPECT_TRUE(model::ValidateService(load.service).has_value());
+  return load;
+}
+
+// Two 8-device nodes held by one 16-device training gang from t=0 for 10 h; the service's
+// requests start at 60 s, and it asks for its first replica at that sync.
+struct GangAndService {
+  model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
+  model::Workload workload = WorkloadOf({JobOf(2, 8, "", 0, 0, 36000, 36000, 0)});
+  SimOptions options;
+  GangAndService() {
+    options.paranoid = true;
+    options.services.push_back(Llama70bLoad(SteadyTrace(60, 600), 0));
+  }
+};
+
+TEST(ServiceDriver, AReplicaTakesAGangsDevicesUnderPriorityPreemption) {
+  GangAndService inputs;
+  const PolicyRun run = Simulate(inputs.cluster, inputs.workload,
+                                 *engine::PresetPolicy("k8s-preemption"), inputs.options);
+  ASSERT_TRUE(run.services.has_value());
+  const ServiceMetrics& services = *run.services;
+  EXPECT_EQ(run.metrics.preemptions, 1u);  // The whole gang, at 60 s.
+  EXPECT_EQ(services.replica_preemptions, 0u);
+  EXPECT_EQ(services.replicas_started, 1u);
+  // Decided and started at 60 s, serving 60 s later.
+  EXPECT_DOUBLE_EQ(services.scale_up_to_serving_s.p95, 60);
+  EXPECT_EQ(services.requests.requests, 600u);
+  EXPECT_EQ(services.requests.failed, 0u);
+  // The first minute's requests waited for the model load; the rest (after the backlog
+  // drained) met the 2 s TTFT.
+  EXPECT_GT(services.requests.slo_attainment, 0.8);
+  EXPECT_LT(services.requests.slo_attainment, 0.9);
+  EXPECT_GT(services.requests.ttft_s.max, 60);
+  // The replica is withdrawn when the trace ends; the gang restarts and completes.
+  EXPECT_EQ(run.metrics.jobs_completed, 1u);
+  // Held from 60 s to the sync after the last request (at 659 s): 660 s.
+  EXPECT_DOUBLE_EQ(services.replica_device_hours, 4.0 * (660 - 60) / 3600);
+}
+
+TEST(ServiceDriver, WithoutPreemptionTheReplicaWaitsAndTheRequestsFail) {
+  GangAndService inputs;
+  engine::PolicyConfig policy = *engine::PresetPolicy("k8s-preemption");
+  policy.preemption.enabled = false;
+  const PolicyRun run = Simulate(inputs.cluster, inputs.workload, policy, inputs.options);
+  ASSERT_TRUE(run.services.has_value());
+  EXPECT_EQ(run.metrics.preemptions, 0u);
+  EXPECT_EQ(run.services->replicas_started, 0u);
+  // Withdrawn unserved when the trace ended: every request failed.
+  EXPECT_EQ(run.services->requests.failed, 600u);
+  EXPECT_DOUBLE_EQ(run.services->requests.slo_attainment, 0);
+}
+
+TEST(ServiceDriver, ReplicasFollowTheRateUpAndDown) {
+  // 30 requests a second for 10 minutes, then 1 a second for 20: a 70B replica sustains about
+  // 14 a second of these, so the HPA goes to 3 at 0.7 target utilisation, then back to 1.
+  RequestTrace trace{.format = "test", .source = "test", .requests = {}};
+  for (int i = 0; i < 600 * 30; ++i) {
+    trace.requests.push_back(InferenceRequest{i * kUsPerSecond / 30, 1000, 10});
+  }
+  for (int i = 600; i < 1800; ++i) trace.requests.push_back({i * kUsPerSecond, 1000, 10});
+  SimOptions options;
+  options.paranoid = true;
+  options.series_points = 120;
+  options.services.push_back(Llama70bLoad(std::move(trace), 1));
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
+  // Training arrives over the whole half hour (one 4-device job a minute, 2 minutes each).
+  std::vector<model::Job> jobs;
+  for (int i = 0; i < 30; ++i) jobs.push_back(JobOf(1, 4, "", 0, 0, 120, 120, i * 60.0));
+  const PolicyRun run = Simulate(cluster, WorkloadOf(std::move(jobs)),
+                                 *engine::PresetPolicy("k8s-preemption"), options);
+  ASSERT_TRUE(run.services.has_value());
+  uint64_t peak = 0;
+  uint64_t late_max = 0;
+  uint64_t late_min = UINT64_MAX;
+  for (const SeriesPoint& point : run.series) {
+    peak = std::max(peak, point.service_devices);
+    if (point.time_s > 1500 && point.time_s < 1790) {
+      late_max = std::max(late_max, point.service_devices);
+      late_min = std::min(late_min, point.service_devices);
+    }
+  }
+  EXPECT_EQ(peak, 12u);  // Three replicas of 4.
+  // Back to one after the 300 s scale-down window, until the trace ends at 1,799 s.
+  EXPECT_EQ(late_max, 4u);
+  EXPECT_EQ(late_min, 4u);
+  EXPECT_EQ(run.services->requests.requests, 600u * 30 + 1200);
+  EXPECT_EQ(run.metrics.jobs_completed + run.metrics.jobs_unplaced, 30u);
+}
+
+// Random clusters, training gangs and request bursts, under priority preemption and under
+// headroom's policy: at every step the engine's books hold (gangs whole, nothing double-booked);
+// at the end every request is counted once and every training job completed or unplaced.
+RC_GTEST_PROP(ServiceDriverProperty, NothingLostThroughBurstsAndPreemptions, ()) {
+  const int nodes = *rc::gen::inRange(1, 4);
+  std::vector<testing::TinyNode> tiny_nodes;
+  for (int n = 0; n < nodes; ++n) tiny_nodes.push_back({"n" + std::to_string(n), 8});
+  const model::Cluster cluster = TinyCluster().Rack("r0", tiny_nodes).Build();
+  std::vector<model::Job> jobs;
+  const int job_count = *rc::gen::inRange(1, 12);
+  for (int i = 0; i < job_count; ++i) {
+    const auto tasks = static_cast<uint32_t>(*rc::gen::inRange(1, nodes + 1));
+    const auto devices = static_cast<uint32_t>(*rc::gen::element(1, 2, 4, 8));
+    const double runtime_s = *rc::gen::inRange(60, 4000);
+    jobs.push_back(
+        JobOf(tasks, devices, "", 0, 0, runtime_s, runtime_s, *rc::gen::inRange(0, 1800)));
+    jobs.back().priority = *rc::gen::inRange(0, 3);
+  }
+  RequestTrace trace{.format = "test", .source = "test", .requests = {}};
+  const int bursts = *rc::gen::inRange(1, 5);
+  for (int b = 0; b < bursts; ++b) {
+    const int start_s = *rc::gen::inRange(0, 1800);
+    const int per_s = *rc::gen::inRange(1, 60);
+    const int length_s = *rc::gen::inRange(10, 300);
+    for (int i = 0; i < per_s * length_s; ++i) {
+      trace.requests.push_back({start_s * kUsPerSecond + i * kUsPerSecond / per_s,
+                                static_cast<uint32_t>(*rc::gen::inRange(10, 4000)),
+                                *rc::gen::inRange(1u, 300u)});
+    }
+  }
+  NormalizeArrivals(trace);
+  const size_t requests = trace.requests.size();
+  ServiceLoad load;
+  load.service.name = "burst";
+  load.service.model = *model::FindServedModel("llama-3-8b");
+  load.service.devices_per_replica = static_cast<uint32_t>(*rc::gen::element(1, 2, 4));
+  load.service.min_replicas = static_cast<uint32_t>(*rc::gen::inRange(0, 2));
+  load.service.max_replicas = static_cast<uint32_t>(*rc::gen::inRange(1, 8));
+  load.service.startup_us = *rc::gen::inRange(0, 120) * kUsPerSecond;
+  load.trace = std::move(trace);
+  RC_ASSERT(model::ValidateService(load.service).has_value());
+  SimOptions options;
+  options.paranoid = true;  // CheckInvariants after every step.
+  options.series_points = 32;
+  options.services.push_back(std::move(load));
+  const model::Workload workload = WorkloadOf(std::move(jobs));
+  for (const char* preset : {"k8s-preemption", "headroom"}) {
+    const PolicyRun run = Simulate(cluster, workload, *engine::PresetPolicy(preset), options);
+    RC_ASSERT(run.services.has_value());
+    RC_ASSERT(run.services->requests.requests == requests);
+    RC_ASSERT(run.services->requests.ttft_s.count + run.services->requests.failed == requests);
+    RC_ASSERT(run.metrics.jobs_completed + run.metrics.jobs_unplaced == workload.jobs.size());
+    for (const SeriesPoint& point : run.series) {
+      RC_ASSERT(point.service_devices <= cluster.device_count());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace headroom::sim
