@@ -185,6 +185,16 @@ struct ElasticConfig {
   bool grow = false;
 };
 
+// How services' replicas are autoscaled (autoscaler.h): Kubernetes' HPA, and with `forecast`
+// its rate also projected one replica start-up (and one sync) ahead along its recent trend,
+// so that a rising burst finds its replicas already loaded. `fixed_at_peak` is the common
+// practice instead: no autoscaling, each service runs the replicas its peak needs throughout
+// (a static inference partition; training has what is left).
+struct AutoscalingConfig {
+  bool forecast = false;
+  bool fixed_at_peak = false;
+};
+
 // One-task jobs placed by GPU-sharing scoring (share_placer.h; FGD's evaluation's policies and
 // headroom's own, share_scorers.h) instead of the node scorers: one node, the GPUs inside it,
 // scored for how well the cluster can still take what the workload asks for. The workload it
@@ -240,6 +250,7 @@ struct PolicyConfig {
   MigrationConfig migration;
   PreemptionConfig preemption;
   ElasticConfig elastic;
+  AutoscalingConfig autoscaling;
 
   // Queues with quotas (quota.h); empty: none, every start is the placer's alone to decide.
   // With queues, preemption also reclaims: a job within its queue's guarantee may take back

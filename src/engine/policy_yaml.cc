@@ -372,10 +372,28 @@ Status ParseElastic(const YamlField& field, ElasticConfig& out) {
   return {};
 }
 
+Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"forecast", "fixed_at_peak"}));
+  for (const auto& [key, slot] :
+       {std::pair{"forecast", &out.forecast}, std::pair{"fixed_at_peak", &out.fixed_at_peak}}) {
+    bool* flag = slot;
+    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+      constexpr std::string_view kBooleans[] = {"true", "false"};
+      YAML_FIELD_TRY(on, OneOf(value, kBooleans));
+      *flag = *on == "true";
+      return {};
+    }));
+  }
+  if (out.forecast && out.fixed_at_peak) {
+    return tl::unexpected(field.Invalid("forecast or fixed_at_peak, not both", "both"));
+  }
+  return {};
+}
+
 Result<PolicyConfig> Parse(const YamlField& document) {
   YAML_FIELD_TRY(
       map, document.Map({"name", "description", "queue", "backfill", "placement", "victim_selector",
-                         "migration", "preemption", "elastic", "queues"}));
+                         "migration", "preemption", "elastic", "autoscaling", "queues"}));
   PolicyConfig config;
   YAML_FIELD_TRY(name_field, map->Require("name", "a policy name"));
   YAML_FIELD_TRY(name, name_field->Name());
@@ -401,6 +419,8 @@ Result<PolicyConfig> Parse(const YamlField& document) {
                       [&](const YamlField& v) { return ParsePreemption(v, config.preemption); }));
   POLICY_TRY(Optional(*map, "elastic",
                       [&](const YamlField& v) { return ParseElastic(v, config.elastic); }));
+  POLICY_TRY(Optional(*map, "autoscaling",
+                      [&](const YamlField& v) { return ParseAutoscaling(v, config.autoscaling); }));
   POLICY_TRY(Optional(*map, "queues", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(queues, ParseQueuesField(value));
     config.queues = std::move(*queues);

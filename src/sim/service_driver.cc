@@ -1,6 +1,7 @@
 #include "sim/service_driver.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -31,7 +32,8 @@ model::Job ReplicaJob(const model::Service& service) {
 
 }  // namespace
 
-ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads, TimeUs origin_us,
+ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads,
+                             const engine::AutoscalingConfig& policy, TimeUs origin_us,
                              uint32_t first_job_id)
     : origin_us_(origin_us), first_job_id_(first_job_id), next_sync_us_(origin_us) {
   services_.reserve(loads.size());
@@ -48,6 +50,7 @@ ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads, TimeUs origin_us,
     autoscaler.min_replicas = load.service.min_replicas;
     autoscaler.max_replicas = load.service.max_replicas;
     autoscaler.target_utilization = load.service.target_utilization;
+    if (policy.forecast) autoscaler.predict_us = load.service.startup_us + kSyncPeriodUs;
     HR_CHECK(engine::ValidateAutoscalerConfig(autoscaler).has_value());
     traces_end_us_ = std::max(traces_end_us_, origin_us + load.trace.span_us());
     model::Job replica_job = ReplicaJob(load.service);
@@ -58,6 +61,18 @@ ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads, TimeUs origin_us,
                 .autoscaler = engine::Autoscaler(autoscaler),
                 .replica_job = std::move(replica_job),
                 .capacity_per_s = capacity->SustainedRequestsPerS(input / count, output / count)});
+    Running& added = services_.back();
+    if (policy.fixed_at_peak) {
+      size_t busiest = 0;
+      const auto& requests = added.load.trace.requests;
+      for (size_t begin = 0, end = 0; begin < requests.size(); begin = end) {
+        const TimeUs period = requests[begin].arrival_us / kSyncPeriodUs;
+        while (end < requests.size() && requests[end].arrival_us / kSyncPeriodUs == period) ++end;
+        busiest = std::max(busiest, end - begin);
+      }
+      added.fixed_replicas = std::max<uint32_t>(
+          ReplicasFor(added, static_cast<double>(busiest) / UsToSeconds(kSyncPeriodUs)), 1);
+    }
   }
 }
 
@@ -74,6 +89,7 @@ void ServiceDriver::Step(TimeUs now_us, std::vector<engine::Event>& events) {
   for (Running& service : services_) Replay(service, now_us);
   if (now_us < next_sync_us_) return;
   for (size_t index = 0; index < services_.size(); ++index) Sync(index, now_us, events);
+  warmed_ = true;
   while (next_sync_us_ <= now_us) next_sync_us_ += kSyncPeriodUs;
 }
 
@@ -91,6 +107,20 @@ void ServiceDriver::Replay(Running& service, TimeUs until_us) {
 
 void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>& events) {
   Running& service = services_[index];
+  if (!warmed_) {
+    // What the first period will ask, loaded already (the count the HPA would settle on).
+    const auto& requests = service.load.trace.requests;
+    const auto first_period = std::count_if(requests.begin(), requests.end(), [](const auto& r) {
+      return r.arrival_us < kSyncPeriodUs;
+    });
+    const uint32_t warm =
+        service.fixed_replicas > 0
+            ? service.fixed_replicas
+            : ReplicasFor(service, static_cast<double>(first_period) / UsToSeconds(kSyncPeriodUs));
+    for (uint32_t added = 0; added < warm; ++added) Submit(index, now_us, true, events);
+    service.arrivals_since_sync = 0;
+    return;
+  }
   const double rate_per_s =
       static_cast<double>(service.arrivals_since_sync) / UsToSeconds(kSyncPeriodUs);
   service.arrivals_since_sync = 0;
@@ -99,15 +129,10 @@ void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>
       service.next_request == service.load.trace.requests.size() && now_us >= traces_end_us_;
   const uint32_t desired =
       replayed ? 0
-               : service.autoscaler.Recommend(now_us, rate_per_s, service.capacity_per_s, current);
-  for (uint32_t added = current; added < desired; ++added) {
-    const auto replica = static_cast<uint32_t>(replicas_.size());
-    replicas_.push_back(Replica{.service = index, .decided_us = now_us});
-    model::Job job = service.replica_job;
-    job.submit_time_us = now_us;
-    events.push_back(engine::JobSubmitted{JobId(first_job_id_ + replica), std::move(job)});
-    service.replicas.push_back(replica);
-  }
+      : service.fixed_replicas > 0
+          ? service.fixed_replicas
+          : service.autoscaler.Recommend(now_us, rate_per_s, service.capacity_per_s, current);
+  for (uint32_t added = current; added < desired; ++added) Submit(index, now_us, false, events);
   while (service.replicas.size() > desired) {
     // Pending replicas serve nothing yet; of the running, the newest has the least to lose.
     auto pending = std::find_if(
@@ -116,6 +141,23 @@ void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>
     Withdraw(pending != service.replicas.rend() ? *pending : service.replicas.back(), now_us,
              events);
   }
+}
+
+uint32_t ServiceDriver::ReplicasFor(const Running& service, double rate_per_s) const {
+  const double wanted =
+      std::ceil(rate_per_s / (service.capacity_per_s * service.load.service.target_utilization));
+  return std::clamp(static_cast<uint32_t>(std::min(wanted, 1e6)), service.load.service.min_replicas,
+                    service.load.service.max_replicas);
+}
+
+void ServiceDriver::Submit(size_t index, TimeUs now_us, bool warm,
+                           std::vector<engine::Event>& events) {
+  const auto replica = static_cast<uint32_t>(replicas_.size());
+  replicas_.push_back(Replica{.service = index, .decided_us = now_us, .warm = warm});
+  model::Job job = services_[index].replica_job;
+  job.submit_time_us = now_us;
+  events.push_back(engine::JobSubmitted{JobId(first_job_id_ + replica), std::move(job)});
+  services_[index].replicas.push_back(replica);
 }
 
 void ServiceDriver::Withdraw(uint32_t replica, TimeUs now_us, std::vector<engine::Event>& events) {
@@ -140,12 +182,13 @@ void ServiceDriver::Started(JobId job, TimeUs now_us) {
   held_devices_ += service.load.service.devices_per_replica;
   replica.state = ReplicaState::kRunning;
   replica.started_us = now_us;
-  const TimeUs serving_us = now_us + service.load.service.startup_us;
+  const bool loaded = replica.warm && !replica.served;
+  const TimeUs serving_us = now_us + (loaded ? 0 : service.load.service.startup_us);
   service.pool.AddReplica(job.value(), serving_us);
   if (!replica.served) {
     replica.served = true;
     ++replicas_started_;
-    scale_up_s_.push_back(UsToSeconds(serving_us - replica.decided_us));
+    if (!replica.warm) scale_up_s_.push_back(UsToSeconds(serving_us - replica.decided_us));
   }
 }
 

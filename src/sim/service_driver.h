@@ -10,7 +10,13 @@
 //  - Preempted: what it held goes back to the service's queue, and the engine requeues the job.
 // The HPA's metric is the request rate over the last sync period; a replica's capacity is what
 // it sustains for the trace's mean request (model::ServingCapacity::SustainedRequestsPerS),
-// as an operator's load test would measure it.
+// as an operator's load test would measure it. With the policy's `autoscaling.forecast`, the
+// autoscaler also projects the rate one replica start-up and one sync period ahead; with
+// `autoscaling.fixed_at_peak` there is no autoscaling: each service runs, from the origin to
+// its trace's end, the replicas its busiest sync period needs at its target utilisation.
+// A trace is a slice of a service already running: at the run's origin each service has, loaded
+// and serving, the replicas its first sync period's rate asks for (placed by the engine like
+// any others, but with no model load to wait for).
 // Promises: replica job ids are dense from `first_job_id`; every request of every trace is
 // counted once by Finish; deterministic. Not thread-safe.
 #pragma once
@@ -24,6 +30,7 @@
 #include "base/time.h"
 #include "engine/autoscaler.h"
 #include "engine/event.h"
+#include "engine/policy_config.h"
 #include "model/service.h"
 #include "sim/request_replay.h"
 #include "sim/run_result.h"
@@ -43,7 +50,8 @@ class ServiceDriver {
   static constexpr TimeUs kSyncPeriodUs = 15 * kUsPerSecond;  // The HPA's default sync period.
 
   // Preconditions: each service validates (model::ValidateService).
-  ServiceDriver(std::vector<ServiceLoad> loads, TimeUs origin_us, uint32_t first_job_id);
+  ServiceDriver(std::vector<ServiceLoad> loads, const engine::AutoscalingConfig& policy,
+                TimeUs origin_us, uint32_t first_job_id);
 
   bool Owns(JobId job) const { return job.value() >= first_job_id_; }
   // When it must act next (an autoscaler sync); kNever once every trace is replayed and no
@@ -66,6 +74,7 @@ class ServiceDriver {
     ReplicaState state = ReplicaState::kPending;
     TimeUs decided_us = 0;  // When the autoscaler asked for it.
     TimeUs started_us = 0;
+    bool warm = false;    // Loaded before the run began (its first start serves at once).
     bool served = false;  // Its first start has been counted toward scale-up to serving.
   };
   struct Running {
@@ -74,13 +83,17 @@ class ServiceDriver {
     engine::Autoscaler autoscaler;
     model::Job replica_job;
     double capacity_per_s = 0;
+    uint32_t fixed_replicas = 0;  // 0: autoscaled.
     size_t next_request = 0;
     size_t arrivals_since_sync = 0;
     std::vector<uint32_t> replicas;  // Its live replicas' indices into replicas_, oldest first.
   };
 
   void Replay(Running& service, TimeUs until_us);
+  // The replicas a rate needs at the service's target utilisation, within its bounds.
+  uint32_t ReplicasFor(const Running& service, double rate_per_s) const;
   void Sync(size_t index, TimeUs now_us, std::vector<engine::Event>& events);
+  void Submit(size_t index, TimeUs now_us, bool warm, std::vector<engine::Event>& events);
   void Withdraw(uint32_t replica, TimeUs now_us, std::vector<engine::Event>& events);
   void HoldDevices(TimeUs now_us);
 
@@ -89,6 +102,7 @@ class ServiceDriver {
   TimeUs origin_us_;
   uint32_t first_job_id_;
   TimeUs next_sync_us_;
+  bool warmed_ = false;
   TimeUs traces_end_us_ = 0;
   std::vector<double> scale_up_s_;
   uint64_t replica_preemptions_ = 0;

@@ -81,7 +81,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   const TimeUs drain_limit = last_arrival + SecondsToUs(options.max_drain_s);
   std::optional<ServiceDriver> services;
   if (!options.services.empty()) {
-    services.emplace(options.services, first_arrival, static_cast<uint32_t>(jobs.size()));
+    services.emplace(options.services, policy.autoscaling, first_arrival,
+                     static_cast<uint32_t>(jobs.size()));
   }
 
   std::vector<TimeUs> start_us(jobs.size(), -1);     // Of the current (or last) attempt.

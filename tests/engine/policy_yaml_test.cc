@@ -203,6 +203,28 @@ TEST(PolicyYamlTest, ElasticResizesAreSwitchedOneByOne) {
   EXPECT_FALSE(PresetPolicy("k8s-preemption")->elastic.shrink);
 }
 
+TEST(PolicyYamlTest, AutoscalingForecastIsHeadroomsNotTheBaselines) {
+  auto forecast = ParsePolicyYaml("name: f\nautoscaling: {forecast: true}\n", "f.yaml");
+  ASSERT_TRUE(forecast.has_value()) << forecast.error().message;
+  EXPECT_TRUE(forecast->autoscaling.forecast);
+  EXPECT_FALSE(ParsePolicyYaml("name: f\n", "f.yaml")->autoscaling.forecast);
+  auto typo = ParsePolicyYaml("name: f\nautoscaling: {forecast: yes please}\n", "f.yaml");
+  ASSERT_FALSE(typo.has_value());
+  EXPECT_NE(typo.error().message.find("f.yaml:2: field 'autoscaling.forecast'"), std::string::npos)
+      << typo.error().message;
+  auto both =
+      ParsePolicyYaml("name: f\nautoscaling: {forecast: true, fixed_at_peak: true}\n", "f.yaml");
+  ASSERT_FALSE(both.has_value());
+  EXPECT_NE(both.error().message.find("forecast or fixed_at_peak, not both"), std::string::npos)
+      << both.error().message;
+  EXPECT_TRUE(PresetPolicy("static-partition")->autoscaling.fixed_at_peak);
+  EXPECT_FALSE(PresetPolicy("static-partition")->preemption.enabled);
+  EXPECT_TRUE(PresetPolicy("headroom")->autoscaling.forecast);
+  for (const char* baseline : {"k8s-preemption", "kueue-like", "fifo", "slurm-like", "spread"}) {
+    EXPECT_FALSE(PresetPolicy(baseline)->autoscaling.forecast) << baseline;
+  }
+}
+
 TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
   struct Case {
     std::string text;

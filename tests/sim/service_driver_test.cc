@@ -136,6 +136,34 @@ TEST(ServiceDriver, ReplicasFollowTheRateUpAndDown) {
   EXPECT_EQ(run.metrics.jobs_completed + run.metrics.jobs_unplaced, 30u);
 }
 
+TEST(ServiceDriver, AStaticPartitionHoldsItsPeaksReplicasThroughout) {
+  // 30 requests a second for 5 minutes, then 1: the peak needs 3 replicas, kept to the end.
+  RequestTrace trace{.format = "test", .source = "test", .requests = {}};
+  for (int i = 0; i < 300 * 30; ++i) {
+    trace.requests.push_back(InferenceRequest{i * kUsPerSecond / 30, 1000, 10});
+  }
+  for (int i = 300; i < 1200; ++i) trace.requests.push_back({i * kUsPerSecond, 1000, 10});
+  SimOptions options;
+  options.paranoid = true;
+  options.series_points = 100;
+  options.services.push_back(Llama70bLoad(std::move(trace), 1));
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
+  std::vector<model::Job> jobs;
+  for (int i = 0; i < 20; ++i) jobs.push_back(JobOf(1, 4, "", 0, 0, 120, 120, i * 60.0));
+  const PolicyRun run = Simulate(cluster, WorkloadOf(std::move(jobs)),
+                                 *engine::PresetPolicy("static-partition"), options);
+  ASSERT_TRUE(run.services.has_value());
+  EXPECT_EQ(run.services->replicas_started, 3u);
+  EXPECT_EQ(run.services->scale_up_to_serving_s.count, 0u);  // Loaded before the origin.
+  EXPECT_EQ(run.metrics.preemptions, 0u);
+  for (const SeriesPoint& point : run.series) {
+    if (point.time_s > 0 && point.time_s < 1190) {  // The first sample precedes the start.
+      EXPECT_EQ(point.service_devices, 12u) << point.time_s;
+    }
+  }
+  EXPECT_DOUBLE_EQ(run.services->requests.slo_attainment, 1.0);
+}
+
 // Random clusters, training gangs and request bursts, under priority preemption and under
 // headroom's policy: at every step the engine's books hold (gangs whole, nothing double-booked);
 // at the end every request is counted once and every training job completed or unplaced.

@@ -214,7 +214,8 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->add_option(
           "--policy", flags->policies,
           "Comma-separated policies: presets (fifo, slurm-like, spread, headroom), "
-          "preemption baselines (k8s-preemption, kueue-like, tiresias), policy files (FILE.yaml, "
+          "preemption baselines (k8s-preemption, kueue-like, tiresias), static-partition (with "
+          "--services), policy files (FILE.yaml, "
           "docs/engine.md \"Policy files\"), or all presets")
       ->capture_default_str();
   command->add_option("--seed", flags->seed, "Seed for synthetic inputs")->capture_default_str();
