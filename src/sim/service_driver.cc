@@ -203,6 +203,14 @@ void ServiceDriver::Preempted(JobId job, TimeUs now_us) {
   ++replica_preemptions_;
 }
 
+void ServiceDriver::Moved(JobId job, TimeUs now_us) {
+  Replica& replica = replicas_.at(job.value() - first_job_id_);
+  HR_CHECK(replica.state == ReplicaState::kRunning);
+  Running& service = services_[replica.service];
+  service.pool.StopReplica(job.value(), now_us, /*drain=*/false);
+  service.pool.AddReplica(job.value(), now_us + service.load.service.startup_us);
+}
+
 void ServiceDriver::HoldDevices(TimeUs now_us) {
   held_device_us_ += static_cast<double>(held_devices_) *
                      static_cast<double>(std::max<TimeUs>(now_us - held_since_us_, 0));

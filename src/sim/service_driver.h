@@ -62,6 +62,9 @@ class ServiceDriver {
   void Step(TimeUs now_us, std::vector<engine::Event>& events);
   void Started(JobId job, TimeUs now_us);
   void Preempted(JobId job, TimeUs now_us);
+  // Migrated (defragmentation): it loads its model again on its new devices, and what it held
+  // starts over; not a preemption.
+  void Moved(JobId job, TimeUs now_us);
   // Replays what is left (withdrawing every replica once the traces end) and sums up.
   ServiceMetrics Finish(TimeUs now_us);
 

@@ -221,9 +221,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           queues.Preempted(job, lost_device_us);
         },
         [&](const engine::MigrateJob& move) {
-          if (services && services->Owns(move.job)) {  // It loads its model again there.
-            services->Preempted(move.job, now);
-            services->Started(move.job, now);
+          if (services && services->Owns(move.job)) {
+            services->Moved(move.job, now);
             return;
           }
           const uint32_t job = move.job.value();
