@@ -63,16 +63,14 @@ ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads,
                 .capacity_per_s = capacity->SustainedRequestsPerS(input / count, output / count)});
     Running& added = services_.back();
     if (policy.fixed_at_peak) {
-      size_t busiest = 0;
-      const auto& requests = added.load.trace.requests;
-      for (size_t begin = 0, end = 0; begin < requests.size(); begin = end) {
-        const TimeUs period = requests[begin].arrival_us / kSyncPeriodUs;
-        while (end < requests.size() && requests[end].arrival_us / kSyncPeriodUs == period) ++end;
-        busiest = std::max(busiest, end - begin);
-      }
-      added.fixed_replicas = std::max<uint32_t>(
-          ReplicasFor(added, static_cast<double>(busiest) / UsToSeconds(kSyncPeriodUs)), 1);
+      added.fixed_replicas =
+          std::max<uint32_t>(ReplicasFor(added, BusiestRatePerS(added, kNever)), 1);
     }
+    // What it runs at the origin: what the HPA holds once a burst has passed, the busiest sync
+    // period of one scale-down window.
+    added.warm_rate_per_s = BusiestRatePerS(added, autoscaler.scale_down_window_us);
+    added.warm_replicas =
+        added.fixed_replicas > 0 ? added.fixed_replicas : ReplicasFor(added, added.warm_rate_per_s);
   }
 }
 
@@ -108,16 +106,14 @@ void ServiceDriver::Replay(Running& service, TimeUs until_us) {
 void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>& events) {
   Running& service = services_[index];
   if (!warmed_) {
-    // What the first period will ask, loaded already (the count the HPA would settle on).
-    const auto& requests = service.load.trace.requests;
-    const auto first_period = std::count_if(requests.begin(), requests.end(), [](const auto& r) {
-      return r.arrival_us < kSyncPeriodUs;
-    });
-    const uint32_t warm =
-        service.fixed_replicas > 0
-            ? service.fixed_replicas
-            : ReplicasFor(service, static_cast<double>(first_period) / UsToSeconds(kSyncPeriodUs));
-    for (uint32_t added = 0; added < warm; ++added) Submit(index, now_us, true, events);
+    for (uint32_t added = 0; added < service.warm_replicas; ++added) {
+      Submit(index, now_us, true, events);
+    }
+    // The HPA's history: it recommended this count, which its scale-down window now holds.
+    if (service.fixed_replicas == 0) {
+      service.autoscaler.Recommend(now_us, service.warm_rate_per_s, service.capacity_per_s,
+                                   service.warm_replicas);
+    }
     service.arrivals_since_sync = 0;
     return;
   }
@@ -141,6 +137,18 @@ void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>
     Withdraw(pending != service.replicas.rend() ? *pending : service.replicas.back(), now_us,
              events);
   }
+}
+
+double ServiceDriver::BusiestRatePerS(const Running& service, TimeUs within_us) {
+  size_t busiest = 0;
+  const auto& requests = service.load.trace.requests;
+  for (size_t begin = 0, end = 0; begin < requests.size() && requests[begin].arrival_us < within_us;
+       begin = end) {
+    const TimeUs period = requests[begin].arrival_us / kSyncPeriodUs;
+    while (end < requests.size() && requests[end].arrival_us / kSyncPeriodUs == period) ++end;
+    busiest = std::max(busiest, end - begin);
+  }
+  return static_cast<double>(busiest) / UsToSeconds(kSyncPeriodUs);
 }
 
 uint32_t ServiceDriver::ReplicasFor(const Running& service, double rate_per_s) const {

@@ -15,8 +15,9 @@
 // `autoscaling.fixed_at_peak` there is no autoscaling: each service runs, from the origin to
 // its trace's end, the replicas its busiest sync period needs at its target utilisation.
 // A trace is a slice of a service already running: at the run's origin each service has, loaded
-// and serving, the replicas its first sync period's rate asks for (placed by the engine like
-// any others, but with no model load to wait for).
+// and serving, the replicas the HPA would hold there, those of its busiest sync period within
+// one scale-down window (placed by the engine like any others, but with no model load to wait
+// for).
 // Promises: replica job ids are dense from `first_job_id`; every request of every trace is
 // counted once by Finish; deterministic. Not thread-safe.
 #pragma once
@@ -87,12 +88,16 @@ class ServiceDriver {
     model::Job replica_job;
     double capacity_per_s = 0;
     uint32_t fixed_replicas = 0;  // 0: autoscaled.
+    uint32_t warm_replicas = 0;   // Loaded and serving at the origin,
+    double warm_rate_per_s = 0;   // for this rate.
     size_t next_request = 0;
     size_t arrivals_since_sync = 0;
     std::vector<uint32_t> replicas;  // Its live replicas' indices into replicas_, oldest first.
   };
 
   void Replay(Running& service, TimeUs until_us);
+  // The most requests a second of any sync period of the trace's first `within_us`.
+  static double BusiestRatePerS(const Running& service, TimeUs within_us);
   // The replicas a rate needs at the service's target utilisation, within its bounds.
   uint32_t ReplicasFor(const Running& service, double rate_per_s) const;
   void Sync(size_t index, TimeUs now_us, std::vector<engine::Event>& events);

@@ -75,14 +75,15 @@ PolicyRun RunBesideSmallJobs(RequestTrace trace, int minutes, const char* preset
 }
 
 // Two 8-device nodes held by one 16-device training gang from t=0 for 10 h; the service's
-// requests start at 60 s, and it asks for its first replica at that sync.
+// requests start at 400 s, after its first scale-down window (so it starts with no replica
+// loaded), and it asks for its first replica at the 405 s sync.
 struct GangAndService {
   model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
   model::Workload workload = WorkloadOf({JobOf(2, 8, "", 0, 0, 36000, 36000, 0)});
   SimOptions options;
   GangAndService() {
     options.paranoid = true;
-    options.services.push_back(Llama70bLoad(SteadyTrace(60, 600), 0));
+    options.services.push_back(Llama70bLoad(SteadyTrace(400, 600), 0));
   }
 };
 
@@ -92,10 +93,10 @@ TEST(ServiceDriver, AReplicaTakesAGangsDevicesUnderPriorityPreemption) {
                                  *engine::PresetPolicy("k8s-preemption"), inputs.options);
   ASSERT_TRUE(run.services.has_value());
   const ServiceMetrics& services = *run.services;
-  EXPECT_EQ(run.metrics.preemptions, 1u);  // The whole gang, at 60 s.
+  EXPECT_EQ(run.metrics.preemptions, 1u);  // The whole gang, at 405 s.
   EXPECT_EQ(services.replica_preemptions, 0u);
   EXPECT_EQ(services.replicas_started, 1u);
-  // Decided and started at 60 s, serving 60 s later.
+  // Decided and started at 405 s, serving 60 s later.
   EXPECT_DOUBLE_EQ(services.scale_up_to_serving_s.p95, 60);
   EXPECT_EQ(services.requests.requests, 600u);
   EXPECT_EQ(services.requests.failed, 0u);
@@ -106,8 +107,8 @@ TEST(ServiceDriver, AReplicaTakesAGangsDevicesUnderPriorityPreemption) {
   EXPECT_GT(services.requests.ttft_s.max, 60);
   // The replica is withdrawn when the trace ends; the gang restarts and completes.
   EXPECT_EQ(run.metrics.jobs_completed, 1u);
-  // Held from 60 s to the sync after the last request (at 659 s): 660 s.
-  EXPECT_DOUBLE_EQ(services.replica_device_hours, 4.0 * (660 - 60) / 3600);
+  // Held from 405 s to the sync after the last request (at 999 s): 1,005 s.
+  EXPECT_DOUBLE_EQ(services.replica_device_hours, 4.0 * (1005 - 405) / 3600);
 }
 
 TEST(ServiceDriver, WithoutPreemptionTheReplicaWaitsAndTheRequestsFail) {
@@ -143,6 +144,29 @@ TEST(ServiceDriver, ReplicasFollowTheRateUpAndDown) {
   EXPECT_EQ(late_min, 4u);
   EXPECT_EQ(run.services->requests.requests, 600u * 30 + 1200);
   EXPECT_EQ(run.metrics.jobs_completed, 30u);
+}
+
+// A trace is a slice of a running service: it starts with what the HPA would hold, the replicas
+// of its busiest 15 s within one scale-down window, and the HPA keeps them through that window.
+TEST(ServiceDriver, AWarmServiceHoldsWhatItsFirstWindowNeeds) {
+  RequestTrace trace{.format = "test", .source = "test", .requests = {}};
+  for (int i = 0; i < 600; ++i) trace.requests.push_back({i * kUsPerSecond, 1000, 10});
+  for (int i = 0; i < 15 * 30; ++i) {  // 30 more a second from 120 s to 135 s.
+    trace.requests.push_back({120 * kUsPerSecond + i * kUsPerSecond / 30, 1000, 10});
+  }
+  NormalizeArrivals(trace);
+  const PolicyRun run = RunBesideSmallJobs(std::move(trace), 10, "k8s-preemption");
+  ASSERT_TRUE(run.services.has_value());
+  EXPECT_DOUBLE_EQ(run.services->requests.slo_attainment, 1.0);
+  EXPECT_EQ(run.services->scale_up_to_serving_s.count, 0u);  // Nothing added: all warm.
+  for (const SeriesPoint& point : run.series) {
+    if (point.time_s > 0 && point.time_s < 140) {
+      EXPECT_EQ(point.service_devices, 16u) << point.time_s;  // 31 a second: four replicas.
+    }
+    if (point.time_s > 480 && point.time_s < 595) {
+      EXPECT_EQ(point.service_devices, 4u) << point.time_s;  // One, after the window.
+    }
+  }
 }
 
 TEST(ServiceDriver, AStaticPartitionHoldsItsPeaksReplicasThroughout) {
