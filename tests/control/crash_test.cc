@@ -50,7 +50,11 @@ std::pair<pid_t, int> Spawn(const std::string& dir) {
 
 TEST(DaemonCrash, KillNineMidBurstLosesNoAcknowledgedJob) {
   const std::string dir = testing::TempDir("headroomd-crash");
-  auto [pid, port] = Spawn(dir);
+  // Named copies, not structured bindings: the clients' lambdas capture them (C++20 allows a
+  // binding to be captured, Clang before 16 does not).
+  const auto spawned = Spawn(dir);
+  const pid_t pid = spawned.first;
+  const int port = spawned.second;
   ASSERT_GT(pid, 0);
   ASSERT_GT(port, 0) << "headroomd did not start: " << HeadroomdPath();
   const std::string admin = testing::ReadToken(dir + "/admin.token");
