@@ -1,4 +1,4 @@
-// Routes: jobs, services and tokens (docs/api.md "Jobs", "Authentication and roles").
+// Routes: jobs and tokens (docs/api.md "Jobs", "Authentication and roles").
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -22,15 +22,6 @@ bool AcceptedSpecType(const std::string& content_type) {
     if (type == accepted) return true;
   }
   return false;
-}
-
-// 403 unless the principal may see jobs of `tenant`.
-ApiResult<void> CheckTenant(const Principal& principal, const std::string& tenant) {
-  if (principal.role == Role::kUser && principal.tenant != tenant) {
-    return Fail(403, "this token belongs to tenant {}, not {}", QuoteExcerpt(principal.tenant),
-                QuoteExcerpt(tenant));
-  }
-  return {};
 }
 
 // The spec's topology levels against the cluster's, where the daemon has one: a level it lacks
@@ -84,6 +75,16 @@ ApiResult<Reply> Submit(ApiContext& context, const HttpRequest& request) {
                 "the nodes), got nothing");
   }
   if (auto ok = CheckTopologyLevels(context, *spec); !ok) return tl::unexpected(ok.error());
+  // The store reads back any count (a scale may have left one outside bounds changed later), but
+  // a new service starts within its own.
+  if (const auto& autoscaling = spec->autoscaling;
+      autoscaling &&
+      (spec->replicas < autoscaling->min_replicas || spec->replicas > autoscaling->max_replicas)) {
+    return Fail(400,
+                "field 'spec.replicas': expected a count within spec.autoscaling's [{}, {}], got "
+                "{}",
+                autoscaling->min_replicas, autoscaling->max_replicas, spec->replicas);
+  }
   if (principal->role == Role::kUser) {
     if (spec->tenant.empty()) spec->tenant = principal->tenant;
     if (auto ok = CheckTenant(*principal, spec->tenant); !ok) return tl::unexpected(ok.error());
@@ -245,80 +246,6 @@ ApiResult<Reply> Cancel(ApiContext& context, const HttpRequest& request) {
   return Reply{200, JobJson(*cancelled, nullptr)};
 }
 
-// The service named in the path, if the caller may act on it (its tenant, or an admin).
-ApiResult<ServiceRecord> FindService(ApiContext& context, const HttpRequest& request) {
-  auto principal = AuthenticateReader(context, request);
-  if (!principal) return tl::unexpected(principal.error());
-  auto id = ParseId(request.matches[1], "service id");
-  if (!id) return tl::unexpected(id.error());
-  std::lock_guard lock(context.state.mu);
-  auto it = context.state.services.find(*id);
-  if (it == context.state.services.end()) {
-    return Fail(404, "service {} does not exist; list services with GET /v1/services", *id);
-  }
-  if (auto ok = CheckTenant(*principal, it->second.spec.tenant); !ok) {
-    return tl::unexpected(ok.error());
-  }
-  return it->second;
-}
-
-ApiResult<Reply> CancelService(ApiContext& context, const HttpRequest& request) {
-  auto service = FindService(context, request);
-  if (!service) return tl::unexpected(service.error());
-  auto cancelled = context.loop.CancelService(service->id);
-  if (!cancelled) return tl::unexpected(cancelled.error());
-  Json jobs = Json::array();
-  for (const JobRecord& job : *cancelled) jobs.push_back(job.id);
-  return Reply{
-      200,
-      {{"id", service->id}, {"name", service->spec.name}, {"state", "cancelled"}, {"jobs", jobs}}};
-}
-
-ApiResult<Reply> ScaleService(ApiContext& context, const HttpRequest& request) {
-  auto service = FindService(context, request);
-  if (!service) return tl::unexpected(service.error());
-  auto body = ParseBody(request.body);
-  if (!body) return tl::unexpected(body.error());
-  if (auto ok = RejectUnknownFields(*body, "", {"replicas"}); !ok) {
-    return tl::unexpected(ok.error());
-  }
-  auto replicas = IntField(*body, "replicas", "replicas", 0, kMaxReplicas, std::nullopt);
-  if (!replicas) return tl::unexpected(replicas.error());
-  auto scaled = context.loop.ScaleService(service->id, static_cast<uint32_t>(*replicas));
-  if (!scaled) return tl::unexpected(scaled.error());
-  return Reply{200,
-               {{"id", service->id},
-                {"name", service->spec.name},
-                {"replicas", scaled->service.spec.replicas},
-                {"added", scaled->added},
-                {"cancelled", scaled->cancelled}}};
-}
-
-ApiResult<Reply> Services(ApiContext& context, const HttpRequest& request) {
-  auto principal = AuthenticateReader(context, request);
-  if (!principal) return tl::unexpected(principal.error());
-  Json out = Json::array();
-  std::lock_guard lock(context.state.mu);
-  std::map<uint64_t, std::pair<uint64_t, Json>> by_service;  // running, live job ids
-  for (const auto& [id, job] : context.state.jobs) {
-    if (job.service_id == 0 || IsFinal(job.state)) continue;
-    auto& [running, ids] = by_service[job.service_id];
-    if (job.state == JobState::kRunning) ++running;
-    ids.push_back(id);
-  }
-  for (const auto& [id, service] : context.state.services) {
-    if (principal->role == Role::kUser && service.spec.tenant != principal->tenant) continue;
-    auto it = by_service.find(id);
-    out.push_back({{"id", id},
-                   {"name", service.spec.name},
-                   {"tenant", service.spec.tenant},
-                   {"replicas", service.spec.replicas},
-                   {"running", it == by_service.end() ? 0 : it->second.first},
-                   {"jobs", it == by_service.end() ? Json::array() : it->second.second}});
-  }
-  return Reply{200, {{"services", std::move(out)}}};
-}
-
 ApiResult<Reply> CreateToken(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateAdmin(context, request);
   if (!principal) return tl::unexpected(principal.error());
@@ -373,17 +300,6 @@ void RegisterJobRoutes(Router& server, ApiContext& context) {
   });
   server.Post("/v1/jobs/{}/cancel", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return Cancel(context, request); });
-  });
-  server.Post("/v1/services/{}/cancel",
-              [&context](const HttpRequest& request, HttpResponse& response) {
-                Respond(response, [&] { return CancelService(context, request); });
-              });
-  server.Post("/v1/services/{}/scale",
-              [&context](const HttpRequest& request, HttpResponse& response) {
-                Respond(response, [&] { return ScaleService(context, request); });
-              });
-  server.Get("/v1/services", [&context](const HttpRequest& request, HttpResponse& response) {
-    Respond(response, [&] { return Services(context, request); });
   });
   server.Post("/v1/tokens", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return CreateToken(context, request); });

@@ -133,6 +133,31 @@ std::string MetricsBody(ApiContext& context) {
     out.Family(name, "counter", "Since this daemon process started.");
     out.Sample(name, {}, static_cast<double>(value));
   }
+  // Services: the count in force, the autoscaler's last, and the last reported load.
+  out.Family("headroom_service_replicas", "gauge", "Replicas a service is set to run.");
+  for (const auto& [id, service] : state.services) {
+    out.Sample("headroom_service_replicas",
+               {{"service", std::to_string(id)}, {"name", service.spec.name}},
+               static_cast<double>(service.spec.replicas));
+  }
+  const auto service_labels = [&](uint64_t id) -> Labels {
+    auto service = state.services.find(id);
+    return {{"service", std::to_string(id)},
+            {"name", service == state.services.end() ? "" : service->second.spec.name}};
+  };
+  out.Family("headroom_service_requests_per_second", "gauge",
+             "Requests/s a service last reported (POST /v1/services/{id}/load).");
+  for (const auto& [id, load] : state.service_loads) {
+    if (load.reported_us < 0) continue;
+    out.Sample("headroom_service_requests_per_second", service_labels(id), load.requests_per_s);
+  }
+  out.Family("headroom_service_desired_replicas", "gauge",
+             "Replicas the service's autoscaler last asked for.");
+  for (const auto& [id, load] : state.service_loads) {
+    if (load.decided_us < 0) continue;
+    out.Sample("headroom_service_desired_replicas", service_labels(id),
+               static_cast<double>(load.desired_replicas));
+  }
   context.cycle_seconds.Write(out, "headroom_cycle_seconds",
                               "Wall time of one live-loop cycle (engine step, journal, backend).");
   out.Family("headroom_node_state", "gauge", "1 for the node's current state.");

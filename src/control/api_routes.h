@@ -1,6 +1,6 @@
-// API routes: the handlers of docs/api.md, grouped by resource (api_jobs.cc, api_nodes.cc,
-// api_agents.cc, api_metrics.cc), and what they share — the context they act on, bearer-token
-// authentication, and one way to turn a handler's ApiResult into an HTTP response.
+// API routes: the handlers of docs/api.md, grouped by resource (api_jobs.cc, api_services.cc,
+// api_nodes.cc, api_agents.cc, api_metrics.cc), and what they share — the context they act on,
+// bearer-token authentication, and one way to turn a handler's ApiResult into an HTTP response.
 // Threading: handlers run on the HTTP server's worker or event threads; everything they touch is
 // thread-safe (see the context members' headers).
 #pragma once
@@ -47,11 +47,15 @@ ApiResult<Principal> Authenticate(const ApiContext& context, const HttpRequest& 
 // 403 unless the principal is an admin or a user (agents only register and heartbeat).
 ApiResult<Principal> AuthenticateReader(const ApiContext& context, const HttpRequest& request);
 ApiResult<Principal> AuthenticateAdmin(const ApiContext& context, const HttpRequest& request);
+// 403 unless the principal may act on the jobs and services of `tenant` (an admin, or a user
+// of that tenant).
+ApiResult<void> CheckTenant(const Principal& principal, const std::string& tenant);
 
 // A path parameter or query value as an unsigned integer; 400 naming `what` otherwise.
 ApiResult<uint64_t> ParseId(const std::string& text, std::string_view what);
 
 void RegisterJobRoutes(Router& server, ApiContext& context);
+void RegisterServiceRoutes(Router& server, ApiContext& context);
 void RegisterNodeRoutes(Router& server, ApiContext& context);
 void RegisterAgentRoutes(Router& server, ApiContext& context);
 void RegisterMetricsRoutes(Router& server, ApiContext& context);

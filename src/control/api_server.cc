@@ -64,6 +64,14 @@ ApiResult<Principal> AuthenticateAdmin(const ApiContext& context, const HttpRequ
   return principal;
 }
 
+ApiResult<void> CheckTenant(const Principal& principal, const std::string& tenant) {
+  if (principal.role == Role::kUser && principal.tenant != tenant) {
+    return Fail(403, "this token belongs to tenant {}, not {}", QuoteExcerpt(principal.tenant),
+                QuoteExcerpt(tenant));
+  }
+  return {};
+}
+
 ApiResult<uint64_t> ParseId(const std::string& text, std::string_view what) {
   uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -136,6 +144,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(ApiContext context, ApiServe
       },
       RouteAccess::kPublic, RouteRunner::kInline);
   RegisterJobRoutes(router, ctx);
+  RegisterServiceRoutes(router, ctx);
   RegisterNodeRoutes(router, ctx);
   RegisterAgentRoutes(router, ctx);
   RegisterMetricsRoutes(router, ctx);

@@ -92,6 +92,11 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "--max-pending-per-tenant and --max-pending: expected at least 1");
   }
+  if (!options.prometheus_url.empty()) {
+    if (auto ok = ValidatePrometheusUrl(options.prometheus_url); !ok) {
+      return tl::unexpected(ok.error());
+    }
+  }
   auto policy = sim::LoadPolicyWithText(options.policy);
   if (!policy) return tl::unexpected(WithContext(policy.error(), "--policy"));
   std::shared_ptr<const model::Cluster> cluster;
@@ -155,8 +160,15 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
                   .engine_snapshot_interval_us = options.engine_snapshot_interval_us,
                   .engine_snapshot_events = options.engine_snapshot_events,
                   .engine_log_keep_us = options.engine_log_keep_us,
-                  .carried = std::move(carried)});
+                  .carried = std::move(carried),
+                  .autoscale_interval_us = options.autoscale_interval_us,
+                  .load_report_max_age_us = options.load_report_max_age_us});
   daemon->loop_->Start();
+  if (!options.prometheus_url.empty()) {
+    daemon->prometheus_ = std::make_unique<PrometheusLoad>(
+        options.prometheus_url, daemon->state_, *daemon->clock_, options.autoscale_interval_us);
+    daemon->prometheus_->Start();
+  }
 
   ApiContext context{daemon->state_,   *daemon->journal_,      *daemon->loop_,  daemon->tokens_,
                      *daemon->events_, daemon->cycle_seconds_, *daemon->clock_, daemon->agents_};
@@ -337,6 +349,7 @@ void Daemon::Stop() {
   stopped_ = true;
   if (events_) events_->Close();
   if (server_) server_->Stop();
+  if (prometheus_) prometheus_->Stop();
   if (loop_) loop_->Stop();
   if (journal_) journal_->Stop();
   LogInfo("headroomd stopped");

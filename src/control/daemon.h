@@ -23,6 +23,7 @@
 #include "control/journal.h"
 #include "control/live_loop.h"
 #include "control/metrics.h"
+#include "control/prometheus_load.h"
 #include "control/sqlite_store.h"
 #include "control/token_auth.h"
 
@@ -60,6 +61,11 @@ struct DaemonOptions {
   TimeUs engine_snapshot_interval_us = 3600 * kUsPerSecond;  // LoopOptions.
   uint64_t engine_snapshot_events = 250'000;                 // LoopOptions.
   TimeUs engine_log_keep_us = 7 * 24 * 3600 * kUsPerSecond;  // LoopOptions.
+  TimeUs autoscale_interval_us = 15 * kUsPerSecond;          // LoopOptions.
+  TimeUs load_report_max_age_us = 60 * kUsPerSecond;         // LoopOptions.
+  // Prometheus' address (http://HOST:PORT) for services' autoscaling.prometheusQuery
+  // (prometheus_load.h); empty: such queries are not run.
+  std::string prometheus_url;
   // Pending jobs taken per tenant and in total (admission.h).
   AdmissionLimits admission;
   // HTTP: threads that run complete requests (connections hold none), open connections at
@@ -106,6 +112,7 @@ class Daemon {
   std::unique_ptr<Backend> backend_;
   AgentsBackend* agents_ = nullptr;
   std::unique_ptr<LiveLoop> loop_;
+  std::unique_ptr<PrometheusLoad> prometheus_;  // With --prometheus-url.
   std::unique_ptr<ApiServer> server_;
   bool stopped_ = false;
 };

@@ -66,11 +66,24 @@ struct SeriesPoint {
   uint64_t running = 0;
 };
 
+// A service's load as reported to POST /v1/services/{id}/load, and what its autoscaler made of
+// it. Observed, not stored: after a restart a service keeps its count until the next report.
+struct ServiceLoad {
+  double requests_per_s = 0;
+  TimeUs reported_us = -1;  // -1: never reported.
+  // The autoscaler's last count (live_loop_autoscale.cc) and when it decided it; -1: none yet.
+  uint32_t desired_replicas = 0;
+  TimeUs decided_us = -1;
+  // Why the service's Prometheus query last failed (prometheus_load.h); empty when it answered.
+  std::string query_error;
+};
+
 struct DaemonState {
   std::mutex mu;
   JobTable jobs;  // Changed only through Put and Erase, which keep its counts.
   PendingAdmission admission;
   std::map<uint64_t, ServiceRecord> services;
+  std::map<uint64_t, ServiceLoad> service_loads;  // By service id; only services that exist.
   std::map<std::string, NodeStatus> nodes;
   // Bumped whenever a node's drained, ready or health changes, so that the loop looks for
   // changes to apply to the engine only then, not at every step over 12,500 nodes.

@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
   double keep_finished_s = 86400;
   double engine_snapshot_s = 3600;
   double engine_log_keep_s = 7 * 86400;
+  double autoscale_interval_s = 15;
+  double load_report_max_age_s = 60;
   std::string log_level = "info";
   app.add_option("--listen", listen, "HOST:PORT to serve on (PORT 0: any free port)");
   app.add_option("--data-dir", options.data_dir, "Directory for headroom.db and admin.token")
@@ -99,6 +101,14 @@ int main(int argc, char** argv) {
   app.add_option("--engine-log-keep-s", engine_log_keep_s,
                  "Keep the engine log records that replay this many seconds back (default "
                  "604800)");
+  app.add_option("--autoscale-interval-s", autoscale_interval_s,
+                 "Sync autoscaled services with their reported load this often (default 15, as "
+                 "Kubernetes' HPA)");
+  app.add_option("--load-report-max-age-s", load_report_max_age_s,
+                 "An older load report holds a service's replica count (default 60)");
+  app.add_option("--prometheus-url", options.prometheus_url,
+                 "Prometheus (http://HOST:PORT) to run services' autoscaling.prometheusQuery "
+                 "against, once per --autoscale-interval-s");
   app.add_option("--max-finished", options.max_finished,
                  "Keep at most this many finished jobs, the newest (default 100000)");
   app.add_flag("--repair", options.repair,
@@ -182,6 +192,14 @@ int main(int argc, char** argv) {
         "--engine-snapshot-s: expected seconds in [1, 1e9]; --engine-log-keep-s: in "
         "[0, 1e9]");
   }
+  if (!(autoscale_interval_s >= 0.1 && autoscale_interval_s <= 86400) ||
+      !(load_report_max_age_s >= 0.1 && load_report_max_age_s <= 86400)) {
+    return Usage(
+        "--autoscale-interval-s and --load-report-max-age-s: expected seconds in "
+        "[0.1, 86400]");
+  }
+  options.autoscale_interval_us = headroom::SecondsToUs(autoscale_interval_s);
+  options.load_report_max_age_us = headroom::SecondsToUs(load_report_max_age_s);
   options.engine_snapshot_interval_us = headroom::SecondsToUs(engine_snapshot_s);
   options.engine_log_keep_us = headroom::SecondsToUs(engine_log_keep_s);
   options.agents.grace_us = headroom::SecondsToUs(grace_s);

@@ -1,9 +1,6 @@
 #include "control/job_spec.h"
 
-#include <charconv>
-#include <cmath>
-#include <limits>
-#include <set>
+#include <algorithm>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,8 +14,6 @@ namespace {
 
 using model::YamlField;
 using model::YamlMap;
-
-constexpr TimeUs kMaxDurationUs = 366LL * 24 * 3600 * kUsPerSecond;
 
 Result<std::string> PlainText(const YamlField& field, std::string_view expected, bool allow_empty) {
   if (!field.IsScalar() || !IsPlainText(field.node().Scalar(), allow_empty)) {
@@ -35,36 +30,6 @@ Result<std::string> LabelField(const YamlField& field, std::string_view what) {
     return tl::unexpected(field.Invalid(expected));
   }
   return field.node().Scalar();
-}
-
-Result<int64_t> ScaledDecimal(std::string_view text, int64_t scale) {
-  // "12", "0.5", "1.25": a non-negative decimal times `scale`, exactly or rejected.
-  int64_t whole = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, error] = std::from_chars(text.data(), end, whole);
-  if (error != std::errc() || whole < 0 || ptr == text.data()) {
-    return MakeError(ErrorCode::kInvalidArgument, "not a number");
-  }
-  int64_t fraction = 0;
-  int64_t fraction_scale = 1;
-  if (ptr != end && *ptr == '.') {
-    ++ptr;
-    if (ptr == end) return MakeError(ErrorCode::kInvalidArgument, "not a number");
-    for (; ptr != end; ++ptr) {
-      if (*ptr < '0' || *ptr > '9' || fraction_scale > 1'000'000'000) {
-        return MakeError(ErrorCode::kInvalidArgument, "not a number");
-      }
-      fraction = fraction * 10 + (*ptr - '0');
-      fraction_scale *= 10;
-    }
-  }
-  if (ptr != end || whole > std::numeric_limits<int64_t>::max() / scale / 2) {
-    return MakeError(ErrorCode::kInvalidArgument, "not a number");
-  }
-  if ((fraction * scale) % fraction_scale != 0) {
-    return MakeError(ErrorCode::kInvalidArgument, "too precise");
-  }
-  return whole * scale + fraction * scale / fraction_scale;
 }
 
 template <typename T>
@@ -237,10 +202,59 @@ tl::expected<void, Error> ElasticField(const YamlField& field, JobSpec& spec) {
   return {};
 }
 
+// autoscaling: {minReplicas, maxReplicas, requestsPerReplica, targetUtilization,
+// scaleDownWindow, forecast, prometheusQuery}; the replica count it starts from is the spec's
+// replicas, which the autoscaler then keeps within [minReplicas, maxReplicas].
+Result<ServiceAutoscaling> AutoscalingField(const YamlField& field) {
+  YAML_FIELD_TRY(map,
+                 field.Map({"minReplicas", "maxReplicas", "requestsPerReplica", "targetUtilization",
+                            "scaleDownWindow", "forecast", "prometheusQuery"}));
+  ServiceAutoscaling autoscaling;
+  const std::string replica_range = fmt::format("an integer in [0, {}]", kMaxReplicas);
+  if (const YamlField* min = map->Find("minReplicas")) {
+    YAML_FIELD_TRY(value, min->Integer(0, kMaxReplicas, replica_range));
+    autoscaling.min_replicas = static_cast<uint32_t>(*value);
+  }
+  YAML_FIELD_TRY(max, map->Require("maxReplicas", "the most replicas the service may run"));
+  const uint32_t fewest_max = std::max<uint32_t>(autoscaling.min_replicas, 1);
+  YAML_FIELD_TRY(max_value,
+                 max->Integer(fewest_max, kMaxReplicas,
+                              fmt::format("an integer in [{}, {}] (at least minReplicas and 1)",
+                                          fewest_max, kMaxReplicas)));
+  autoscaling.max_replicas = static_cast<uint32_t>(*max_value);
+  YAML_FIELD_TRY(capacity, map->Require("requestsPerReplica",
+                                        "the requests/s one replica serves, such as 2.5"));
+  constexpr std::string_view kCapacityExpected =
+      "requests/s > 0 with at most 3 decimals, such as 2.5";
+  if (!capacity->IsScalar()) return tl::unexpected(capacity->Invalid(kCapacityExpected));
+  auto milli = ScaledDecimal(capacity->node().Scalar(), 1000);
+  if (!milli || *milli <= 0 || *milli > kMaxCapacityMilliPerS) {
+    return tl::unexpected(capacity->Invalid(kCapacityExpected));
+  }
+  autoscaling.capacity_milli_per_s = *milli;
+  if (const YamlField* target = map->Find("targetUtilization")) {
+    YAML_FIELD_TRY(value, target->Integer(1, 100, "a percentage in [1, 100]"));
+    autoscaling.target_utilization_percent = static_cast<uint32_t>(*value);
+  }
+  if (const YamlField* window = map->Find("scaleDownWindow")) {
+    YAML_FIELD_TRY(window_us, DurationField(*window));
+    autoscaling.scale_down_window_us = *window_us;
+  }
+  if (const YamlField* forecast = map->Find("forecast")) {
+    YAML_FIELD_TRY(forecast_us, DurationField(*forecast));
+    autoscaling.forecast_us = *forecast_us;
+  }
+  if (const YamlField* query = map->Find("prometheusQuery")) {
+    YAML_FIELD_TRY(text, PlainText(*query, "a PromQL expression", false));
+    autoscaling.prometheus_query = std::move(*text);
+  }
+  return autoscaling;
+}
+
 tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
-  YAML_FIELD_TRY(
-      map, field.Map({"tenant", "priority", "tasks", "elastic", "replicas", "timeLimit", "runtime",
-                      "checkpointInterval", "command", "env", "resources", "devices", "topology"}));
+  YAML_FIELD_TRY(map, field.Map({"tenant", "priority", "tasks", "elastic", "replicas",
+                                 "autoscaling", "timeLimit", "runtime", "checkpointInterval",
+                                 "command", "env", "resources", "devices", "topology"}));
   if (const YamlField* tenant = map->Find("tenant")) {
     YAML_FIELD_TRY(name, LabelField(*tenant, "a tenant name"));
     spec.tenant = *name;
@@ -255,6 +269,9 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
   if (spec.kind == JobKind::kJob) {
     if (replicas != nullptr) {
       return tl::unexpected(replicas->Invalid("no replicas for kind Job (use tasks)"));
+    }
+    if (const YamlField* autoscaling = map->Find("autoscaling")) {
+      return tl::unexpected(autoscaling->Invalid("no autoscaling for kind Job (a Service's)"));
     }
     if (tasks != nullptr) {
       YAML_FIELD_TRY(value,
@@ -277,6 +294,12 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
     YAML_FIELD_TRY(value, field_replicas->Integer(
                               0, kMaxReplicas, fmt::format("an integer in [0, {}]", kMaxReplicas)));
     spec.replicas = static_cast<uint32_t>(*value);
+    if (const YamlField* autoscaling = map->Find("autoscaling")) {
+      if (!autoscaling->IsNull()) {
+        YAML_FIELD_TRY(bounds, AutoscalingField(*autoscaling));
+        spec.autoscaling = *bounds;
+      }
+    }
   }
   YAML_FIELD_TRY(time_limit, map->Require("timeLimit", "a duration such as 2h"));
   YAML_FIELD_TRY(limit_us, DurationField(*time_limit));
@@ -340,78 +363,14 @@ bool IsEnvName(std::string_view key) {
 bool operator==(const JobSpec& a, const JobSpec& b) {
   return a.kind == b.kind && a.name == b.name && a.tenant == b.tenant && a.priority == b.priority &&
          a.tasks == b.tasks && a.min_tasks == b.min_tasks && a.task_step == b.task_step &&
-         a.replicas == b.replicas && a.time_limit_us == b.time_limit_us &&
-         a.runtime_us == b.runtime_us && a.checkpoint_interval_us == b.checkpoint_interval_us &&
-         a.command == b.command && a.env == b.env && a.cpu_milli == b.cpu_milli &&
-         a.memory_mib == b.memory_mib && a.request_name == b.request_name &&
-         a.devices == b.devices && a.share_milli == b.share_milli &&
-         a.selector.text() == b.selector.text() &&
+         a.replicas == b.replicas && a.autoscaling == b.autoscaling &&
+         a.time_limit_us == b.time_limit_us && a.runtime_us == b.runtime_us &&
+         a.checkpoint_interval_us == b.checkpoint_interval_us && a.command == b.command &&
+         a.env == b.env && a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
+         a.request_name == b.request_name && a.devices == b.devices &&
+         a.share_milli == b.share_milli && a.selector.text() == b.selector.text() &&
          a.required_topology_level == b.required_topology_level &&
          a.preferred_topology_level == b.preferred_topology_level;
-}
-
-Result<TimeUs> ParseDuration(std::string_view text) {
-  if (text.empty()) return MakeError(ErrorCode::kInvalidArgument, "empty duration");
-  TimeUs unit_s = 1;
-  switch (text.back()) {
-    case 's':
-      unit_s = 1;
-      text.remove_suffix(1);
-      break;
-    case 'm':
-      unit_s = 60;
-      text.remove_suffix(1);
-      break;
-    case 'h':
-      unit_s = 3600;
-      text.remove_suffix(1);
-      break;
-    case 'd':
-      unit_s = 86400;
-      text.remove_suffix(1);
-      break;
-    default:
-      break;
-  }
-  int64_t count = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || count <= 0 ||
-      count > kMaxDurationUs / kUsPerSecond / unit_s) {
-    return MakeError(ErrorCode::kInvalidArgument, "not a duration");
-  }
-  return count * unit_s * kUsPerSecond;
-}
-
-Result<int64_t> ParseCpuMilli(std::string_view text) {
-  if (!text.empty() && text.back() == 'm') {
-    text.remove_suffix(1);
-    int64_t milli = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), milli);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size() || milli < 0 ||
-        milli > 1'000'000'000) {
-      return MakeError(ErrorCode::kInvalidArgument, "not a CPU quantity");
-    }
-    return milli;
-  }
-  auto milli = ScaledDecimal(text, 1000);
-  if (!milli || *milli > 1'000'000'000) {
-    return MakeError(ErrorCode::kInvalidArgument, "not a CPU quantity");
-  }
-  return milli;
-}
-
-Result<int64_t> ParseMemoryMib(std::string_view text) {
-  int64_t scale = 0;
-  if (text.ends_with("Mi")) scale = 1;
-  if (text.ends_with("Gi")) scale = 1024;
-  if (text.ends_with("Ti")) scale = 1024 * 1024;
-  if (scale == 0) return MakeError(ErrorCode::kInvalidArgument, "not a memory size");
-  text.remove_suffix(2);
-  auto mib = ScaledDecimal(text, scale);
-  if (!mib || *mib > (int64_t{1} << 40)) {
-    return MakeError(ErrorCode::kInvalidArgument, "not a memory size");
-  }
-  return mib;
 }
 
 Result<JobSpec> ParseJobSpec(std::string_view text, std::string_view source) {
@@ -464,6 +423,20 @@ std::string JobSpecToJson(const JobSpec& spec) {
     }
   } else {
     s["replicas"] = spec.replicas;
+    if (spec.autoscaling) {
+      const ServiceAutoscaling& autoscaling = *spec.autoscaling;
+      nlohmann::ordered_json& a = s["autoscaling"];
+      a["minReplicas"] = autoscaling.min_replicas;
+      a["maxReplicas"] = autoscaling.max_replicas;
+      // A string, so that it reads back exactly (ScaledDecimal), never in a float's form.
+      a["requestsPerReplica"] = fmt::format("{}.{:03}", autoscaling.capacity_milli_per_s / 1000,
+                                            autoscaling.capacity_milli_per_s % 1000);
+      a["targetUtilization"] = autoscaling.target_utilization_percent;
+      a["scaleDownWindow"] = autoscaling.scale_down_window_us / kUsPerSecond;
+      if (autoscaling.forecast_us > 0) a["forecast"] = autoscaling.forecast_us / kUsPerSecond;
+      if (!autoscaling.prometheus_query.empty())
+        a["prometheusQuery"] = autoscaling.prometheus_query;
+    }
   }
   s["timeLimit"] = spec.time_limit_us / kUsPerSecond;
   if (spec.runtime_us > 0) s["runtime"] = spec.runtime_us / kUsPerSecond;

@@ -22,12 +22,33 @@
 
 #include "base/result.h"
 #include "base/time.h"
+#include "control/spec_quantities.h"
 #include "model/job.h"
 #include "model/selector.h"
 
 namespace headroom::control {
 
 enum class JobKind : uint8_t { kJob, kService };
+
+// spec.autoscaling of a Service: headroomd sets its replica count from the request rate reported
+// to it (docs/api.md "Services"), as Kubernetes' HorizontalPodAutoscaler does (engine/
+// autoscaler.h); `replicas` is then the count the service starts with.
+struct ServiceAutoscaling {
+  uint32_t min_replicas = 1;
+  uint32_t max_replicas = 1;
+  // Requests/s one replica serves at full utilisation, in thousandths (exact, as written).
+  int64_t capacity_milli_per_s = 0;
+  uint32_t target_utilization_percent = 70;
+  TimeUs scale_down_window_us = 300 * kUsPerSecond;
+  // How far ahead the rate's trend is forecast, for replicas that take this long to load; 0: no
+  // forecast (Kubernetes' HPA).
+  TimeUs forecast_us = 0;
+  // A PromQL expression whose answer is the service's request rate, run against headroomd's
+  // --prometheus-url (prometheus_load.h); empty: only reports posted to the API count.
+  std::string prometheus_query;
+
+  friend bool operator==(const ServiceAutoscaling&, const ServiceAutoscaling&) = default;
+};
 
 struct JobSpec {
   JobKind kind = JobKind::kJob;
@@ -39,7 +60,8 @@ struct JobSpec {
   // task_step (model::Job's elastic range). 0: rigid (also what minTasks = tasks reads as).
   uint32_t min_tasks = 0;
   uint32_t task_step = 1;
-  uint32_t replicas = 0;  // Services only.
+  uint32_t replicas = 0;                          // Services only.
+  std::optional<ServiceAutoscaling> autoscaling;  // Services only.
   TimeUs time_limit_us = 0;
   // Simulated backend: how long it runs; 0 (not given) runs until the time limit and
   // completes there.
@@ -67,6 +89,7 @@ inline constexpr uint32_t kMaxTasks = 100'000;
 inline constexpr uint32_t kMaxReplicas = 10'000;
 inline constexpr uint32_t kMaxDevicesPerTask = 1024;
 inline constexpr size_t kMaxListItems = 1024;
+inline constexpr int64_t kMaxCapacityMilliPerS = 1'000'000'000;  // A million requests/s.
 
 // `source` prefixes every message ("request body").
 Result<JobSpec> ParseJobSpec(std::string_view text, std::string_view source = "request body");
@@ -115,12 +138,5 @@ inline TimeUs TimeLimitAtWidth(const JobSpec& spec, uint64_t width) {
 }
 
 model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submit_us);
-
-// "90s", "30m", "2h", "1d" or an integer count of seconds; > 0 and at most 366 days.
-Result<TimeUs> ParseDuration(std::string_view text);
-// Cores as "16", "0.5" or "500m" → milli-cores.
-Result<int64_t> ParseCpuMilli(std::string_view text);
-// "512Mi", "128Gi", "1Ti" → MiB.
-Result<int64_t> ParseMemoryMib(std::string_view text);
 
 }  // namespace headroom::control

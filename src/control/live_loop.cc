@@ -117,7 +117,7 @@ void LiveLoop::Log(std::string type, std::optional<uint64_t> job, std::optional<
 
 TimeUs LiveLoop::NextDeadline(TimeUs now) const {
   if (rebuild_) return std::max(now, retry_at_us_);
-  TimeUs deadline = std::min(backend_.NextPollUs(now), next_sample_us_);
+  TimeUs deadline = std::min({backend_.NextPollUs(now), next_sample_us_, next_autoscale_us_});
   if (engine_ != nullptr) deadline = std::min(deadline, engine_->NextWakeupUs());
   return deadline;
 }
@@ -208,6 +208,7 @@ void LiveLoop::Iterate(TimeUs now) {
   if (!report.lost_jobs.empty()) {
     Requeue(std::move(report.lost_jobs), "the agent of its node restarted; its tasks ended", now);
   }
+  Autoscale(now);
   if (engine_ == nullptr) {
     ClearEvents();
     Sample(now);

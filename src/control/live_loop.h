@@ -39,6 +39,7 @@
 #include "control/journal.h"
 #include "control/metrics.h"
 #include "control/records.h"
+#include "engine/autoscaler.h"
 #include "engine/engine.h"
 #include "engine/policy_config.h"
 
@@ -69,6 +70,10 @@ struct LoopOptions {
   // What the engine before this daemon's start had learned: the store's newest build record and
   // the records after it, followed (daemon.cc).
   engine::CarriedState carried;
+  // How often autoscaled services are synced with their reported load, and how old a report may
+  // be to count: an older one holds the count, as the HPA does when its metric is missing.
+  TimeUs autoscale_interval_us = 15 * kUsPerSecond;
+  TimeUs load_report_max_age_us = 60 * kUsPerSecond;
 };
 
 // The store's meta key under which retention keeps the next job id (ids are never reused, even
@@ -133,6 +138,7 @@ class LiveLoop {
   // are submitted, or the surplus is cancelled — pending replicas first, then the most recently
   // started — together with the new count, in one journaled transaction. Ended replicas are
   // replaced as before, so the count holds.
+  // An autoscaled service (spec.autoscaling) only within its [minReplicas, maxReplicas]: 409.
   ApiResult<ServiceScaled> ScaleService(uint64_t service, uint32_t replicas);
   ApiResult<NodeRecord> SetDrain(const std::string& node, bool drained, std::string reason);
   // Why `jobs` wait, as the loop last published it (after steps, at a bounded cost: see
@@ -200,6 +206,12 @@ class LiveLoop {
   // of the backend and the engine.
   void ApplyCancelled(const std::vector<JobRecord>& cancelled, const std::vector<bool>& was_running,
                       TimeUs now);
+  // Sets a service's count on the loop thread (ScaleService without the bounds check).
+  ApiResult<ServiceScaled> ApplyScale(uint64_t service, uint32_t replicas, TimeUs now,
+                                      std::string_view why);
+  // Every autoscale_interval_us: each autoscaled service's count from its reported load
+  // (live_loop_autoscale.cc).
+  void Autoscale(TimeUs now);
   // The engine's allocations for `placement`, or nullopt when it does not fit `used_milli`.
   std::optional<std::vector<engine::TaskAllocation>> ToAllocations(
       const std::vector<TaskPlacement>& placement, std::vector<uint32_t>& used_milli,
@@ -254,6 +266,14 @@ class LiveLoop {
   // rebuild queued (snapshot_events_: they are the snapshot, not its tail).
   uint64_t events_since_snapshot_ = 0;
   size_t snapshot_events_ = 0;
+  // Autoscaled services' HPA state (engine/autoscaler.h), from the first sync after the daemon
+  // started or the service was submitted, and when each began.
+  struct AutoscaledService {
+    engine::Autoscaler autoscaler;
+    TimeUs since_us;
+  };
+  std::map<uint64_t, AutoscaledService> autoscalers_;
+  TimeUs next_autoscale_us_ = 0;
   // What the last engine learned, for the next one while there is none (an empty cluster).
   engine::CarriedState carried_;
   std::chrono::steady_clock::time_point last_iteration_;

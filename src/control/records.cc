@@ -35,6 +35,7 @@ JobRecord NewReplica(const ServiceRecord& service, uint64_t id, TimeUs submit_us
       .id = id, .service_id = service.id, .spec = service.spec, .submit_us = submit_us};
   replica.spec.kind = JobKind::kJob;
   replica.spec.replicas = 0;
+  replica.spec.autoscaling.reset();  // The service's; a Job has none.
   replica.spec.tasks = 1;
   return replica;
 }

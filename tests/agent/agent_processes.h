@@ -80,21 +80,37 @@ class DaemonApi {
 
 // headroomd on the agents backend under `policy` (a preset name or a policy file) with one
 // headroom-agent of `devices` fake devices per node, every node up: the floor of the end-to-end
-// tests of scheduling decisions. Start and Stop return what went wrong, with the logs; "" when
-// all went well.
+// tests of scheduling decisions; `daemon_flags` are added to headroomd's. Start and Stop return
+// what went wrong, with the logs; "" when all went well.
 class AgentsFloor {
  public:
   explicit AgentsFloor(const ScratchDir& dir) : dir_(dir), data_(dir.File("data")) {}
 
-  std::string Start(const std::string& policy, const std::vector<std::string>& nodes, int devices) {
+  std::string Start(const std::string& policy, const std::vector<std::string>& nodes, int devices,
+                    const std::vector<std::string>& daemon_flags = {}) {
     nodes_ = nodes;
-    auto daemon = ChildProcess::Spawn(
-        {.argv = {Bin("headroomd"), "--listen", "127.0.0.1:0", "--data-dir", data_, "--backend",
-                  "agents", "--port-file", dir_.File("port"), "--grace-s", "2",
-                  "--heartbeat-interval-s", "0.2", "--stop-grace-s", "5", "--policy", policy},
-         .env = {"PATH=/usr/bin:/bin"},
-         .stdout_path = dir_.File("headroomd.log"),
-         .stderr_path = dir_.File("headroomd.log")});
+    std::vector<std::string> argv = {Bin("headroomd"),
+                                     "--listen",
+                                     "127.0.0.1:0",
+                                     "--data-dir",
+                                     data_,
+                                     "--backend",
+                                     "agents",
+                                     "--port-file",
+                                     dir_.File("port"),
+                                     "--grace-s",
+                                     "2",
+                                     "--heartbeat-interval-s",
+                                     "0.2",
+                                     "--stop-grace-s",
+                                     "5",
+                                     "--policy",
+                                     policy};
+    argv.insert(argv.end(), daemon_flags.begin(), daemon_flags.end());
+    auto daemon = ChildProcess::Spawn({.argv = std::move(argv),
+                                       .env = {"PATH=/usr/bin:/bin"},
+                                       .stdout_path = dir_.File("headroomd.log"),
+                                       .stderr_path = dir_.File("headroomd.log")});
     if (!daemon) return daemon.error().message;
     daemon_.emplace(std::move(*daemon));
     if (!WaitUntil(

@@ -227,10 +227,12 @@ std::string Daemon::Start(const Options& options) {
   std::filesystem::create_directories(data);
   const std::filesystem::path port_file = dir_ / "headroomd.port";
   std::string error;
-  if (!process_.Start(
-          {BinaryPath("headroomd"), "--listen", "127.0.0.1:0", "--port-file", port_file.string(),
-           "--data-dir", data.string(), "--cluster", cluster.string(), "--backend", "simulated"},
-          dir_ / "headroomd.log", &error)) {
+  std::vector<std::string> argv = {
+      BinaryPath("headroomd"), "--listen",   "127.0.0.1:0", "--port-file",
+      port_file.string(),      "--data-dir", data.string(), "--cluster",
+      cluster.string(),        "--backend",  "simulated"};
+  argv.insert(argv.end(), options.flags.begin(), options.flags.end());
+  if (!process_.Start(argv, dir_ / "headroomd.log", &error)) {
     return error;
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);

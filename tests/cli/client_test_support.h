@@ -80,6 +80,7 @@ class Daemon {
  public:
   struct Options {
     int devices = 32;
+    std::vector<std::string> flags;  // Added to headroomd's.
   };
   explicit Daemon(std::filesystem::path dir) : dir_(std::move(dir)) {}
   std::string Start(const Options& options);

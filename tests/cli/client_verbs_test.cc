@@ -135,12 +135,16 @@ TEST_F(ClientVerbs, NodesPrintsSinfoColumns) {
 TEST_F(ClientVerbs, ServicesTable) {
   api_.Answer("GET", "/v1/services",
               {200, R"({"services": [{"id": 3, "name": "chat", "tenant": "team-a", "replicas": 2,
-                        "running": 1, "jobs": [11, 12]}]})"});
+                        "running": 1, "jobs": [11, 12]},
+                       {"id": 4, "name": "llm", "tenant": "team-a", "replicas": 6, "running": 5,
+                        "jobs": [13], "autoscaling": {"minReplicas": 1, "maxReplicas": 12},
+                        "load": {"requestsPerSecond": 30, "desiredReplicas": 6}}]})"});
   const CommandOutcome run = Run({"services"});
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out,
-            "ID  NAME  TENANT  REPLICAS  RUNNING  JOBS\n"
-            " 3  chat  team-a         2        1  11,12\n");
+            "ID  NAME  TENANT  REPLICAS  RUNNING  AUTOSCALING           JOBS\n"
+            " 3  chat  team-a         2        1  -                     11,12\n"
+            " 4  llm   team-a         6        5  1..12, 30 req/s -> 6  13\n");
 }
 
 TEST_F(ClientVerbs, SubmitPostsTheSpecAndPrintsTheId) {
@@ -370,7 +374,7 @@ TEST(ClientConnection, HttpsVerifiesUnlessInsecure) {
   args.push_back("--insecure");
   const CommandOutcome insecure = RunHeadroom(args);
   EXPECT_EQ(insecure.status, 0) << insecure.err;
-  EXPECT_EQ(insecure.out, "ID  NAME  TENANT  REPLICAS  RUNNING  JOBS\n");
+  EXPECT_EQ(insecure.out, "ID  NAME  TENANT  REPLICAS  RUNNING  AUTOSCALING  JOBS\n");
 
   args = base;
   args.insert(args.end(), {"--cacert", cert, "services"});

@@ -219,6 +219,82 @@ TEST(ControlJobSpec, ServicesUseReplicas) {
   EXPECT_NE(tasks.error().message.find("spec.tasks"), std::string::npos);
 }
 
+TEST(ControlJobSpec, AServiceMayAutoscaleWithinItsBounds) {
+  auto service = ParseJobSpec(R"(kind: Service
+spec:
+  replicas: 2
+  autoscaling:
+    minReplicas: 1
+    maxReplicas: 16
+    requestsPerReplica: 2.5
+    targetUtilization: 60
+    scaleDownWindow: 2m
+    forecast: 90s
+    prometheusQuery: sum(rate(vllm:request_success_total{model_name="chat"}[1m]))
+  timeLimit: 1d
+)");
+  ASSERT_TRUE(service.has_value()) << service.error().message;
+  ASSERT_TRUE(service->autoscaling.has_value());
+  EXPECT_EQ(service->autoscaling,
+            (ServiceAutoscaling{.min_replicas = 1,
+                                .max_replicas = 16,
+                                .capacity_milli_per_s = 2500,
+                                .target_utilization_percent = 60,
+                                .scale_down_window_us = 120 * kUsPerSecond,
+                                .forecast_us = 90 * kUsPerSecond,
+                                .prometheus_query = "sum(rate(vllm:request_success_total{"
+                                                    "model_name=\"chat\"}[1m]))"}));
+  // The canonical form reads back equal, through ParseJobSpec; the fast reader leaves it to it.
+  const std::string json = JobSpecToJson(*service);
+  auto again = ParseJobSpec(json);
+  ASSERT_TRUE(again.has_value()) << again.error().message << "\n" << json;
+  EXPECT_TRUE(*again == *service) << json;
+  const std::optional<JobSpec> canonical = ReadCanonicalJobSpec(json);
+  EXPECT_TRUE(!canonical || *canonical == *service) << json;
+
+  // The defaults: a 70% target, a 5-minute scale-down window, no forecast.
+  auto defaults = ParseJobSpec(
+      "kind: Service\nspec:\n  replicas: 1\n  autoscaling: {maxReplicas: 4, requestsPerReplica: "
+      "3}\n  timeLimit: 1d\n");
+  ASSERT_TRUE(defaults.has_value()) << defaults.error().message;
+  EXPECT_EQ(defaults->autoscaling->min_replicas, 1u);
+  EXPECT_EQ(defaults->autoscaling->target_utilization_percent, 70u);
+  EXPECT_EQ(defaults->autoscaling->scale_down_window_us, 300 * kUsPerSecond);
+  EXPECT_EQ(defaults->autoscaling->forecast_us, 0);
+
+  const auto error_of = [](const std::string& autoscaling, const std::string& kind = "Service") {
+    auto spec =
+        ParseJobSpec("kind: " + kind + "\nspec:\n  replicas: 1\n  autoscaling: " + autoscaling +
+                     "\n  timeLimit: 1d\n");
+    return spec ? std::string("parsed") : spec.error().message;
+  };
+  EXPECT_EQ(error_of("{maxReplicas: 4, requestsPerReplica: fast}"),
+            "request body:4: field 'spec.autoscaling.requestsPerReplica': expected requests/s > 0 "
+            "with at most 3 decimals, such as 2.5, got \"fast\"");
+  EXPECT_NE(error_of("{maxReplicas: 4, requestsPerReplica: 0}").find("requestsPerReplica"),
+            std::string::npos);
+  EXPECT_NE(error_of("{maxReplicas: 4, requestsPerReplica: 0.0001}").find("requestsPerReplica"),
+            std::string::npos);
+  EXPECT_EQ(error_of("{minReplicas: 5, maxReplicas: 4, requestsPerReplica: 1}"),
+            "request body:4: field 'spec.autoscaling.maxReplicas': expected an integer in [5, "
+            "10000] (at least minReplicas and 1), got \"4\"");
+  EXPECT_NE(error_of("{requestsPerReplica: 1}").find("'spec.autoscaling.maxReplicas'"),
+            std::string::npos);
+  EXPECT_NE(error_of("{maxReplicas: 4, requestsPerReplica: 1, targetUtilization: 120}")
+                .find("expected a percentage in [1, 100]"),
+            std::string::npos);
+  EXPECT_NE(error_of("{maxReplicas: 4, requestsPerReplica: 1, burst: 2}")
+                .find("'spec.autoscaling.burst'"),
+            std::string::npos);
+  // A Job has no replicas to scale; its replicas are refused first, so try it alone.
+  auto job = ParseJobSpec(
+      "spec:\n  autoscaling: {maxReplicas: 2, requestsPerReplica: 1}\n"
+      "  timeLimit: 1h\n");
+  ASSERT_FALSE(job.has_value());
+  EXPECT_NE(job.error().message.find("expected no autoscaling for kind Job"), std::string::npos)
+      << job.error().message;
+}
+
 TEST(ControlJobSpec, Quantities) {
   EXPECT_EQ(ParseDuration("90s").value(), 90 * kUsPerSecond);
   EXPECT_EQ(ParseDuration("120").value(), 120 * kUsPerSecond);

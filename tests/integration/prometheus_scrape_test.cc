@@ -99,5 +99,71 @@ TEST(PrometheusScrape, RealPrometheusSeesDevicesAndRunningJobs) {
   EXPECT_FALSE(prometheus.Running());
 }
 
+// The other direction: headroomd asks a real Prometheus for a service's load. Prometheus
+// scrapes an exporter (a stand-in model server on a loopback port serving
+// chat_requests_per_second 30); the service's autoscaling.prometheusQuery sums that gauge, and
+// headroomd --prometheus-url syncing every 0.5 s scales the service to ceil(30 / (10 × 0.5)) = 6.
+TEST(PrometheusScrape, AServiceAutoscalesOnARealPrometheusQuery) {
+  if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << BinaryPath("headroomd") << ")";
+  const auto prometheus_bin = FindProgram("prometheus");
+  if (!prometheus_bin) GTEST_SKIP() << "prometheus not installed (apt-get install prometheus)";
+  TestDir dir;
+  httplib::Server exporter;
+  exporter.Get("/metrics", [](const httplib::Request&, httplib::Response& reply) {
+    reply.set_content(
+        "# TYPE chat_requests_per_second gauge\nchat_requests_per_second{pod=\"a\"} 18\n"
+        "chat_requests_per_second{pod=\"b\"} 12\n",
+        "text/plain; version=0.0.4");
+  });
+  const int exporter_port = exporter.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { exporter.listen_after_bind(); });
+  const int port = FreePort();
+  const std::filesystem::path config = dir.path() / "prometheus.yml";
+  std::ofstream(config) << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+                        << "scrape_configs:\n"
+                        << "  - job_name: chat\n"
+                        << "    static_configs: [{targets: ['127.0.0.1:" << exporter_port
+                        << "']}]\n";
+  ChildProcess prometheus;
+  std::string error;
+  ASSERT_TRUE(prometheus.Start({prometheus_bin->string(), "--config.file=" + config.string(),
+                                "--storage.tsdb.path=" + (dir.path() / "tsdb").string(),
+                                "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+                               dir.path() / "prometheus.log", &error))
+      << error;
+  Daemon daemon(dir.path());
+  const std::string failure =
+      daemon.Start({.devices = 32,
+                    .flags = {"--prometheus-url", "http://127.0.0.1:" + std::to_string(port),
+                              "--autoscale-interval-s", "0.5"}});
+  ASSERT_EQ(failure, "") << failure;
+  httplib::Client api("127.0.0.1", daemon.port());
+  api.set_bearer_token_auth(daemon.admin_token().c_str());
+  const std::string spec =
+      "kind: Service\nmetadata: {name: chat}\nspec:\n  replicas: 1\n  autoscaling:\n"
+      "    maxReplicas: 8\n    requestsPerReplica: 10\n    targetUtilization: 50\n"
+      "    prometheusQuery: sum(chat_requests_per_second)\n  timeLimit: 30d\n"
+      "  devices: {requests: [{count: 1}]}\n";
+  auto submitted = api.Post("/v1/jobs", spec, "application/yaml");
+  ASSERT_TRUE(submitted);
+  ASSERT_EQ(submitted->status, 201) << submitted->body;
+
+  json service;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto listed = api.Get("/v1/services");
+    if (listed && listed->status == 200) service = json::parse(listed->body)["services"][0];
+    if (service["replicas"] == 6) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_EQ(service["replicas"], 6) << service.dump() << "\n"
+                                    << ReadText(dir.path() / "prometheus.log") << daemon.Log();
+  EXPECT_EQ(service["load"]["requestsPerSecond"], 30.0) << service.dump();
+  prometheus.Stop();
+  daemon.Stop();
+  exporter.stop();
+  serving.join();
+}
+
 }  // namespace
 }  // namespace headroom::testing

@@ -264,9 +264,28 @@ std::string FormatQueues(const json& queues) {
   return out;
 }
 
+// "1..12, 30 req/s -> 6": an autoscaled service's bounds, its last reported load and the count
+// its autoscaler asked for; "-" for a service without autoscaling.
+std::string Autoscaling(const json& service) {
+  const json& bounds = Field(service, "autoscaling");
+  if (!bounds.is_object()) return "-";
+  std::string out = Text(bounds, "minReplicas") + ".." + Text(bounds, "maxReplicas");
+  const json& load = Field(service, "load");
+  if (load.is_object()) {
+    out += ", " + Amount(load, "requestsPerSecond") + " req/s";
+    if (load.contains("desiredReplicas")) out += " -> " + Text(load, "desiredReplicas");
+  }
+  return out;
+}
+
 std::string FormatServices(const json& services) {
-  Table table(
-      {{"ID", true}, {"NAME"}, {"TENANT"}, {"REPLICAS", true}, {"RUNNING", true}, {"JOBS"}});
+  Table table({{"ID", true},
+               {"NAME"},
+               {"TENANT"},
+               {"REPLICAS", true},
+               {"RUNNING", true},
+               {"AUTOSCALING"},
+               {"JOBS"}});
   for (const json& service : List(services, "services")) {
     std::string ids;
     if (service.contains("jobs") && service["jobs"].is_array()) {
@@ -276,7 +295,8 @@ std::string FormatServices(const json& services) {
       }
     }
     table.AddRow({Text(service, "id"), Text(service, "name"), Text(service, "tenant"),
-                  Text(service, "replicas"), Text(service, "running"), ids.empty() ? "-" : ids});
+                  Text(service, "replicas"), Text(service, "running"), Autoscaling(service),
+                  ids.empty() ? "-" : ids});
   }
   return table.Render();
 }
