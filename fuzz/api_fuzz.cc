@@ -123,6 +123,14 @@ const std::vector<Shape>& Shapes() {
         {"replicas", Kind::kUnsigned},
         {"added", Kind::kArray},
         {"cancelled", Kind::kArray}}},
+      {"POST",
+       "/v1/services/1/load",
+       200,
+       {{"id", Kind::kUnsigned},
+        {"name", Kind::kString},
+        {"replicas", Kind::kUnsigned},
+        {"autoscaled", Kind::kBoolean},
+        {"load", Kind::kObject}}},
       {"POST", "/v1/tokens", 201, {{"token", Kind::kString}, {"role", Kind::kString}}},
       {"POST", "/v1/nodes/n1/drain", 200, kNodeMembers},
       {"POST", "/v1/nodes/n1/undrain", 200, kNodeMembers},
@@ -458,6 +466,7 @@ std::unique_ptr<World> MakeWorld() {
       hc::ApiContext{world->state, *world->journal, *world->loop, world->tokens, *world->events,
                      world->cycle_seconds, *world->clock, world->agents.get()});
   hc::RegisterJobRoutes(world->router, *world->context);
+  hc::RegisterServiceRoutes(world->router, *world->context);
   hc::RegisterNodeRoutes(world->router, *world->context);
   hc::RegisterAgentRoutes(world->router, *world->context);
   hc::RegisterMetricsRoutes(world->router, *world->context);
