@@ -189,7 +189,6 @@ void ServiceDriver::Started(JobId job, TimeUs now_us) {
   HoldDevices(now_us);
   held_devices_ += service.load.service.devices_per_replica;
   replica.state = ReplicaState::kRunning;
-  replica.started_us = now_us;
   const bool loaded = replica.warm && !replica.served;
   const TimeUs serving_us = now_us + (loaded ? 0 : service.load.service.startup_us);
   service.pool.AddReplica(job.value(), serving_us);

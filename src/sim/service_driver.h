@@ -77,9 +77,8 @@ class ServiceDriver {
     size_t service;
     ReplicaState state = ReplicaState::kPending;
     TimeUs decided_us = 0;  // When the autoscaler asked for it.
-    TimeUs started_us = 0;
-    bool warm = false;    // Loaded before the run began (its first start serves at once).
-    bool served = false;  // Its first start has been counted toward scale-up to serving.
+    bool warm = false;      // Loaded before the run began (its first start serves at once).
+    bool served = false;    // Its first start has been counted toward scale-up to serving.
   };
   struct Running {
     ServiceLoad load;

@@ -20,15 +20,7 @@ namespace {
 
 using testing::JobOf;
 using testing::TinyCluster;
-
-model::Workload WorkloadOf(std::vector<model::Job> jobs) {
-  model::Workload workload;
-  workload.format = "test";
-  workload.source = "test";
-  workload.jobs = std::move(jobs);
-  model::SortBySubmitTime(workload);
-  return workload;
-}
+using testing::WorkloadOf;
 
 // One request a second from `from_s` for `seconds`, each 1,000 prompt tokens and 10 generated.
 RequestTrace SteadyTrace(int from_s, int seconds) {

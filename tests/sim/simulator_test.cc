@@ -25,6 +25,7 @@ namespace {
 
 using testing::JobOf;
 using testing::TinyCluster;
+using testing::WorkloadOf;
 
 std::vector<engine::PolicyConfig> AllPolicies() { return *LoadPolicies("all"); }
 
@@ -49,15 +50,6 @@ std::string JsonOf(const model::Cluster& cluster, const model::Workload& workloa
   options.series_points = 64;
   return WriteJsonReport(ReportOf(cluster, workload, seed,
                                   RunPolicies(cluster, workload, AllPolicies(), options, threads)));
-}
-
-model::Workload WorkloadOf(std::vector<model::Job> jobs) {
-  model::Workload workload;
-  workload.format = "test";
-  workload.source = "test";
-  workload.jobs = std::move(jobs);
-  model::SortBySubmitTime(workload);
-  return workload;
 }
 
 // A 64-device building (8 racks of one 8-device node... two nodes per rack, two racks per
@@ -242,6 +234,8 @@ TEST(SimulatorTest, UnplaceableJobIsCountedNotLost) {
 
 namespace headroom::sim {
 namespace {
+
+using testing::WorkloadOf;
 
 // The defragmentation scenario of tests/engine/defrag_test.cc run by the simulator: on two
 // 8-device nodes, a (4 devices, 10 s), b and c (4 devices, 36,000 s) start at 0 — a and b on n0,

@@ -48,6 +48,7 @@
 #include "model/cluster_builder.h"
 #include "model/job.h"
 #include "model/selector.h"
+#include "model/workload.h"
 
 namespace headroom::testing {
 
@@ -144,6 +145,16 @@ inline model::Job JobOf(uint32_t tasks, uint32_t devices, const std::string& sel
 }
 
 // A gang of `tasks` tasks, each a `milli` share (< 1000) of one device.
+// A workload of `jobs`, in submit order, as the simulator takes it.
+inline model::Workload WorkloadOf(std::vector<model::Job> jobs) {
+  model::Workload workload;
+  workload.format = "test";
+  workload.source = "test";
+  workload.jobs = std::move(jobs);
+  model::SortBySubmitTime(workload);
+  return workload;
+}
+
 inline model::Job ShareJobOf(uint32_t tasks, uint32_t milli, const std::string& selector = "",
                              int64_t cpu_milli = 0, int64_t memory_mib = 0, double runtime_s = 100,
                              double estimate_s = 100, double submit_s = 0) {
