@@ -7,7 +7,7 @@ RUN_OUT ?= out/run
 
 RUN_SECONDS ?=
 
-.PHONY: deps configure build run test test-sanitize fuzz bench format clean
+.PHONY: deps configure configure-sanitize build run test test-sanitize fuzz bench format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -43,18 +43,20 @@ test: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target $(TEST_TARGETS)
 	@cd $(BUILD) && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
 
-# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs this too).
-test-sanitize: deps
-	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHEADROOM_SANITIZE=ON \
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs this too), in the
+# fuzzing build: Clang with every library instrumented for both sanitizers and for coverage. The
+# libFuzzer targets then link against the same objects, so the libraries compile once for both.
+configure-sanitize: deps
+	@CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DHEADROOM_FUZZ=ON \
 	  -DHEADROOM_BENCH=OFF >/dev/null
-	@cmake --build build-sanitize -j $(JOBS) --target $(TEST_TARGETS)
-	@cd build-sanitize && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
+
+test-sanitize: configure-sanitize
+	@cmake --build build-fuzz -j $(JOBS) --target $(TEST_TARGETS)
+	@cd build-fuzz && HEADROOM_TRACES=$(abspath $(HEADROOM_TRACES)) ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer targets, each run briefly over its seed corpus (FUZZ_SECONDS each).
 FUZZ_SECONDS ?= 20
-fuzz: deps
-	@CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DHEADROOM_FUZZ=ON \
-	  -DHEADROOM_BENCH=OFF >/dev/null
+fuzz: configure-sanitize
 	@cmake --build build-fuzz -j $(JOBS) --target fuzzers
 	@bash scripts/run-fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
