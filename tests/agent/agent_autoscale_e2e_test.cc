@@ -35,13 +35,7 @@ TEST(AgentAutoscaleEndToEnd, ALoadRiseTakesTrainingsDevicesAndItsFallGivesThemBa
   const auto logs = [&] { return floor.Logs(); };
 
   // Each attempt writes run-JOB-ATTEMPT; SIGTERM makes it write ckpt-JOB-ATTEMPT and exit.
-  const std::string d = dir.File("");
-  const std::string script =
-      "r=" + d +
-      "run-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; echo running > $r.tmp && mv $r.tmp $r; c=" + d +
-      "ckpt-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; trap 'echo saved > $c.tmp && mv $c.tmp $c; exit 0' "
-      "TERM; while [ -d " +
-      d + " ]; do sleep 0.05; done";
+  const std::string script = testing::CheckpointingTask(dir.File(""));
   const auto file_of = [&](const std::string& kind, int64_t job, int attempt) {
     return dir.File(kind + "-" + std::to_string(job) + "-" + std::to_string(attempt));
   };

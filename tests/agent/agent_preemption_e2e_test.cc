@@ -34,16 +34,9 @@ TEST(AgentPreemptionEndToEnd, APreemptedJobCheckpointsOnItsSignalAndRunsAgainAsA
   const std::string& data = floor.data();
   const auto logs = [&] { return floor.Logs(); };
 
-  // Each attempt writes that it runs (run-JOB-ATTEMPT); SIGTERM makes it write its checkpoint
-  // (ckpt-JOB-ATTEMPT) and exit; the file stop-JOB ends the job (as does the scratch directory's
-  // removal, so that a failed test leaves no task behind).
-  const std::string d = dir.File("");
-  const std::string script =
-      "r=" + d +
-      "run-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; echo running > $r.tmp && mv $r.tmp $r; c=" + d +
-      "ckpt-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; trap 'echo saved > $c.tmp && mv $c.tmp $c; exit 0' "
-      "TERM; while [ ! -e " +
-      d + "stop-$HEADROOM_JOB_ID ] && [ -d " + d + " ]; do sleep 0.05; done";
+  // Each attempt writes run-JOB-ATTEMPT; SIGTERM makes it write ckpt-JOB-ATTEMPT and exit; the
+  // file stop-JOB ends the job.
+  const std::string script = testing::CheckpointingTask(dir.File(""));
   const auto submit = [&](int priority) {
     const json spec = {{"metadata", {{"name", "j"}}},
                        {"spec",

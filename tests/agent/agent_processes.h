@@ -78,6 +78,18 @@ class DaemonApi {
   httplib::Client client_;
 };
 
+// A task's command for the scheduling tests, run in scratch folder `d` (with its trailing
+// slash): each attempt writes d/run-JOB-ATTEMPT; SIGTERM (the checkpoint signal) makes it write
+// d/ckpt-JOB-ATTEMPT and exit 0; it also ends once the file d/stop-JOB exists or `d` is gone
+// (so that a failed test leaves no task behind).
+inline std::string CheckpointingTask(const std::string& d) {
+  return "r=" + d +
+         "run-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; echo running > $r.tmp && mv $r.tmp $r; c=" + d +
+         "ckpt-$HEADROOM_JOB_ID-$HEADROOM_ATTEMPT; trap 'echo saved > $c.tmp && mv $c.tmp $c; "
+         "exit 0' TERM; while [ ! -e " +
+         d + "stop-$HEADROOM_JOB_ID ] && [ -d " + d + " ]; do sleep 0.05; done";
+}
+
 // headroomd on the agents backend under `policy` (a preset name or a policy file) with one
 // headroom-agent of `devices` fake devices per node, every node up: the floor of the end-to-end
 // tests of scheduling decisions; `daemon_flags` are added to headroomd's. Start and Stop return

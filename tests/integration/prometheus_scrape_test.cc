@@ -35,6 +35,25 @@ std::optional<double> QuerySum(httplib::Client& prometheus, const std::string& q
   return sum;
 }
 
+// Starts Prometheus on 127.0.0.1:`port` scraping job `job` at 127.0.0.1:`target_port` every
+// second, its TSDB and log in `dir`; "" when it started, else why not.
+std::string StartPrometheus(ChildProcess& prometheus, const std::filesystem::path& binary,
+                            const TestDir& dir, int port, const std::string& job, int target_port) {
+  const std::filesystem::path config = dir.path() / "prometheus.yml";
+  std::ofstream(config) << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+                        << "scrape_configs:\n"
+                        << "  - job_name: " << job << "\n"
+                        << "    static_configs: [{targets: ['127.0.0.1:" << target_port << "']}]\n";
+  std::string error;
+  if (prometheus.Start({binary.string(), "--config.file=" + config.string(),
+                        "--storage.tsdb.path=" + (dir.path() / "tsdb").string(),
+                        "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+                       dir.path() / "prometheus.log", &error)) {
+    return "";
+  }
+  return error.empty() ? "prometheus did not start" : error;
+}
+
 TEST(PrometheusScrape, RealPrometheusSeesDevicesAndRunningJobs) {
   if (!DaemonBuilt()) GTEST_SKIP() << "headroomd not built (" << BinaryPath("headroomd") << ")";
   const auto prometheus_bin = FindProgram("prometheus");
@@ -64,19 +83,9 @@ TEST(PrometheusScrape, RealPrometheusSeesDevicesAndRunningJobs) {
   }
 
   const int port = FreePort();
-  const std::filesystem::path config = dir.path() / "prometheus.yml";
-  std::ofstream(config) << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-                        << "scrape_configs:\n"
-                        << "  - job_name: headroomd\n"
-                        << "    static_configs: [{targets: ['127.0.0.1:" << daemon.port()
-                        << "']}]\n";
   ChildProcess prometheus;
-  std::string error;
-  ASSERT_TRUE(prometheus.Start({prometheus_bin->string(), "--config.file=" + config.string(),
-                                "--storage.tsdb.path=" + (dir.path() / "tsdb").string(),
-                                "--web.listen-address=127.0.0.1:" + std::to_string(port)},
-                               dir.path() / "prometheus.log", &error))
-      << error;
+  ASSERT_EQ(StartPrometheus(prometheus, *prometheus_bin, dir, port, "headroomd", daemon.port()),
+            "");
   ASSERT_TRUE(WaitForHttp(port, "/-/ready", std::chrono::seconds(20)))
       << ReadText(dir.path() / "prometheus.log");
 
@@ -118,19 +127,8 @@ TEST(PrometheusScrape, AServiceAutoscalesOnARealPrometheusQuery) {
   const int exporter_port = exporter.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { exporter.listen_after_bind(); });
   const int port = FreePort();
-  const std::filesystem::path config = dir.path() / "prometheus.yml";
-  std::ofstream(config) << "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-                        << "scrape_configs:\n"
-                        << "  - job_name: chat\n"
-                        << "    static_configs: [{targets: ['127.0.0.1:" << exporter_port
-                        << "']}]\n";
   ChildProcess prometheus;
-  std::string error;
-  ASSERT_TRUE(prometheus.Start({prometheus_bin->string(), "--config.file=" + config.string(),
-                                "--storage.tsdb.path=" + (dir.path() / "tsdb").string(),
-                                "--web.listen-address=127.0.0.1:" + std::to_string(port)},
-                               dir.path() / "prometheus.log", &error))
-      << error;
+  ASSERT_EQ(StartPrometheus(prometheus, *prometheus_bin, dir, port, "chat", exporter_port), "");
   Daemon daemon(dir.path());
   const std::string failure =
       daemon.Start({.devices = 32,
