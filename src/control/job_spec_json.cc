@@ -4,6 +4,7 @@
 // (JobSpecToJson), so this reader takes only that form — straight from the parser's events into
 // the spec, no document built — checks it with the rules ParseJobSpec applies, and leaves
 // anything else to ParseJobSpec, whose messages name line and field.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -35,6 +36,7 @@ enum class Where : uint8_t {
   kCel,
   kTopology,
   kElastic,
+  kAutoscaling,
 };
 
 // The members the canonical form has, over all objects; a member belongs to one object.
@@ -71,6 +73,14 @@ enum class Field : uint8_t {
   kElastic,
   kMinTasks,
   kStep,
+  kAutoscaling,
+  kMinReplicas,
+  kMaxReplicas,
+  kRequestsPerReplica,
+  kTargetUtilization,
+  kScaleDownWindow,
+  kForecast,
+  kPrometheusQuery,
   kEnvValue,  // Any key of env.
   kNone,
 };
@@ -94,6 +104,14 @@ constexpr std::array kMembers = {
     Member{Where::kElastic, "minTasks", Field::kMinTasks},
     Member{Where::kElastic, "step", Field::kStep},
     Member{Where::kSpec, "replicas", Field::kReplicas},
+    Member{Where::kSpec, "autoscaling", Field::kAutoscaling},
+    Member{Where::kAutoscaling, "minReplicas", Field::kMinReplicas},
+    Member{Where::kAutoscaling, "maxReplicas", Field::kMaxReplicas},
+    Member{Where::kAutoscaling, "requestsPerReplica", Field::kRequestsPerReplica},
+    Member{Where::kAutoscaling, "targetUtilization", Field::kTargetUtilization},
+    Member{Where::kAutoscaling, "scaleDownWindow", Field::kScaleDownWindow},
+    Member{Where::kAutoscaling, "forecast", Field::kForecast},
+    Member{Where::kAutoscaling, "prometheusQuery", Field::kPrometheusQuery},
     Member{Where::kSpec, "timeLimit", Field::kTimeLimit},
     Member{Where::kSpec, "runtime", Field::kRuntime},
     Member{Where::kSpec, "checkpointInterval", Field::kCheckpointInterval},
@@ -141,6 +159,8 @@ std::optional<Where> Opens(Field field) {
       return Where::kTopology;
     case Field::kElastic:
       return Where::kElastic;
+    case Field::kAutoscaling:
+      return Where::kAutoscaling;
     default:
       return std::nullopt;
   }
@@ -153,9 +173,10 @@ bool IsList(Where where) {
 // What the canonical form holds, as read; checked once the document is complete.
 struct Read {
   std::string api_version, kind, name, tenant, cpu, memory, request_name, device_class, expression,
-      required_level, preferred_level;
+      required_level, preferred_level, requests_per_replica, prometheus_query;
   std::optional<int64_t> priority, tasks, min_tasks, task_step, replicas, time_limit_s, runtime_s,
-      checkpoint_interval_s, count, share;
+      checkpoint_interval_s, count, share, min_replicas, max_replicas, target_utilization,
+      scale_down_window_s, forecast_s;
   uint64_t present = 0;  // Bit per Field.
   int requests = 0;
   int selectors = 0;
@@ -289,6 +310,10 @@ class CanonicalReader {
         return &read_.required_level;
       case Field::kPreferred:
         return &read_.preferred_level;
+      case Field::kRequestsPerReplica:
+        return &read_.requests_per_replica;
+      case Field::kPrometheusQuery:
+        return &read_.prometheus_query;
       case Field::kEnvValue:
         return &spec_.env.back().second;
       default:
@@ -317,6 +342,16 @@ class CanonicalReader {
         return &read_.count;
       case Field::kShare:
         return &read_.share;
+      case Field::kMinReplicas:
+        return &read_.min_replicas;
+      case Field::kMaxReplicas:
+        return &read_.max_replicas;
+      case Field::kTargetUtilization:
+        return &read_.target_utilization;
+      case Field::kScaleDownWindow:
+        return &read_.scale_down_window_s;
+      case Field::kForecast:
+        return &read_.forecast_s;
       default:
         return nullptr;
     }
@@ -345,6 +380,36 @@ std::optional<TimeUs> Duration(const std::optional<int64_t>& seconds) {
   return duration ? std::optional<TimeUs>(*duration) : std::nullopt;
 }
 
+// spec.autoscaling as the writer writes it: every member but forecast and prometheusQuery.
+bool CheckAutoscaling(const Read& read, JobSpec& spec) {
+  ServiceAutoscaling autoscaling;
+  if (!InRange(read.min_replicas, 0, kMaxReplicas) ||
+      !InRange(read.max_replicas, std::max<int64_t>(*read.min_replicas, 1), kMaxReplicas) ||
+      !InRange(read.target_utilization, 1, 100) || !Has(read, Field::kRequestsPerReplica)) {
+    return false;
+  }
+  autoscaling.min_replicas = static_cast<uint32_t>(*read.min_replicas);
+  autoscaling.max_replicas = static_cast<uint32_t>(*read.max_replicas);
+  autoscaling.target_utilization_percent = static_cast<uint32_t>(*read.target_utilization);
+  auto milli = ScaledDecimal(read.requests_per_replica, 1000);
+  if (!milli || *milli <= 0 || *milli > kMaxCapacityMilliPerS) return false;
+  autoscaling.capacity_milli_per_s = *milli;
+  const std::optional<TimeUs> window_us = Duration(read.scale_down_window_s);
+  if (!window_us) return false;
+  autoscaling.scale_down_window_us = *window_us;
+  if (Has(read, Field::kForecast)) {
+    const std::optional<TimeUs> forecast_us = Duration(read.forecast_s);
+    if (!forecast_us) return false;
+    autoscaling.forecast_us = *forecast_us;
+  }
+  if (Has(read, Field::kPrometheusQuery)) {
+    if (!IsPlainText(read.prometheus_query, false)) return false;
+    autoscaling.prometheus_query = read.prometheus_query;
+  }
+  spec.autoscaling = std::move(autoscaling);
+  return true;
+}
+
 // The checks ParseJobSpec makes, on what the reader took in.
 bool Check(const Read& read, JobSpec& spec) {
   if (read.api_version != "headroom/v1" || !Has(read, Field::kSpec)) return false;
@@ -362,7 +427,10 @@ bool Check(const Read& read, JobSpec& spec) {
   if (!InRange(read.priority, -1'000'000, 1'000'000)) return false;
   spec.priority = static_cast<int32_t>(*read.priority);
   if (is_job) {
-    if (Has(read, Field::kReplicas) || !InRange(read.tasks, 1, kMaxTasks)) return false;
+    if (Has(read, Field::kReplicas) || Has(read, Field::kAutoscaling) ||
+        !InRange(read.tasks, 1, kMaxTasks)) {
+      return false;
+    }
     spec.tasks = static_cast<uint32_t>(*read.tasks);
     // The writer writes an elastic range only below the full width, with its step.
     if (Has(read, Field::kElastic)) {
@@ -379,6 +447,7 @@ bool Check(const Read& read, JobSpec& spec) {
       return false;
     spec.tasks = 1;
     spec.replicas = static_cast<uint32_t>(*read.replicas);
+    if (Has(read, Field::kAutoscaling) && !CheckAutoscaling(read, spec)) return false;
   }
   const std::optional<TimeUs> time_limit_us = Duration(read.time_limit_s);
   if (!time_limit_us) return false;
