@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "base/check.h"
-#include "sim/stats.h"
 
 namespace headroom::sim {
 
@@ -36,7 +35,7 @@ void ReplicaPool::StopReplica(uint64_t id, TimeUs at_us, bool drain) {
   }
   std::sort(lost.begin(), lost.end(), std::greater<>());
   for (const size_t request : lost) {
-    RequestOutcome& outcome = outcomes_[request];
+    RequestOutcome& outcome = OutcomeOf(request);
     outcome = RequestOutcome{.arrival_us = outcome.arrival_us, .restarts = outcome.restarts + 1};
     queue_.push_front(request);
   }
@@ -49,7 +48,7 @@ void ReplicaPool::Arrive(const InferenceRequest& request) {
   AdvanceTo(request.arrival_us);
   requests_.push_back(request);
   outcomes_.push_back(RequestOutcome{.arrival_us = request.arrival_us});
-  queue_.push_back(requests_.size() - 1);
+  queue_.push_back(retired_ + requests_.size() - 1);
   Dispatch();
 }
 
@@ -97,8 +96,17 @@ double ReplicaPool::kv_utilisation() const {
   return capacity == 0 ? 0 : static_cast<double>(resident) / static_cast<double>(capacity);
 }
 
+void ReplicaPool::RetireSettled(ServingTally& tally) {
+  for (; !outcomes_.empty() && outcomes_.front().settled; ++retired_) {
+    tally.Add(outcomes_.front());
+    outcomes_.pop_front();
+    requests_.pop_front();
+  }
+}
+
 int64_t ReplicaPool::Tokens(size_t request) const {
-  return int64_t{requests_[request].input_tokens} + requests_[request].output_tokens;
+  const InferenceRequest& shape = requests_[request - retired_];
+  return int64_t{shape.input_tokens} + shape.output_tokens;
 }
 
 void ReplicaPool::Dispatch() {
@@ -124,13 +132,13 @@ void ReplicaPool::Dispatch() {
     }
     if (best == nullptr) return;  // Strict FIFO: nothing overtakes the head.
     queue_.pop_front();
-    const InferenceRequest& shape = requests_[request];
+    const InferenceRequest& shape = requests_[request - retired_];
     const TimeUs prefill_end_us =
         std::max(now_us_, best->prefill_free_us) + capacity_.PrefillUs(shape.input_tokens);
     best->prefill_free_us = prefill_end_us;
     best->resident_tokens += tokens;
     const double step_s = capacity_.DecodeStepS(best->resident_tokens);
-    RequestOutcome& outcome = outcomes_[request];
+    RequestOutcome& outcome = OutcomeOf(request);
     outcome.first_token_us = prefill_end_us;
     outcome.tbt_s = step_s;
     outcome.finish_us = prefill_end_us + SecondsToUs(step_s * shape.output_tokens);
@@ -145,6 +153,7 @@ void ReplicaPool::Complete(TimeUs until_us) {
     for (; !replica.in_flight.empty() && replica.in_flight.top().finish_us <= until_us;
          replica.in_flight.pop()) {
       replica.resident_tokens -= Tokens(replica.in_flight.top().request);
+      OutcomeOf(replica.in_flight.top().request).settled = true;
     }
     HR_CHECK(replica.resident_tokens >= 0);
     it = replica.draining && replica.in_flight.empty() ? replicas_.erase(it) : std::next(it);
@@ -163,32 +172,17 @@ TimeUs ReplicaPool::NextEventUs() const {
 }
 
 void ReplicaPool::Fail(size_t request) {
-  RequestOutcome& outcome = outcomes_[request];
+  RequestOutcome& outcome = OutcomeOf(request);
   outcome.first_token_us = kNever;
   outcome.finish_us = kNever;
   outcome.met_slo = false;
+  outcome.settled = true;
 }
 
-ServingSummary Summarize(const std::vector<RequestOutcome>& outcomes) {
-  ServingSummary summary;
-  summary.requests = outcomes.size();
-  std::vector<double> ttft_s, latency_s;
-  uint64_t met = 0;
-  for (const RequestOutcome& outcome : outcomes) {
-    summary.restarted += outcome.restarts > 0 ? 1 : 0;
-    if (outcome.finish_us == kNever) {
-      ++summary.failed;
-      continue;
-    }
-    met += outcome.met_slo ? 1 : 0;
-    ttft_s.push_back(UsToSeconds(outcome.first_token_us - outcome.arrival_us));
-    latency_s.push_back(UsToSeconds(outcome.finish_us - outcome.arrival_us));
-  }
-  summary.slo_attainment =
-      outcomes.empty() ? 1.0 : static_cast<double>(met) / static_cast<double>(outcomes.size());
-  summary.ttft_s = sim::Summarize(std::move(ttft_s));
-  summary.latency_s = sim::Summarize(std::move(latency_s));
-  return summary;
+ServingSummary Summarize(const std::deque<RequestOutcome>& outcomes) {
+  ServingTally tally;
+  for (const RequestOutcome& outcome : outcomes) tally.Add(outcome);
+  return tally.Summary();
 }
 
 }  // namespace headroom::sim

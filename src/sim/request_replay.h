@@ -16,6 +16,8 @@
 //    unfinished requests go back to the head of the queue and start over, their arrival kept.
 //  - A request whose context exceeds a whole replica's KV cache cannot be served: it is counted
 //    as failed, never queued forever.
+//  - Settled requests (served or failed) may be retired into a ServingTally as the run goes, so
+//    that weeks of requests take no more memory than those in flight.
 // Promises: every request offered is, by the end of Finish, served or failed, exactly once;
 // deterministic. Not thread-safe.
 #pragma once
@@ -23,6 +25,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -30,6 +33,7 @@
 #include "model/service.h"
 #include "model/serving_capacity.h"
 #include "sim/run_result.h"
+#include "sim/serving_tally.h"
 #include "sim/traces/request_trace.h"
 
 namespace headroom::sim {
@@ -43,10 +47,11 @@ struct RequestOutcome {
   double tbt_s = 0;
   uint32_t restarts = 0;  // Times an abrupt stop sent it back to the queue.
   bool met_slo = false;
+  bool settled = false;  // Served to its last token, or failed: final.
 };
 
 // Over outcomes after ReplicaPool::Finish (before it, queued requests look unserved).
-ServingSummary Summarize(const std::vector<RequestOutcome>& outcomes);
+ServingSummary Summarize(const std::deque<RequestOutcome>& outcomes);
 
 class ReplicaPool {
  public:
@@ -71,12 +76,15 @@ class ReplicaPool {
   size_t serving_replicas() const;
   // Resident KV tokens over the capacity of the serving replicas (0 with none): the load.
   double kv_utilisation() const;
-  const std::vector<RequestOutcome>& outcomes() const { return outcomes_; }
+  // Those offered and not retired, in arrival order.
+  const std::deque<RequestOutcome>& outcomes() const { return outcomes_; }
+  // Moves the settled requests at the head of outcomes() into `tally`.
+  void RetireSettled(ServingTally& tally);
 
  private:
   struct InFlight {
     TimeUs finish_us;
-    size_t request;  // Index into outcomes_ and requests_.
+    size_t request;  // Offered index: outcomes_ and requests_ hold it at request - retired_.
     bool operator>(const InFlight& other) const {
       return finish_us != other.finish_us ? finish_us > other.finish_us : request > other.request;
     }
@@ -90,6 +98,7 @@ class ReplicaPool {
   };
 
   int64_t Tokens(size_t request) const;
+  RequestOutcome& OutcomeOf(size_t request) { return outcomes_[request - retired_]; }
   void Dispatch();
   void Complete(TimeUs until_us);
   TimeUs NextEventUs() const;
@@ -100,8 +109,9 @@ class ReplicaPool {
   TimeUs now_us_ = 0;
   std::map<uint64_t, Replica> replicas_;
   std::deque<size_t> queue_;
-  std::vector<InferenceRequest> requests_;
-  std::vector<RequestOutcome> outcomes_;
+  size_t retired_ = 0;
+  std::deque<InferenceRequest> requests_;
+  std::deque<RequestOutcome> outcomes_;
 };
 
 }  // namespace headroom::sim

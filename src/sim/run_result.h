@@ -78,7 +78,8 @@ struct PolicyMetrics {
   // resize's restart pause × its devices is counted in preemption_lost_device_hours.
   uint64_t elastic_resizes = 0;
   // Useful device-hours: the completed jobs' runtimes at full speed × their devices (work lost
-  // to preemption and pauses is not in it).
+  // to preemption and pauses is not in it). With services, counted up to the end of their
+  // traces, the unfinished jobs' work kept by then included (the span the floor is shared).
   double goodput_device_hours = 0;
 };
 

@@ -52,23 +52,27 @@ ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads,
     autoscaler.target_utilization = load.service.target_utilization;
     if (policy.forecast) autoscaler.predict_us = load.service.startup_us + kSyncPeriodUs;
     HR_CHECK(engine::ValidateAutoscalerConfig(autoscaler).has_value());
-    traces_end_us_ = std::max(traces_end_us_, origin_us + load.trace.span_us());
     model::Job replica_job = ReplicaJob(load.service);
     const model::LatencySlo slo = load.service.slo;
+    RequestStream stream(std::move(load.trace), load.curve, load.span_us, load.seed);
+    traces_end_us_ = std::max(traces_end_us_, origin_us + stream.span_us());
     services_.push_back(
         Running{.load = std::move(load),
                 .pool = ReplicaPool(*capacity, slo),
                 .autoscaler = engine::Autoscaler(autoscaler),
                 .replica_job = std::move(replica_job),
-                .capacity_per_s = capacity->SustainedRequestsPerS(input / count, output / count)});
+                .capacity_per_s = capacity->SustainedRequestsPerS(input / count, output / count),
+                .stream = std::move(stream),
+                .settled = {}});
     Running& added = services_.back();
     if (policy.fixed_at_peak) {
-      added.fixed_replicas =
-          std::max<uint32_t>(ReplicasFor(added, BusiestRatePerS(added, kNever)), 1);
+      added.fixed_replicas = std::max<uint32_t>(
+          ReplicasFor(added, BusiestRatePerS(added.stream.trace().requests, kNever)), 1);
     }
     // What it runs at the origin: what the HPA holds once a burst has passed, the busiest sync
-    // period of one scale-down window.
-    added.warm_rate_per_s = BusiestRatePerS(added, autoscaler.scale_down_window_us);
+    // period of one scale-down window (of its first repetition, all it has made yet).
+    added.warm_rate_per_s =
+        BusiestRatePerS(added.stream.upcoming(), autoscaler.scale_down_window_us);
     added.warm_replicas =
         added.fixed_replicas > 0 ? added.fixed_replicas : ReplicasFor(added, added.warm_rate_per_s);
   }
@@ -92,11 +96,9 @@ void ServiceDriver::Step(TimeUs now_us, std::vector<engine::Event>& events) {
 }
 
 void ServiceDriver::Replay(Running& service, TimeUs until_us) {
-  const std::vector<InferenceRequest>& requests = service.load.trace.requests;
-  for (; service.next_request < requests.size() &&
-         origin_us_ + requests[service.next_request].arrival_us <= until_us;
-       ++service.next_request) {
-    InferenceRequest request = requests[service.next_request];
+  for (; !service.stream.done() && origin_us_ + service.stream.next().arrival_us <= until_us;
+       service.stream.Pop()) {
+    InferenceRequest request = service.stream.next();
     request.arrival_us += origin_us_;
     service.pool.Arrive(request);
     ++service.arrivals_since_sync;
@@ -121,8 +123,8 @@ void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>
       static_cast<double>(service.arrivals_since_sync) / UsToSeconds(kSyncPeriodUs);
   service.arrivals_since_sync = 0;
   const auto current = static_cast<uint32_t>(service.replicas.size());
-  const bool replayed =
-      service.next_request == service.load.trace.requests.size() && now_us >= traces_end_us_;
+  service.pool.RetireSettled(service.settled);
+  const bool replayed = service.stream.done() && now_us >= traces_end_us_;
   const uint32_t desired =
       replayed ? 0
       : service.fixed_replicas > 0
@@ -139,9 +141,9 @@ void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>
   }
 }
 
-double ServiceDriver::BusiestRatePerS(const Running& service, TimeUs within_us) {
+double ServiceDriver::BusiestRatePerS(const std::vector<InferenceRequest>& requests,
+                                      TimeUs within_us) {
   size_t busiest = 0;
-  const auto& requests = service.load.trace.requests;
   for (size_t begin = 0, end = 0; begin < requests.size() && requests[begin].arrival_us < within_us;
        begin = end) {
     const TimeUs period = requests[begin].arrival_us / kSyncPeriodUs;
@@ -228,14 +230,16 @@ uint64_t ServiceDriver::replica_devices() const { return held_devices_; }
 
 ServiceMetrics ServiceDriver::Finish(TimeUs now_us) {
   HoldDevices(now_us);
-  std::vector<RequestOutcome> outcomes;
+  ServingTally requests;
   for (Running& service : services_) {
     Replay(service, kNever);
     service.pool.Finish();
-    outcomes.insert(outcomes.end(), service.pool.outcomes().begin(), service.pool.outcomes().end());
+    service.pool.RetireSettled(service.settled);
+    HR_CHECK(service.pool.outcomes().empty());
+    requests.Merge(service.settled);
   }
   ServiceMetrics metrics;
-  metrics.requests = Summarize(outcomes);
+  metrics.requests = requests.Summary();
   metrics.scale_up_to_serving_s = sim::Summarize(scale_up_s_);
   metrics.replicas_started = replicas_started_;
   metrics.replica_preemptions = replica_preemptions_;

@@ -13,7 +13,8 @@
 // as an operator's load test would measure it. With the policy's `autoscaling.forecast`, the
 // autoscaler also projects the rate one replica start-up and one sync period ahead; with
 // `autoscaling.fixed_at_peak` there is no autoscaling: each service runs, from the origin to
-// its trace's end, the replicas its busiest sync period needs at its target utilisation.
+// its trace's end, the replicas its trace's busiest sync period needs at its target utilisation
+// (with a daily curve, the trace is the curve's peak: thinning only lowers it).
 // A trace is a slice of a service already running: at the run's origin each service has, loaded
 // and serving, the replicas the HPA would hold there, those of its busiest sync period within
 // one scale-down window (placed by the engine like any others, but with no model load to wait
@@ -34,15 +35,22 @@
 #include "engine/policy_config.h"
 #include "model/service.h"
 #include "sim/request_replay.h"
+#include "sim/request_stream.h"
 #include "sim/run_result.h"
+#include "sim/traces/load_curve.h"
 #include "sim/traces/request_trace.h"
 
 namespace headroom::sim {
 
-// One service and the requests it serves, arrivals counted from the run's origin.
+// One service and the requests it serves, arrivals counted from the run's origin: its trace,
+// or, with a daily load curve or a span, the trace repeated over the span and thinned by the
+// curve (RequestStream).
 struct ServiceLoad {
   model::Service service;
-  RequestTrace trace;
+  RequestTrace trace;  // The driver moves it into the service's RequestStream.
+  std::optional<LoadCurve> curve;
+  TimeUs span_us = 0;                   // 0: the trace's own.
+  uint64_t seed = 1;                    // Of the repetitions' shifts and the curve's thinning.
   engine::AutoscalerConfig autoscaler;  // Replica bounds are taken from the service.
 };
 
@@ -70,6 +78,8 @@ class ServiceDriver {
   ServiceMetrics Finish(TimeUs now_us);
 
   uint64_t replica_devices() const;  // Held by running replicas now.
+  // When the last trace ends (its span from the origin): no request arrives after it.
+  TimeUs traces_end_us() const { return traces_end_us_; }
 
  private:
   enum class ReplicaState : uint8_t { kPending, kRunning, kGone };
@@ -89,14 +99,15 @@ class ServiceDriver {
     uint32_t fixed_replicas = 0;  // 0: autoscaled.
     uint32_t warm_replicas = 0;   // Loaded and serving at the origin,
     double warm_rate_per_s = 0;   // for this rate.
-    size_t next_request = 0;
+    RequestStream stream;
+    ServingTally settled;
     size_t arrivals_since_sync = 0;
     std::vector<uint32_t> replicas;  // Its live replicas' indices into replicas_, oldest first.
   };
 
   void Replay(Running& service, TimeUs until_us);
-  // The most requests a second of any sync period of the trace's first `within_us`.
-  static double BusiestRatePerS(const Running& service, TimeUs within_us);
+  // The most requests a second of any sync period of `requests` (sorted) before `within_us`.
+  static double BusiestRatePerS(const std::vector<InferenceRequest>& requests, TimeUs within_us);
   // The replicas a rate needs at the service's target utilisation, within its bounds.
   uint32_t ReplicasFor(const Running& service, double rate_per_s) const;
   void Sync(size_t index, TimeUs now_us, std::vector<engine::Event>& events);

@@ -8,7 +8,7 @@
 namespace headroom::sim {
 
 Result<std::vector<ServiceLoad>> LoadServices(std::string_view specs, const ServiceOptions& options,
-                                              const model::Cluster& cluster) {
+                                              const model::Cluster& cluster, TimeUs span_us) {
   auto model = model::FindServedModel(options.model);
   if (!model) return tl::unexpected(WithContext(model.error(), "--service-model"));
   if (!(options.rate_scale > 0) || !std::isfinite(options.rate_scale)) {
@@ -24,6 +24,12 @@ Result<std::vector<ServiceLoad>> LoadServices(std::string_view specs, const Serv
     return MakeError(ErrorCode::kInvalidArgument,
                      "--service-device-model: the cluster has no {} devices for the replicas",
                      options.device_model);
+  }
+  std::optional<LoadCurve> curve;
+  if (!options.load_curve.empty()) {
+    auto loaded = LoadLoadCurve(options.load_curve);
+    if (!loaded) return tl::unexpected(WithContext(loaded.error(), "--service-curve"));
+    curve = *std::move(loaded);
   }
   std::vector<ServiceLoad> loads;
   for (size_t begin = 0; begin <= specs.size();) {
@@ -50,6 +56,11 @@ Result<std::vector<ServiceLoad>> LoadServices(std::string_view specs, const Serv
     load.trace = options.rate_scale == 1
                      ? *std::move(trace)
                      : MultiplexRequests(*trace, options.rate_scale, options.seed + loads.size());
+    if (curve) {
+      load.curve = curve;
+      load.span_us = std::max<TimeUs>(span_us, load.trace.span_us());
+    }
+    load.seed = options.seed + loads.size();
     loads.push_back(std::move(load));
   }
   return loads;

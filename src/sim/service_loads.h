@@ -1,7 +1,9 @@
 // LoadServices: the inference services of `headroom sim --services`, one per request trace
 // named: "azure-llm:PATH,mooncake:PATH". Every service serves the same model on the same
 // devices (ServiceOptions); each replays its trace, multiplexed to `rate_scale` times its rate
-// (MultiplexRequests), from the run's first arrival.
+// (MultiplexRequests), from the run's first arrival. With a daily load curve (`load_curve`,
+// FORMAT:PATH, sim/traces/load_curve.h) the trace stands for the day's peak: it repeats across
+// `span_us` (the training workload's arrivals) and the curve thins it (RequestStream).
 // Promises: each service validates (model::ValidateService) and the cluster has its device
 // model; otherwise an error that names the flag or trace and what was expected.
 #pragma once
@@ -27,10 +29,11 @@ struct ServiceOptions {
   double rate_scale = 1;
   double ttft_slo_s = 2;
   double tbt_slo_s = 0.2;
+  std::string load_curve;  // Empty: none; each trace is replayed once.
   uint64_t seed = 1;
 };
 
 Result<std::vector<ServiceLoad>> LoadServices(std::string_view specs, const ServiceOptions& options,
-                                              const model::Cluster& cluster);
+                                              const model::Cluster& cluster, TimeUs span_us);
 
 }  // namespace headroom::sim

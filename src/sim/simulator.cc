@@ -110,6 +110,28 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   int64_t migration_cost_device_us = 0;
   double preemption_lost_device_us = 0;
   double goodput_device_us = 0;
+  // With services, training goodput is counted up to the end of their traces: the span over
+  // which training and inference share the floor (after it, every policy has it all).
+  const TimeUs goodput_until_us = services ? services->traces_end_us() : kNever;
+  bool goodput_closed = false;
+  // The full-speed work of every job done by `at_us` (completions up to it already counted),
+  // kept work only: a requeued job's since its last checkpoint is gone.
+  const auto work_done_device_us = [&](TimeUs at_us) {
+    double device_us = 0;
+    for (uint32_t job = 0; job < jobs.size(); ++job) {
+      if (start_us[job] < 0) continue;
+      const double devices = static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
+      const auto runtime = static_cast<double>(jobs[job].runtime_us);
+      double left_us = remaining_us[job];
+      if (outcomes[job].end_us >= 0) {
+        left_us = 0;
+      } else if (requeued_us[job] < 0) {
+        left_us -= static_cast<double>(std::max<TimeUs>(at_us - work_start_us[job], 0)) / pace(job);
+      }
+      device_us += (runtime - std::clamp(left_us, 0.0, runtime)) * devices;
+    }
+    return device_us;
+  };
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
   uint64_t sequence = 0;
   size_t next_arrival = 0;
@@ -158,6 +180,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       }
       sampler.Add(point);
     }
+    if (!goodput_closed && now > goodput_until_us) {
+      goodput_device_us = work_done_device_us(goodput_until_us);
+      goodput_closed = true;
+    }
     if (last_time < last_arrival) {
       allocated_integral += static_cast<double>(engine.cluster_state().allocated_milli()) *
                             static_cast<double>(std::min(now, last_arrival) - last_time);
@@ -180,8 +206,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       const double run_s = jct_s - UsToSeconds(outcomes[job].wait_us);
       jcts.push_back(jct_s);
       queues.Completed(job, jct_s);
-      goodput_device_us += static_cast<double>(jobs[job].runtime_us) *
-                           static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
+      if (!goodput_closed) {
+        goodput_device_us += static_cast<double>(jobs[job].runtime_us) *
+                             static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
+      }
       slowdowns.push_back(std::max(1.0, jct_s / std::max(run_s, 10.0)));
       stretch_sum += stretch_of[job];
       ++metrics.jobs_completed;

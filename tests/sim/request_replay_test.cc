@@ -148,9 +148,12 @@ TEST(ReplicaPool, DecodeSlowsWithTheKvResidentAtAdmission) {
 }
 
 // Any sequence of arrivals, scale-ups, drains and abrupt stops: every request ends served or
-// failed exactly once, served ones in causal order, and no replica's KV cache overflows.
+// failed exactly once, served ones in causal order, and no replica's KV cache overflows. A twin
+// pool that retires settled requests after every step sums up the same.
 RC_GTEST_PROP(ReplicaPoolProperty, NoRequestLostOrServedTwice, ()) {
   ReplicaPool pool(RoundReplica(), ServingSlo{});
+  ReplicaPool retiring(RoundReplica(), ServingSlo{});
+  ServingTally retired;
   const auto steps = *rc::gen::container<std::vector<std::tuple<int, int, int>>>(rc::gen::tuple(
       rc::gen::inRange(0, 4), rc::gen::inRange(0, 3000), rc::gen::inRange(1, 12000)));
   std::vector<uint64_t> live;
@@ -162,24 +165,34 @@ RC_GTEST_PROP(ReplicaPoolProperty, NoRequestLostOrServedTwice, ()) {
     switch (action) {
       case 0:
       case 1:
-        pool.Arrive(InferenceRequest{now_us, static_cast<uint32_t>(tokens / 2),
-                                     static_cast<uint32_t>(tokens - tokens / 2)});
+        for (ReplicaPool* each : {&pool, &retiring}) {
+          each->Arrive(InferenceRequest{now_us, static_cast<uint32_t>(tokens / 2),
+                                        static_cast<uint32_t>(tokens - tokens / 2)});
+        }
         ++offered;
         break;
       case 2:
-        pool.AddReplica(next_id, now_us + (tokens % 5) * kUsPerSecond);
+        for (ReplicaPool* each : {&pool, &retiring}) {
+          each->AddReplica(next_id, now_us + (tokens % 5) * kUsPerSecond);
+        }
         live.push_back(next_id++);
         break;
       default:
         if (live.empty()) break;
         const size_t index = static_cast<size_t>(tokens) % live.size();
-        pool.StopReplica(live[index], now_us, tokens % 2 == 0);
+        for (ReplicaPool* each : {&pool, &retiring}) {
+          each->StopReplica(live[index], now_us, tokens % 2 == 0);
+        }
         live.erase(live.begin() + static_cast<ptrdiff_t>(index));
         break;
     }
     RC_ASSERT(pool.kv_utilisation() <= 1.0);
+    retiring.RetireSettled(retired);
   }
   pool.Finish();
+  retiring.Finish();
+  retiring.RetireSettled(retired);
+  RC_ASSERT(retiring.outcomes().empty());
   RC_ASSERT(pool.outcomes().size() == offered);
   RC_ASSERT(pool.queued() == 0u);
   RC_ASSERT(pool.in_flight() == 0u);
@@ -194,6 +207,13 @@ RC_GTEST_PROP(ReplicaPoolProperty, NoRequestLostOrServedTwice, ()) {
   const ServingSummary summary = Summarize(pool.outcomes());
   RC_ASSERT(summary.requests == offered);
   RC_ASSERT(summary.ttft_s.count + summary.failed == offered);
+  const ServingSummary twin = retired.Summary();
+  RC_ASSERT(twin.requests == summary.requests);
+  RC_ASSERT(twin.failed == summary.failed);
+  RC_ASSERT(twin.restarted == summary.restarted);
+  RC_ASSERT(twin.slo_attainment == summary.slo_attainment);
+  RC_ASSERT(twin.latency_s.p99 == summary.latency_s.p99);
+  RC_ASSERT(twin.latency_s.max == summary.latency_s.max);
 }
 
 }  // namespace

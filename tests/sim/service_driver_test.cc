@@ -177,6 +177,54 @@ TEST(ServiceDriver, AStaticPartitionHoldsItsPeaksReplicasThroughout) {
 }
 
 // Random clusters, training gangs and request bursts, under priority preemption and under
+// A service whose tide is at its peak from 06:00 to 18:00 and at nothing by night, beside a
+// queue of 4-device training jobs that never empties, on 16 devices over two days: static
+// partition keeps the peak's 2 replicas (8 devices) all along; the autoscaled policies give
+// training the night, taking it back each morning by preemption. Goodput is counted up to the
+// services' end: the floor's 768 device-hours of the two days bound it, although all 1,200
+// device-hours of training complete in the end.
+TEST(ServiceDriver, ADailyTideLendsTheNightToTraining) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
+  std::vector<model::Job> jobs;
+  for (int i = 0; i < 299; ++i) jobs.push_back(JobOf(1, 4, "", 0, 0, 3600, 3600, 0));
+  const double two_days_s = 2 * 86400;
+  jobs.push_back(JobOf(1, 4, "", 0, 0, 3600, 3600, two_days_s));
+  const model::Workload workload = WorkloadOf(std::move(jobs));
+  // 15 requests a second at the peak: 2 replicas of about 14 a second at 0.7 utilisation.
+  RequestTrace trace{.format = "test", .source = "test", .requests = {}};
+  for (int i = 0; i < 54000; ++i) trace.requests.push_back({i * kUsPerSecond / 15, 1000, 10});
+  ServiceLoad load = Llama70bLoad(std::move(trace), 0);
+  LoadCurve curve{.format = "test", .source = "test", .relative_rate = {}};
+  for (size_t bin = 0; bin < LoadCurve::kBins; ++bin) {
+    curve.relative_rate.push_back(bin >= 24 && bin < 72 ? 1.0 : 0.0);
+  }
+  load.curve = std::move(curve);
+  load.span_us = SecondsToUs(two_days_s);
+  SimOptions options;
+  options.services.push_back(std::move(load));
+  const PolicyRun fixed =
+      Simulate(cluster, workload, *engine::PresetPolicy("static-partition"), options);
+  const PolicyRun tidal =
+      Simulate(cluster, workload, *engine::PresetPolicy("k8s-preemption"), options);
+  ASSERT_TRUE(fixed.services.has_value() && tidal.services.has_value());
+  EXPECT_EQ(fixed.metrics.jobs_completed, 300u);
+  EXPECT_EQ(tidal.metrics.jobs_completed, 300u);
+  // Static: training has 8 devices for 48 h, two jobs at a time.
+  EXPECT_LE(fixed.metrics.goodput_device_hours, 8 * 48.0);
+  EXPECT_GE(fixed.metrics.goodput_device_hours, 8 * 47.0);
+  EXPECT_EQ(fixed.metrics.preemptions, 0u);
+  // Tidal: 16 devices by night and 8 by day, less what the mornings' preemptions lose.
+  EXPECT_LE(tidal.metrics.goodput_device_hours, 16 * 48.0);
+  EXPECT_GT(tidal.metrics.goodput_device_hours, 1.3 * fixed.metrics.goodput_device_hours);
+  EXPECT_GT(tidal.metrics.preemptions, 0u);
+  EXPECT_EQ(tidal.services->requests.requests, fixed.services->requests.requests);
+  // About 12 h a day at 15 a second (ramps included).
+  EXPECT_GT(fixed.services->requests.requests, 2 * 11.5 * 54000);
+  EXPECT_LT(fixed.services->requests.requests, 2 * 12.5 * 54000);
+  EXPECT_DOUBLE_EQ(fixed.services->requests.slo_attainment, 1.0);
+  EXPECT_GT(tidal.services->requests.slo_attainment, 0.99);
+}
+
 // headroom's policy: at every step the engine's books hold (gangs whole, nothing double-booked);
 // at the end every request is counted once and every training job completed or unplaced.
 RC_GTEST_PROP(ServiceDriverProperty, NothingLostThroughBurstsAndPreemptions, ()) {
@@ -207,8 +255,23 @@ RC_GTEST_PROP(ServiceDriverProperty, NothingLostThroughBurstsAndPreemptions, ())
     }
   }
   NormalizeArrivals(trace);
-  const size_t requests = trace.requests.size();
   ServiceLoad load;
+  // Sometimes a daily tide over up to three repetitions: the requests are then those its
+  // stream makes.
+  if (*rc::gen::arbitrary<bool>()) {
+    LoadCurve curve{.format = "test", .source = "test", .relative_rate = {}};
+    for (size_t bin = 0; bin < LoadCurve::kBins; ++bin) {
+      curve.relative_rate.push_back(*rc::gen::inRange(0, 101) / 100.0);
+    }
+    load.curve = std::move(curve);
+    load.span_us = *rc::gen::inRange<TimeUs>(1, 4) * (trace.span_us() + 1) - 1;
+    load.seed = *rc::gen::inRange<uint64_t>(1, 100);
+  }
+  size_t requests = 0;
+  for (RequestStream stream(trace, load.curve, load.span_us, load.seed); !stream.done();
+       stream.Pop()) {
+    ++requests;
+  }
   load.service.name = "burst";
   load.service.model = *model::FindServedModel("llama-3-8b");
   load.service.devices_per_replica = static_cast<uint32_t>(*rc::gen::element(1, 2, 4));

@@ -158,10 +158,15 @@ int RunSim(const SimFlags& flags) {
   }
 
   sim::SimOptions options;
+  if (!flags.service.load_curve.empty() && flags.services.empty()) {
+    return Fail("--service-curve: expected --services too (the traces the curve shapes)");
+  }
   if (!flags.services.empty()) {
     sim::ServiceOptions service = flags.service;
     service.seed = flags.seed;
-    auto services = sim::LoadServices(flags.services, service, *cluster);
+    auto services = sim::LoadServices(
+        flags.services, service, *cluster,
+        workload.jobs.back().submit_time_us - workload.jobs.front().submit_time_us);
     if (!services) return Fail(services.error().message);
     options.services = *std::move(services);
   }
@@ -281,6 +286,10 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->add_option("--service-rate", flags->service.rate_scale,
                    "Request rate as a multiple of each trace's (shifted copies superposed)")
       ->capture_default_str();
+  command->add_option(
+      "--service-curve", flags->service.load_curve,
+      "Daily load curve, FORMAT:PATH (alibaba-genai:qps.csv): each trace is the "
+      "day's peak, repeated across the workload's arrivals and thinned by the curve");
   command
       ->add_option("--service-ttft-slo", flags->service.ttft_slo_s,
                    "Seconds to first token a request may take")

@@ -447,8 +447,9 @@ void AppendServicesTable(std::string& out, const RunReport& report) {
       "</tbody>\n</table></div>\n<p class=\"note\">SLO attainment: requests whose time to "
       "first token and time between tokens met the service's SLO \xC3\xB7 all requests (failed "
       "ones count as missed). Scale-up to serving: from the autoscaler's decision to the "
-      "replica serving, its model load included. Training goodput: completed jobs' runtime "
-      "at full speed \xC3\x97 devices. Preemptions count training jobs and replicas.</p>\n"
+      "replica serving, its model load included. Training goodput: the work at full speed "
+      "\xC3\x97 devices that training jobs had done and kept when the services' traces "
+      "ended. Preemptions count training jobs and replicas.</p>\n"
       "</section>\n";
 }
 
