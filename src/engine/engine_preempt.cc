@@ -12,23 +12,23 @@
 // so that they, and the jobs the pass looked at before the capacity came free, start where
 // they fit. Candidates: running jobs with devices, of strictly lower priority, that have run
 // PreemptionConfig::min_run_us, have not used up their preemption budget
-// (max_preemptions_per_job) and neither started nor moved in this step. What a plan loses is
-// charged to the changeover budget. A requeued job keeps its id; its next start pauses for
-// PreemptionConfig::restart_us before its checkpoints count again.
-// With queues (quota.h) and PreemptionScope::kQueue, priority picks candidates only inside the
-// job's own queue; a job whose queues stay within their guarantees also reclaims: the running
-// jobs of other branches that borrow are candidates whatever their priority, released first,
-// and only while their branch still borrows (QuotaGate). With kCluster, priority picks from
-// every queue and nothing is reclaimed. Either way the plan must leave the job admitted by its
-// queues. Candidates are read from the running jobs of the queues in scope
-// (running_by_queue_), not from the whole floor. A job reclaims only once it has waited
-// PreemptionConfig::reclaim_after_us since its submission or requeue, and preempts by rank only
-// once it has waited preempt_after_us.
-// Under an order that ranks by attained service (las), rank takes priority's place: a job
-// preempts those running in a higher service queue than its own (Tiresias), or, with
-// priority_first, those of lower priority and those of its priority in a higher service queue;
-// since running jobs move into higher queues as they run, a blocked job looks again when the
-// next one does.
+// (max_preemptions_per_job) and neither started nor moved in this step; under las, one
+// outranked by service alone also has at most service_max_lost_us of work since its last
+// checkpoint (the engine asks to be stepped at the next checkpoint of one that has more). What a
+// plan loses is charged to the changeover budget. A requeued job keeps its id; its next start
+// pauses for PreemptionConfig::restart_us before its checkpoints count again. With queues (quota.h)
+// and PreemptionScope::kQueue, priority picks candidates only inside the job's own queue; a job
+// whose queues stay within their guarantees also reclaims: the running jobs of other branches that
+// borrow are candidates whatever their priority, released first, and only while their branch still
+// borrows (QuotaGate). With kCluster, priority picks from every queue and nothing is reclaimed.
+// Either way the plan must leave the job admitted by its queues. Candidates are read from the
+// running jobs of the queues in scope (running_by_queue_), not from the whole floor. A job reclaims
+// only once it has waited PreemptionConfig::reclaim_after_us since its submission or requeue, and
+// preempts by rank only once it has waited preempt_after_us. Under an order that ranks by attained
+// service (las), rank takes priority's place: a job preempts those running in a higher service
+// queue than its own (Tiresias), or, with priority_first, those of lower priority and those of its
+// priority in a higher service queue; since running jobs move into higher queues as they run, a
+// blocked job looks again when the next one does.
 #include <algorithm>
 #include <limits>
 
@@ -196,6 +196,18 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
       return;
     }
     if (v.start_us >= now || v.moved_us >= now) return;
+    if (outranked && las_ != nullptr && v.job.priority >= r.job.priority &&
+        policy_.preemption.service_max_lost_us > 0) {
+      const PreemptJob preemption = PreemptionOf(JobId(job), JobId(), now);
+      if (preemption.lost_us > policy_.preemption.service_max_lost_us) {
+        // Outranked by service alone: it goes once it has saved its work.
+        if (preemption.checkpoint_interval_us > 0) {
+          preemption_wakeup_us_ = std::min(
+              preemption_wakeup_us_, now + preemption.checkpoint_interval_us - preemption.lost_us);
+        }
+        return;
+      }
+    }
     memo.candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
                                           PreemptionRank(v, now), v.start_us},
                                PreemptionOf(JobId(job), JobId(), now).cost_device_us,
@@ -317,9 +329,13 @@ bool Engine::StartByPreemptionOnOption(JobId id, TimeUs now, uint32_t& searches_
   if (candidates.empty()) return false;
   // Elastic candidates give up tasks before anyone is requeued (ElasticConfig::shrink).
   if (StartByShrinking(id, candidates, now, decisions)) return true;
+  // The candidates by their ids too: as checkpoints come and go, as many may be other jobs.
+  size_t members = candidates.size();
+  for (const PreemptionCandidate& candidate : candidates) {
+    members = members * 1'000'003 + candidate.job.id.value();
+  }
   const std::tuple<uint64_t, uint64_t, size_t, int64_t> search{
-      release_epoch_, state_.allocated_milli(), candidates.size(),
-      preempter_.changeover().LeftDeviceUs(now)};
+      release_epoch_, state_.allocated_milli(), members, preempter_.changeover().LeftDeviceUs(now)};
   const uint64_t fruitless_key = FruitlessKey(id, r.mask);
   if (auto it = fruitless_preemptions_.find(fruitless_key);
       it != fruitless_preemptions_.end() && it->second == search) {

@@ -168,6 +168,12 @@ struct PreemptionConfig {
   // victim drops to the last service queue, behind a stream of fresh arrivals). It preempts by
   // its rank as before: only the order changes. 0: never.
   TimeUs raise_requeued_after_us = 0;
+  // Checkpoint-aligned preemption by service (las): a job outranked only by attained service
+  // (the blocked job has its priority) is a candidate only while its work since its last
+  // checkpoint is at most this, so that the floor's turnover costs restarts rather than hours
+  // of work; the blocked job looks again at the candidates' next checkpoints. Preemption by
+  // priority (an inference replica's, a higher class's) is urgent and takes any victim. 0: any.
+  TimeUs service_max_lost_us = 0;
 };
 
 // Elastic jobs while they run (model/job.h; every policy starts one at the widest width that

@@ -323,16 +323,17 @@ Status ParseMigration(const YamlField& field, MigrationConfig& out) {
 }
 
 Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
-  YAML_FIELD_TRY(
-      map, field.Map({"enabled", "min_run_s", "checkpoint_interval_s", "restart_s",
-                      "max_placements", "max_victims", "max_searches_per_pass",
-                      "changeover_budget_device_s_per_hour", "max_preemptions_per_job", "scope",
-                      "reclaim_after_s", "preempt_after_s", "raise_requeued_after_s"}));
+  YAML_FIELD_TRY(map, field.Map({"enabled", "min_run_s", "checkpoint_interval_s", "restart_s",
+                                 "max_placements", "max_victims", "max_searches_per_pass",
+                                 "changeover_budget_device_s_per_hour", "max_preemptions_per_job",
+                                 "scope", "reclaim_after_s", "preempt_after_s",
+                                 "raise_requeued_after_s", "service_max_lost_s"}));
   POLICY_TRY(ParseSection(*map, out.enabled,
                           {{"min_run_s", &out.min_run_us},
                            {"reclaim_after_s", &out.reclaim_after_us},
                            {"preempt_after_s", &out.preempt_after_us},
                            {"raise_requeued_after_s", &out.raise_requeued_after_us},
+                           {"service_max_lost_s", &out.service_max_lost_us},
                            {"checkpoint_interval_s", &out.checkpoint_interval_us},
                            {"restart_s", &out.restart_us}},
                           {{"max_placements", &out.max_placements},

@@ -3,7 +3,8 @@
 // Tiresias scenarios on one 8-device node — a job that runs into a higher queue is preempted
 // by a newcomer at the microsecond it crosses, jobs of one queue keep first come first served
 // and never preempt each other, and a starved job is promoted back to the first queue — and
-// headroom's ranks, priority before service, with its preemptors' hysteresis.
+// headroom's ranks, priority before service, with its preemptors' hysteresis, and its
+// checkpoint-aligned preemption by service.
 #include <limits>
 #include <vector>
 
@@ -196,6 +197,44 @@ TEST(HeadroomServiceScenario, PriorityGoesBeforeServiceAndAPreemptorWaitsItsHyst
   ASSERT_EQ(after.starts.size(), 1u);
   EXPECT_EQ(after.starts[0].job, a);
   EXPECT_EQ(h.engine().state(b), JobState::kPending);
+}
+
+// Checkpoint-aligned preemption by service (preemption.service_max_lost_s): a newcomer that
+// outranks a running job of its priority by service takes it only within 100 s of the job's
+// checkpoint (every 1,000 s here), and the engine wakes at that checkpoint; priority still
+// preempts at once, whatever the victim loses.
+TEST(HeadroomServiceScenario, ServicePreemptionWaitsForTheVictimsCheckpoint) {
+  OneNode t;
+  PolicyConfig policy = testing::Preset("headroom");
+  policy.las.limits_device_s = {3250, 7200};
+  policy.preemption.checkpoint_interval_us = SecondsToUs(1000);
+  policy.preemption.service_max_lost_us = SecondsToUs(100);
+  Harness h(t.cluster, policy);
+  const JobId a = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 0));
+  h.Step(0);
+  ASSERT_EQ(h.engine().state(a), JobState::kRunning);
+
+  // `a` is in the second queue from 406.25 s; at 500 s it has 500 s unsaved.
+  const JobId b = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 500));
+  EXPECT_TRUE(h.Step(500).preemptions.empty());
+  // It crosses into the third queue at 900 s, still unsaved; its checkpoint is at 1,000 s.
+  EXPECT_EQ(h.engine().NextWakeupUs(), SecondsToUs(900));
+  EXPECT_TRUE(h.Step(900).preemptions.empty());
+  EXPECT_EQ(h.engine().NextWakeupUs(), SecondsToUs(1000));
+  const Decisions saved = h.Step(1000);
+  ASSERT_EQ(Victims(saved), std::vector<JobId>{a});
+  EXPECT_EQ(saved.preemptions[0].reason, PreemptReason::kLessService);
+  EXPECT_EQ(saved.preemptions[0].lost_us, 0);
+  EXPECT_EQ(h.engine().state(b), JobState::kRunning);
+
+  // 500 s into `b`'s run, nothing saved: a higher priority takes it anyway.
+  model::Job urgent = SubmittedAt(MakeJob(1, 8, 100), 1500);
+  urgent.priority = 1;
+  h.Submit(urgent);
+  const Decisions urgently = h.Step(1500);
+  ASSERT_EQ(Victims(urgently), std::vector<JobId>{b});
+  EXPECT_EQ(urgently.preemptions[0].reason, PreemptReason::kPriority);
+  EXPECT_EQ(urgently.preemptions[0].lost_us, SecondsToUs(500));
 }
 
 }  // namespace
