@@ -13,22 +13,24 @@
 // they fit. Candidates: running jobs with devices, of strictly lower priority, that have run
 // PreemptionConfig::min_run_us, have not used up their preemption budget
 // (max_preemptions_per_job) and neither started nor moved in this step; under las, one
-// outranked by service alone also has at most service_max_lost_us of work since its last
-// checkpoint (the engine asks to be stepped at the next checkpoint of one that has more). What a
-// plan loses is charged to the changeover budget. A requeued job keeps its id; its next start
-// pauses for PreemptionConfig::restart_us before its checkpoints count again. With queues (quota.h)
-// and PreemptionScope::kQueue, priority picks candidates only inside the job's own queue; a job
-// whose queues stay within their guarantees also reclaims: the running jobs of other branches that
-// borrow are candidates whatever their priority, released first, and only while their branch still
-// borrows (QuotaGate). With kCluster, priority picks from every queue and nothing is reclaimed.
-// Either way the plan must leave the job admitted by its queues. Candidates are read from the
-// running jobs of the queues in scope (running_by_queue_), not from the whole floor. A job reclaims
-// only once it has waited PreemptionConfig::reclaim_after_us since its submission or requeue, and
-// preempts by rank only once it has waited preempt_after_us. Under an order that ranks by attained
-// service (las), rank takes priority's place: a job preempts those running in a higher service
-// queue than its own (Tiresias), or, with priority_first, those of lower priority and those of its
-// priority in a higher service queue; since running jobs move into higher queues as they run, a
-// blocked job looks again when the next one does.
+// outranked by service alone has also at most service_max_lost_us of work since its last
+// checkpoint (the engine asks to be stepped at the next checkpoint of one that has more).
+// What a plan loses is charged to the changeover budget. A requeued job keeps its id; its next
+// start pauses for PreemptionConfig::restart_us before its checkpoints count again.
+// With queues (quota.h) and PreemptionScope::kQueue, priority picks candidates only inside the
+// job's own queue; a job whose queues stay within their guarantees also reclaims: the running
+// jobs of other branches that borrow are candidates whatever their priority, released first,
+// and only while their branch still borrows (QuotaGate). With kCluster, priority picks from
+// every queue and nothing is reclaimed. Either way the plan must leave the job admitted by its
+// queues. Candidates are read from the running jobs of the queues in scope
+// (running_by_queue_), not from the whole floor. A job reclaims only once it has waited
+// PreemptionConfig::reclaim_after_us since its submission or requeue, and preempts by rank only
+// once it has waited preempt_after_us.
+// Under an order that ranks by attained service (las), rank takes priority's place: a job
+// preempts those running in a higher service queue than its own (Tiresias), or, with
+// priority_first, those of lower priority and those of its priority in a higher service queue;
+// since running jobs move into higher queues as they run, a blocked job looks again when the
+// next one does.
 #include <algorithm>
 #include <limits>
 

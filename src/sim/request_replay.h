@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <optional>
 #include <queue>
 #include <vector>
 
