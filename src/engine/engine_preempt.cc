@@ -198,9 +198,9 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
       return;
     }
     if (v.start_us >= now || v.moved_us >= now) return;
+    const PreemptJob preemption = PreemptionOf(JobId(job), JobId(), now);
     if (outranked && las_ != nullptr && v.job.priority >= r.job.priority &&
         policy_.preemption.service_max_lost_us > 0) {
-      const PreemptJob preemption = PreemptionOf(JobId(job), JobId(), now);
       if (preemption.lost_us > policy_.preemption.service_max_lost_us) {
         // Outranked by service alone: it goes once it has saved its work.
         if (preemption.checkpoint_interval_us > 0) {
@@ -212,7 +212,7 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
     }
     memo.candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
                                           PreemptionRank(v, now), v.start_us},
-                               PreemptionOf(JobId(job), JobId(), now).cost_device_us,
+                               preemption.cost_device_us,
                                static_cast<uint8_t>(by_queue && outranked ? 1 : 0)});
     // The gate's books, while the record is at hand.
     if (!quotas_.empty()) {

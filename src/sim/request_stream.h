@@ -31,9 +31,8 @@ class RequestStream {
 
   TimeUs span_us() const { return span_us_; }
   const RequestTrace& trace() const { return trace_; }
-  // What is made and not yet taken: before the first Pop, the whole first repetition.
+  // The repetition being taken, from its start: before the first Pop, the whole first one.
   const std::vector<InferenceRequest>& upcoming() const { return buffer_; }
-  size_t upcoming_from() const { return position_; }
 
  private:
   // Makes the next repetition that keeps any request, if one is left before the span's end.

@@ -116,11 +116,13 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   bool goodput_closed = false;
   // The full-speed work of every job done by `at_us` (completions up to it already counted),
   // kept work only: a requeued job's since its last checkpoint is gone.
+  const auto full_devices = [&](uint32_t job) {
+    return static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
+  };
   const auto work_done_device_us = [&](TimeUs at_us) {
     double device_us = 0;
     for (uint32_t job = 0; job < jobs.size(); ++job) {
       if (start_us[job] < 0) continue;
-      const double devices = static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
       const auto runtime = static_cast<double>(jobs[job].runtime_us);
       double left_us = remaining_us[job];
       if (outcomes[job].end_us >= 0) {
@@ -128,7 +130,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       } else if (requeued_us[job] < 0) {
         left_us -= static_cast<double>(std::max<TimeUs>(at_us - work_start_us[job], 0)) / pace(job);
       }
-      device_us += (runtime - std::clamp(left_us, 0.0, runtime)) * devices;
+      device_us += (runtime - std::clamp(left_us, 0.0, runtime)) * full_devices(job);
     }
     return device_us;
   };
@@ -207,8 +209,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       jcts.push_back(jct_s);
       queues.Completed(job, jct_s);
       if (!goodput_closed) {
-        goodput_device_us += static_cast<double>(jobs[job].runtime_us) *
-                             static_cast<double>(std::max<uint64_t>(jobs[job].total_devices(), 1));
+        goodput_device_us += static_cast<double>(jobs[job].runtime_us) * full_devices(job);
       }
       slowdowns.push_back(std::max(1.0, jct_s / std::max(run_s, 10.0)));
       stretch_sum += stretch_of[job];
