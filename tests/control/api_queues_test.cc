@@ -136,6 +136,10 @@ TEST(ApiQueues, AnAdminPutsQueuesInForceAndJobsWaitForTheirQuota) {
 // Quotas by device model live: the tiny building's devices are T4s.
 TEST(ApiQueues, QuotasByDeviceModelHoldJobsAndShowInTheApiAndMetrics) {
   TestDaemon daemon(TestDaemon::Simulated());
+  // The queues name a model the nodes have: wait until the live loop lists them, or the reply
+  // warns that no node has it yet.
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return !daemon.Get("/v1/nodes", daemon.admin()).body["nodes"].empty(); }));
   const auto set = daemon.Put("/v1/queues", daemon.admin(), R"(queues:
   - name: team-a
     guaranteed: {device_models: {T4: 4}}
