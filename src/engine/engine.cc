@@ -202,8 +202,16 @@ uint32_t Engine::MaskFor(const model::Selector& selector) {
 }
 
 PlacementRequest Engine::RequestOf(const JobRecord& r) const {
-  return PlacementRequest{&r.job.task, r.job.task_count, &masks_[r.mask], r.required_level,
-                          r.preferred_level};
+  return PlacementRequest{&r.job.task,       r.job.task_count,
+                          &masks_[r.mask],   r.required_level,
+                          r.preferred_level, r.spread_group != 0 ? &spread_ : nullptr,
+                          r.spread_group};
+}
+
+uint32_t Engine::SpreadGroupOf(const std::string& name) {
+  if (name.empty()) return 0;
+  return spread_group_ids_.emplace(name, static_cast<uint32_t>(spread_group_ids_.size() + 1))
+      .first->second;
 }
 
 // A job never fits when even an empty cluster could not hold it: no matching device, a task
@@ -274,6 +282,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.quota_queue = quotas_.QueueOf(r.job.tenant);
   r.selector_mask = MaskFor(r.job.task.selector);
   r.mask = r.selector_mask;
+  r.spread_group = SpreadGroupOf(r.job.spread_group);
   ResolveLevels(r);
   // An elastic job never fits when its narrowest width does not.
   if (r.job.elastic()) r.SetWidth(r.job.min_task_count);
@@ -323,10 +332,11 @@ void Engine::Restore(JobRestored& restored) {
   r.quota_queue = quotas_.QueueOf(r.job.tenant);
   r.selector_mask = MaskFor(r.job.task.selector);
   r.mask = r.selector_mask;
+  r.spread_group = SpreadGroupOf(r.job.spread_group);
   r.code = PendingCode::kNone;
   r.tasks = std::move(restored.tasks);
   UseModelOfTasks(r);
-  TrackTasks(r.tasks, +1);
+  TrackTasks(r, r.tasks, +1);
   if (SharePlaced(r)) share_->Submitted(r.job);
   r.start_us = restored.started_us;
   r.checkpoint_base_us = r.start_us;

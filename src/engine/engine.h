@@ -198,7 +198,9 @@ class Engine {
   // Whether the policy's share placement takes the job (share_placement.h).
   bool SharePlaced(const JobRecord& record) const;
   // Tasks placed (sign +1) or gone (-1), for the share placement's books.
-  void TrackTasks(const std::vector<TaskAllocation>& tasks, int sign);
+  // Keeps the share placement's and the spread groups' books of running tasks.
+  void TrackTasks(const JobRecord& record, const std::vector<TaskAllocation>& tasks, int sign);
+  uint32_t SpreadGroupOf(const std::string& name);
   // Allocates `tasks` (which must fit) and records the start.
   void Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions);
   // Starts the blocked job `id` by migrating running jobs, when a plan pays (engine_migrate.cc).
@@ -317,6 +319,8 @@ class Engine {
   std::vector<ClassMask> masks_;
   std::unordered_map<std::string, uint32_t> mask_by_selector_;
   std::unordered_map<std::string, uint32_t> tenant_ids_;
+  std::unordered_map<std::string, uint32_t> spread_group_ids_;  // From 1.
+  SpreadCounts spread_;
   int32_t max_priority_ = 0;
 
   // Capacity released since construction; a cached placement failure is valid while unchanged.

@@ -96,7 +96,7 @@ void Engine::Resize(JobId id, std::vector<TaskAllocation> tasks, int64_t cost_de
                     Decisions& decisions) {
   const JobRecord& v = record(id);
   for (const TaskAllocation& task : v.tasks) state_.Release(task);
-  TrackTasks(v.tasks, -1);
+  TrackTasks(v, v.tasks, -1);
   MigrateJob resize{.job = id,
                     .tasks = std::move(tasks),
                     .pause_us = policy_.preemption.restart_us,

@@ -131,7 +131,7 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
   for (const MigrateJob& move : decisions.migrations) {
     JobRecord& v = record(move.job);
     for (const TaskAllocation& task : v.tasks) state_.Release(task);
-    TrackTasks(v.tasks, -1);
+    TrackTasks(v, v.tasks, -1);
   }
   std::unordered_set<uint32_t> starting;
   for (const StartJob& start : decisions.starts) starting.insert(start.job.value());

@@ -1,8 +1,8 @@
 // Engine::CheckInvariants: the books agree with themselves — every device's milli held by
 // running jobs plus its free milli is one device, gangs hold all their tasks, every pending job
-// is queued once and every running one is in the end-time index, and a job's queues count the
-// devices it holds (of its device model). Tests and the simulator's
-// checked runs call it after steps; "" when all hold.
+// is queued once and every running one is in the end-time index, the spread groups count the
+// tasks running in each rack, and a job's queues count the devices it holds (of its device
+// model). Tests and the simulator's checked runs call it after steps; "" when all hold.
 #include "engine/engine.h"
 
 #include <fmt/format.h>
@@ -16,11 +16,17 @@ std::string Engine::CheckInvariants() const {
   std::vector<uint32_t> device_milli(cluster_.devices().size(), 0);
   size_t pending = 0;
   size_t running = 0;
+  SpreadCounts spread;
   for (size_t i = 0; i < jobs_.size(); ++i) {
     const JobRecord& r = jobs_[i];
     if (r.state == JobState::kPending) ++pending;
     if (r.state != JobState::kRunning) continue;
     ++running;
+    if (r.spread_group != 0) {
+      for (const TaskAllocation& task : r.tasks) {
+        spread.Add(r.spread_group, cluster_.node(task.node).domain, 1);
+      }
+    }
     if (r.tasks.size() != r.job.task_count) {
       return fmt::format("job {}: {} tasks allocated, gang has {}", i, r.tasks.size(),
                          r.job.task_count);
@@ -46,6 +52,7 @@ std::string Engine::CheckInvariants() const {
                          state_.free_milli(DeviceId(static_cast<uint32_t>(d))));
     }
   }
+  if (!(spread == spread_)) return "the spread groups' racks disagree with the running tasks";
   if (pending != queue_.size() + arrivals_.size()) {
     return fmt::format("{} pending jobs but {} queued", pending, queue_.size() + arrivals_.size());
   }

@@ -62,8 +62,9 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
   // Apply in the plan's order (defrag.h promise 2): free the moved jobs, start the head, then
   // give the moved jobs their new tasks.
   for (const MigrateJob& move : plan->moves) {
-    for (const TaskAllocation& task : record(move.job).tasks) state_.Release(task);
-    TrackTasks(record(move.job).tasks, -1);
+    const JobRecord& v = record(move.job);
+    for (const TaskAllocation& task : v.tasks) state_.Release(task);
+    TrackTasks(v, v.tasks, -1);
   }
   ++release_epoch_;  // Capacity changed shape: cached placement failures no longer hold.
   Launch(id, std::move(plan->head_tasks), now, decisions);
@@ -82,7 +83,7 @@ bool Engine::StartByMigration(JobId id, TimeUs now, Decisions& decisions) {
 void Engine::Relocate(const MigrateJob& move, TimeUs now) {
   JobRecord& v = record(move.job);
   for (const TaskAllocation& task : move.tasks) state_.Allocate(task);
-  TrackTasks(move.tasks, +1);
+  TrackTasks(v, move.tasks, +1);
   running_by_end_.erase({v.expected_end_us, move.job.value()});
   const auto old_width = static_cast<uint32_t>(v.tasks.size());
   const auto new_width = static_cast<uint32_t>(move.tasks.size());

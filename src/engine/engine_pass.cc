@@ -168,7 +168,7 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   r.SetWidth(static_cast<uint32_t>(tasks.size()));
   if (tasks.size() < r.full_task_count) narrowed_.insert(id.value());
   for (const TaskAllocation& task : tasks) state_.Allocate(task);
-  TrackTasks(tasks, +1);
+  TrackTasks(r, tasks, +1);
   r.tasks = std::move(tasks);
   UseModelOfTasks(r);
   r.state = JobState::kRunning;
@@ -191,7 +191,12 @@ bool Engine::SharePlaced(const JobRecord& r) const {
   return share_ != nullptr && r.job.task_count == r.full_task_count && share_->Takes(r.job);
 }
 
-void Engine::TrackTasks(const std::vector<TaskAllocation>& tasks, int sign) {
+void Engine::TrackTasks(const JobRecord& r, const std::vector<TaskAllocation>& tasks, int sign) {
+  if (r.spread_group != 0) {
+    for (const TaskAllocation& task : tasks) {
+      spread_.Add(r.spread_group, cluster_.node(task.node).domain, sign);
+    }
+  }
   if (share_ == nullptr) return;
   for (const TaskAllocation& task : tasks) share_->Track(task, sign);
 }

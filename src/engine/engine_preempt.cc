@@ -180,7 +180,7 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
   const bool by_queue = PreemptsByQueue();
   auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
   memo.has_candidates = true;
-  memo.key = {rank, r.quota_queue, r.mask, by_rank, reclaims};
+  memo.key = {rank, r.quota_queue, r.mask, r.spread_group, by_rank, reclaims};
   const QuotaAmounts wanted = DemandOf(r);
   memo.candidates.clear();
   memo.gate_entries.clear();
@@ -192,6 +192,9 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
     if (v.job.task.devices == 0 || (max_preemptions > 0 && v.preemptions >= max_preemptions)) {
       return;
     }
+    // A replica never displaces one of its own service's: they serve alike, and the swap would
+    // only cost a model load (least attained service ranks the newer one higher).
+    if (r.spread_group != 0 && v.spread_group == r.spread_group) return;
     if (now - v.start_us < policy_.preemption.min_run_us) {
       preemption_wakeup_us_ =
           std::min(preemption_wakeup_us_, v.start_us + policy_.preemption.min_run_us);
@@ -305,7 +308,7 @@ bool Engine::StartByPreemptionOnOption(JobId id, TimeUs now, uint32_t& searches_
   PreemptionMemo& memo = *preemption_memo_;
   memo.Keep(now, release_epoch_, state_.allocated_milli(),
             preempter_.changeover().LeftDeviceUs(now));
-  const PreemptionMemo::Key key{rank, r.quota_queue, r.mask, outranks, reclaims};
+  const PreemptionMemo::Key key{rank, r.quota_queue, r.mask, r.spread_group, outranks, reclaims};
   if (memo.Fruitless(r.shape(), key)) return false;
   // A search is spent by scanning the running jobs for candidates or by planning, at most once
   // per job: a pass does at most max_searches_per_pass of either. A reclaim looks at every
@@ -378,7 +381,7 @@ void Engine::StopRunning(JobId id) {
   JobRecord& r = record(id);
   HR_CHECK(r.state == JobState::kRunning);
   for (const TaskAllocation& task : r.tasks) state_.Release(task);
-  TrackTasks(r.tasks, -1);
+  TrackTasks(r, r.tasks, -1);
   fair_share_.AddRunning(r.tenant, -static_cast<int64_t>(r.job.total_milli()));
   running_by_end_.erase({r.expected_end_us, id.value()});
   CountRunning(id, -1);

@@ -49,7 +49,8 @@ struct Engine::PreemptionMemo {
   struct Key {
     int64_t rank = 0;
     uint32_t queue = 0;
-    uint32_t mask = 0;  // Its device-model option's classes (reclaims differ by model).
+    uint32_t mask = 0;          // Its device-model option's classes (reclaims differ by model).
+    uint32_t spread_group = 0;  // A group's own gangs are never its candidates.
     bool by_rank = false;
     bool reclaims = false;
     friend bool operator==(const Key&, const Key&) = default;
@@ -104,6 +105,7 @@ struct Engine::JobRecord {
   uint32_t required_level = kNoLevel;  // Resolved from the job's level names.
   uint32_t preferred_level = kNoLevel;
   bool unknown_level = false;  // A stated level the cluster does not have: never fits.
+  uint32_t spread_group = 0;   // Its job's spread group (Engine::SpreadGroupOf); 0: none.
   bool never_fits = false;
   QueueKey key;
   TimeUs start_us = 0;

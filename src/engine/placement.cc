@@ -200,6 +200,9 @@ std::optional<std::vector<TaskAllocation>> Placer::Place(ClusterState& state,
   if (request.shape->devices > 0 && request.classes->classes.empty()) return std::nullopt;
   const DomainId root(0);
   if (DomainBoundMilli(state, root, request) < request.milli()) return std::nullopt;
+  if (request.spread != nullptr && request.task_count == 1) {
+    return PlaceSpread(state, request, avoid);
+  }
   if (options_.gang == GangPlacement::kTopologyBlock) return PlaceBlock(state, request, avoid);
   if (request.required_level == kNoLevel && request.preferred_level == kNoLevel) {
     return PlacePerTask(state, request, avoid, root);
@@ -363,6 +366,21 @@ struct Placer::Search {
     uint32_t capacity;
   };
 
+  // The devices of the chosen nodes, picked node by node inside a rolled-back mark of `scratch`
+  // (the searched state), so that two entries for one node never pick the same devices.
+  std::vector<TaskAllocation> Allocate(ClusterState& scratch) const {
+    std::vector<TaskAllocation> result;
+    result.reserve(request.task_count);
+    const ClusterState::Speculation speculation(scratch);
+    for (const auto& [node, tasks] : chosen) {
+      for (TaskAllocation& task : AllocateOnNode(scratch, node, request, tasks, avoid)) {
+        scratch.Allocate(task);
+        result.push_back(std::move(task));
+      }
+    }
+    return result;
+  }
+
   // The nodes of a leaf domain with room for some tasks, and how many each takes.
   std::vector<NodeOption> NodeOptions(const model::Domain& leaf) const {
     std::vector<NodeOption> nodes;
@@ -403,13 +421,36 @@ struct Placer::Search {
   }
 };
 
+std::optional<std::vector<TaskAllocation>> Placer::PlaceSpread(
+    ClusterState& state, const PlacementRequest& request, const ReservedCapacity* avoid) const {
+  const model::Cluster& cluster = state.cluster();
+  std::vector<Candidate> candidates;
+  CandidatesAt(state, request, cluster.deepest_level(), options_.domain_order, candidates);
+  // Fewest of the group's tasks first, then the policy's fit order.
+  std::vector<std::pair<uint32_t, Candidate>> ranked;
+  ranked.reserve(candidates.size());
+  for (const Candidate& candidate : candidates) {
+    ranked.push_back(
+        {request.spread->TasksIn(request.spread_group, DomainId(candidate.id)), candidate});
+  }
+  std::sort(ranked.begin(), ranked.end());
+  Search search{state, request, avoid, *this, options_, {}};
+  for (const auto& entry : ranked) {
+    std::vector<Search::NodeOption> nodes =
+        search.NodeOptions(cluster.domain(DomainId(entry.second.id)));
+    if (nodes.empty()) continue;
+    search.FillNodes(std::move(nodes), 1);
+    return search.Allocate(state);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& state,
                                                               const PlacementRequest& request,
                                                               const ReservedCapacity* avoid) const {
   const model::Cluster& cluster = state.cluster();
   Search search{state, request, avoid, *this, options_, {}};
-  // Fills `domain` if it holds the gang: the devices chosen node by node inside a rolled-back
-  // mark, so that two entries for one node never pick the same devices.
+  // Fills `domain` if it holds the gang.
   auto try_domain = [&](DomainId domain) -> std::optional<std::vector<TaskAllocation>> {
     const model::Domain& d = cluster.domain(domain);
     if (d.children.empty()) {
@@ -425,16 +466,7 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
       }
       search.Fill(domain, request.task_count);
     }
-    std::vector<TaskAllocation> result;
-    result.reserve(request.task_count);
-    const ClusterState::Speculation speculation(state);
-    for (const auto& [node, tasks] : search.chosen) {
-      for (TaskAllocation& task : AllocateOnNode(state, node, request, tasks, avoid)) {
-        state.Allocate(task);
-        result.push_back(std::move(task));
-      }
-    }
-    return result;
+    return search.Allocate(state);
   };
   // Whole devices of one class, best or worst fit: the candidates in order come from the
   // state's index instead of a scan of every domain of the level (the same domains in the same

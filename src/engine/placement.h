@@ -14,6 +14,12 @@
 //                  per level; inside it, recursively, a single child that holds the rest if one
 //                  exists (best fit among those), else the largest children first. This is the
 //                  tree best fit of Slurm's topology/tree plugin and Kueue TAS's BestFit.
+// Spread groups (PlacementRequest::spread, model::Job::spread_group: a service's replicas): a
+// one-task gang of a group goes to the failure domain — a deepest-level domain, the rack or
+// NVLink domain that one switch and one power feed serve — holding fewest of the group's tasks
+// among those with room, ties by the policy's FitOrder; inside it, to the node the scorers
+// prefer. Soft, as Kubernetes' default topology spreading of a Service's pods is
+// (PodTopologySpread, whenUnsatisfiable: ScheduleAnyway): a gang that fits anywhere is placed.
 // Stated levels (PlacementRequest::required_level / preferred_level, Kueue Topology Aware
 // Scheduling's required and preferred topology):
 //  required R      the gang inside one domain of level R or deeper; never across two level-R
@@ -93,6 +99,10 @@ class Placer {
   // preferred one.
   std::optional<std::vector<TaskAllocation>> PlacePerTaskInLevel(
       ClusterState& state, const PlacementRequest& request, const ReservedCapacity* avoid) const;
+  // A one-task gang of a spread group: to the failure domain with fewest of its group's tasks.
+  std::optional<std::vector<TaskAllocation>> PlaceSpread(ClusterState& state,
+                                                         const PlacementRequest& request,
+                                                         const ReservedCapacity* avoid) const;
   std::optional<std::vector<TaskAllocation>> PlaceBlock(ClusterState& state,
                                                         const PlacementRequest& request,
                                                         const ReservedCapacity* avoid) const;

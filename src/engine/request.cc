@@ -1,6 +1,15 @@
 #include "engine/request.h"
 
+#include "base/check.h"
+
 namespace headroom::engine {
+
+void SpreadCounts::Add(uint32_t group, DomainId domain, int delta) {
+  uint32_t& tasks = tasks_[Key(group, domain)];
+  HR_CHECK(delta >= 0 || tasks >= static_cast<uint32_t>(-delta));
+  tasks = static_cast<uint32_t>(static_cast<int64_t>(tasks) + delta);
+  if (tasks == 0) tasks_.erase(Key(group, domain));
+}
 
 void ReservedCapacity::Resize(size_t nodes, size_t devices) {
   device_reserved.assign(devices, 0);

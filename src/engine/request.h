@@ -2,11 +2,13 @@
 // device classes its selector accepts (evaluated once per class, not per device), and the
 // fabric levels it requires or prefers to stay inside (indices into the cluster's levels, root
 // = 0; kNoLevel when not stated).
+// SpreadCounts: how many tasks of each spread group run in each failure domain.
 // ReservedCapacity: devices, CPU and memory promised to a reserved job; placements for work
 // that would still run at the reservation's start must avoid them.
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "base/ids.h"
@@ -21,12 +23,33 @@ struct ClassMask {
 
 inline constexpr uint32_t kNoLevel = UINT32_MAX;
 
+// Where the gangs of each spread group run: tasks per failure domain (a deepest-level domain).
+class SpreadCounts {
+ public:
+  uint32_t TasksIn(uint32_t group, DomainId domain) const {
+    const auto it = tasks_.find(Key(group, domain));
+    return it == tasks_.end() ? 0 : it->second;
+  }
+  void Add(uint32_t group, DomainId domain, int delta);
+  friend bool operator==(const SpreadCounts&, const SpreadCounts&) = default;
+
+ private:
+  static uint64_t Key(uint32_t group, DomainId domain) {
+    return (uint64_t{group} << 32) | domain.value();
+  }
+  std::unordered_map<uint64_t, uint32_t> tasks_;
+};
+
 struct PlacementRequest {
   const model::TaskShape* shape = nullptr;
   uint32_t task_count = 1;
   const ClassMask* classes = nullptr;
   uint32_t required_level = kNoLevel;   // The gang inside one domain of this level, or no fit.
   uint32_t preferred_level = kNoLevel;  // Tried first; then each level above it in turn.
+  // A one-task gang of a spread group goes to the failure domain with fewest of its group's
+  // tasks (model::Job::spread_group); null: not spread.
+  const SpreadCounts* spread = nullptr;
+  uint32_t spread_group = 0;
 
   bool whole_devices() const { return shape->devices > 0 && !shape->fractional(); }
   // Device demand in milli-devices (0 for CPU-only).

@@ -71,6 +71,10 @@ struct Job {
   // widths (task_count − min_task_count is a multiple of it).
   uint32_t min_task_count = 0;
   uint32_t task_count_step = 1;
+  // Gangs that should not share a failure domain, e.g. a service's replicas: each one-task gang
+  // of a group goes to the rack (deepest fabric domain) holding fewest of the group's tasks
+  // among those with room (placement.h). Empty: none.
+  std::string spread_group;
 
   bool elastic() const { return min_task_count != 0 && min_task_count < task_count; }
   // Whether it may run with `width` tasks: all of them, or a width of its elastic range.

@@ -3,6 +3,7 @@
 // that waits, and recovery after a restart on the same data dir (queue, running work with its
 // placement, drains, tokens).
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -181,6 +182,45 @@ TEST(DaemonSimulated, ScalingAServiceAddsReplicasOrCancelsTheSurplus) {
   view = daemon.Get("/v1/services", daemon.admin()).body["services"][0];
   EXPECT_EQ(view["replicas"], 0);
   EXPECT_TRUE(view["jobs"].empty());
+}
+
+// A service's replicas spread across the two racks, two in each, where best fit alone would
+// put all four one-device replicas on one 4-device node; the same after a restart, which
+// restores them into a new engine; and two added by scaling go one to each rack.
+TEST(DaemonSimulated, AServicesReplicasSpreadAcrossRacks) {
+  TestDaemon daemon(TestDaemon::Simulated());  // Real time: the replicas run for the hour.
+  const std::string spec =
+      "kind: Service\nmetadata: {name: spread}\nspec:\n  replicas: 4\n  timeLimit: 2h\n"
+      "  runtime: 1h\n  devices: {requests: [{count: 1}]}\n";
+  auto submitted = daemon.Post("/v1/jobs", daemon.admin(), spec, "application/yaml");
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  Json replicas = submitted.body["jobs"];
+  ASSERT_EQ(replicas.size(), 4u);
+  // Running replicas by rack; empty while any is not running.
+  auto per_rack = [&] {
+    std::map<std::string, int> racks;
+    for (const Json& id : replicas) {
+      const Json job =
+          daemon.Get("/v1/jobs/" + std::to_string(id.get<uint64_t>()), daemon.admin()).body;
+      if (job["state"] != "running") return std::map<std::string, int>{};
+      const std::string node = job["placement"][0]["node"];
+      ++racks[node.substr(0, node.find('-'))];
+    }
+    return racks;
+  };
+  std::map<std::string, int> seen;
+  const std::map<std::string, int> four = {{"rack0", 2}, {"rack1", 2}};
+  ASSERT_TRUE(WaitFor([&] { return (seen = per_rack()) == four; })) << seen.size();
+  daemon.Stop();
+  daemon.Start();
+  EXPECT_EQ(per_rack(), four);
+  const std::string scale =
+      "/v1/services/" + std::to_string(submitted.body["id"].get<uint64_t>()) + "/scale";
+  auto up = daemon.Post(scale, daemon.admin(), R"({"replicas": 6})");
+  ASSERT_EQ(up.status, 200) << up.body.dump();
+  for (const Json& id : up.body["added"]) replicas.push_back(id);
+  const std::map<std::string, int> six = {{"rack0", 3}, {"rack1", 3}};
+  ASSERT_TRUE(WaitFor([&] { return (seen = per_rack()) == six; })) << seen.size();
 }
 
 TEST(DaemonSimulated, ScalingUpAndDownLosesNoReplica) {

@@ -237,5 +237,30 @@ TEST(HeadroomServiceScenario, ServicePreemptionWaitsForTheVictimsCheckpoint) {
   EXPECT_EQ(urgently.preemptions[0].lost_us, SecondsToUs(500));
 }
 
+// A service's replicas are one spread group: a newer replica outranks an older one by service
+// but never takes its devices; the same newcomer with no group would.
+TEST(HeadroomServiceScenario, AReplicaNeverPreemptsAReplicaOfItsOwnService) {
+  for (const bool grouped : {true, false}) {
+    SCOPED_TRACE(grouped ? "one service" : "no group");
+    OneNode t;
+    PolicyConfig policy = testing::Preset("headroom");
+    policy.las.limits_device_s = {3250, 7200};
+    Harness h(t.cluster, policy);
+    model::Job replica = SubmittedAt(MakeJob(1, 8, 36000), 0);
+    if (grouped) replica.spread_group = "service/web";
+    const JobId old = h.Submit(replica);
+    h.Step(0);
+    ASSERT_EQ(h.engine().state(old), JobState::kRunning);
+    replica.submit_time_us = SecondsToUs(1000);
+    const JobId fresh = h.Submit(replica);
+    bool preempted = false;
+    for (double now_s = 1000; now_s <= 5000; now_s += 500) {
+      preempted |= !h.Step(now_s).preemptions.empty();
+    }
+    EXPECT_EQ(preempted, !grouped);
+    EXPECT_EQ(h.engine().state(fresh), grouped ? JobState::kPending : JobState::kRunning);
+  }
+}
+
 }  // namespace
 }  // namespace headroom::engine

@@ -78,6 +78,40 @@ TEST(EngineScenario, SpreadPutsEachTaskOnTheEmptiestNode) {
   EXPECT_EQ(h.NodesOf(c), (std::vector<std::string>{"n2", "n3"}));
 }
 
+// A service's replicas (one spread group) alternate racks where training jobs of the same shape
+// pack into one; a replica that replaces an ended one goes where its group is thinnest.
+TEST(EngineScenario, ReplicasOfAServiceSpreadAcrossRacks) {
+  const model::Cluster cluster = TwoRacksOfTwo();
+  Harness h(cluster, testing::InArrivalOrder("headroom"));
+  std::vector<JobId> replicas;
+  std::vector<JobId> jobs;
+  for (int i = 0; i < 4; ++i) {
+    model::Job replica = MakeJob(1, 4, 1000);
+    replica.spread_group = "service/web";
+    replicas.push_back(h.Submit(replica));
+  }
+  h.Step(0);
+  const std::vector<std::vector<std::string>> spread = {{"n0"}, {"n2"}, {"n0"}, {"n2"}};
+  for (size_t i = 0; i < replicas.size(); ++i) EXPECT_EQ(h.NodesOf(replicas[i]), spread[i]) << i;
+  h.Finish(replicas[0]);
+  model::Job replacement = MakeJob(1, 4, 1000);
+  replacement.spread_group = "service/web";
+  const JobId replaced = h.Submit(replacement);
+  // Another service's replica counts only its own group: an empty node of r0 (racks tie).
+  model::Job other = MakeJob(1, 4, 1000);
+  other.spread_group = "service/api";
+  const JobId other_group = h.Submit(other);
+  h.Step(1);
+  EXPECT_EQ(h.NodesOf(replaced), std::vector<std::string>{"n0"});  // r0 holds one, r1 two.
+  EXPECT_EQ(h.NodesOf(other_group), std::vector<std::string>{"n1"});
+
+  Harness packed(cluster, testing::InArrivalOrder("headroom"));
+  for (int i = 0; i < 4; ++i) jobs.push_back(packed.Submit(MakeJob(1, 4, 1000)));
+  packed.Step(0);
+  const std::vector<std::vector<std::string>> pack = {{"n0"}, {"n0"}, {"n1"}, {"n1"}};
+  for (size_t i = 0; i < jobs.size(); ++i) EXPECT_EQ(packed.NodesOf(jobs[i]), pack[i]) << i;
+}
+
 TEST(EngineScenario, FifoIsFirstFitAndBlocksBehindTheHead) {
   const model::Cluster cluster = TwoRacksOfTwo();
   Harness h(cluster, "fifo");

@@ -1,7 +1,8 @@
 // The Placer (placement.h) on small hand-built clusters, with exact expectations: a gang goes
 // into the smallest domain that holds it, best fit among domains; per-task placement follows
 // the scorers; a required level is never crossed; filters and reservations are respected; and
-// a failed search leaves the state as it was.
+// a failed search leaves the state as it was; a spread group's gangs go to the rack with fewest
+// of the group's tasks.
 #include "engine/placement.h"
 
 #include <gtest/gtest.h>
@@ -137,6 +138,52 @@ TEST(PlacementTest, AGangSpansTheDomainsThatHaveRoomAndSkipsTheFullOnes) {
   placed = placer.Place(state, whole.request(), nullptr);
   ASSERT_TRUE(placed.has_value());
   EXPECT_EQ(Nodes(*placed), std::vector<uint32_t>{1});
+}
+
+// A spread group's one-task gangs (a service's replicas): each to the rack with fewest of the
+// group's tasks, best fit among equals and the scorers inside; a full rack is passed over, and a
+// gang that fits only in a crowded rack still goes there.
+TEST(PlacementTest, ASpreadGroupsGangGoesToTheRackWithFewestOfItsTasks) {
+  const model::Cluster cluster = TwoRacks();  // r0: n0, n1; r1: n2, n3, n4.
+  ClusterState state(cluster);
+  const Placer placer(PlacementOptionsOf(Policy(GangPlacement::kTopologyBlock, {{"best_fit", 1}})));
+  SpreadCounts spread;
+  const DomainId r0 = cluster.node(NodeId(0)).domain;
+  const DomainId r1 = cluster.node(NodeId(2)).domain;
+  const testing::OwnedRequest replica = testing::RequestFor(cluster, JobOf(1, 4));
+  PlacementRequest request = replica.request();
+  request.spread = &spread;
+  request.spread_group = 7;
+  // Both racks empty of the group: best fit picks r0 (fewer free devices), as without it.
+  EXPECT_EQ(Nodes(*placer.Place(state, request, nullptr)), std::vector<uint32_t>{0});
+  // One in r0: r1, though best fit alone would stay in r0.
+  spread.Add(7, r0, 1);
+  EXPECT_EQ(Nodes(*placer.Place(state, replica.request(), nullptr)), std::vector<uint32_t>{0});
+  EXPECT_EQ(Nodes(*placer.Place(state, request, nullptr)), std::vector<uint32_t>{2});
+  // Another group's tasks do not count.
+  request.spread_group = 8;
+  EXPECT_EQ(Nodes(*placer.Place(state, request, nullptr)), std::vector<uint32_t>{0});
+  request.spread_group = 7;
+  // One in each: r0 again, on the node the scorers prefer (n1, partly used, by best fit).
+  spread.Add(7, r1, 1);
+  TaskAllocation used{NodeId(1), {DeviceId(8), DeviceId(9)}, 1000, 0, 0};
+  state.Allocate(used);
+  EXPECT_EQ(Nodes(*placer.Place(state, request, nullptr)), std::vector<uint32_t>{1});
+  // r1 full: the gang goes to r0 though r0 holds more of the group.
+  spread.Add(7, r0, 2);
+  for (uint32_t node = 2; node <= 4; ++node) {
+    TaskAllocation whole{NodeId(node), {}, 1000, 0, 0};
+    for (uint32_t d = 0; d < 8; ++d) whole.devices.push_back(DeviceId(node * 8 + d));
+    state.Allocate(whole);
+  }
+  EXPECT_EQ(Nodes(*placer.Place(state, request, nullptr)), std::vector<uint32_t>{1});
+  // A gang of two tasks is placed as any gang: spreading is between a group's gangs.
+  const testing::OwnedRequest pair = testing::RequestFor(cluster, JobOf(2, 2));
+  PlacementRequest pair_request = pair.request();
+  pair_request.spread = &spread;
+  pair_request.spread_group = 7;
+  EXPECT_EQ(Nodes(*placer.Place(state, pair_request, nullptr)), (std::vector<uint32_t>{1, 1}));
+  EXPECT_EQ(state.CheckInvariants(), "");
 }
 
 }  // namespace
