@@ -177,9 +177,27 @@ struct WorkloadSummary {
   std::vector<std::pair<std::string, uint64_t>> skipped_reasons;
 };
 
+// What `--services` loaded: the traces and curve named, as given, and how each replica was
+// shaped (ServiceOptions), so that a report says what its service figures were measured on.
+struct ServicesSummary {
+  std::string traces;      // FORMAT:PATH, comma-separated.
+  std::string load_curve;  // Empty: none.
+  uint64_t services = 0;
+  std::string model;
+  std::string device_model;
+  uint32_t devices_per_replica = 0;
+  uint32_t min_replicas = 0;
+  uint32_t max_replicas = 0;
+  double startup_s = 0;
+  double rate_scale = 1;
+  double ttft_slo_s = 0;
+  double tbt_slo_s = 0;
+};
+
 struct RunReport {
   ClusterSummary cluster;
   WorkloadSummary workload;
+  std::optional<ServicesSummary> services;  // With --services.
   uint64_t seed = 0;
   std::vector<PolicyRun> policies;
 };

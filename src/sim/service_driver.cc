@@ -24,6 +24,7 @@ model::Job ReplicaJob(const model::Service& service) {
   job.runtime_us = kReplicaRuntimeUs;
   job.task_count = 1;
   job.task.devices = service.devices_per_replica;
+  job.spread_group = "service/" + service.name;  // Its replicas spread across racks.
   auto selector = model::Selector::Parse(fmt::format("model == \"{}\"", service.device_model));
   HR_CHECK(selector.has_value());
   job.task.selector = std::move(*selector);
@@ -38,7 +39,14 @@ ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads,
     : origin_us_(origin_us), first_job_id_(first_job_id), next_sync_us_(origin_us) {
   services_.reserve(loads.size());
   for (ServiceLoad& load : loads) {
-    auto capacity = model::ReplicaCapacity(load.service);
+    const bool scheduled = !load.replica_schedule.empty();
+    // A scheduled service serves no requests: its pool only tracks its replicas, whatever they
+    // could serve.
+    auto capacity = scheduled ? model::ServingCapacity{.prefill_tokens_per_s = 1,
+                                                       .kv_capacity_tokens = 1,
+                                                       .weight_read_s = 1,
+                                                       .kv_read_s_per_token = 0}
+                              : model::ReplicaCapacity(load.service);
     HR_CHECK(capacity.has_value());
     double input = 0, output = 0;
     for (const InferenceRequest& request : load.trace.requests) {
@@ -53,18 +61,39 @@ ServiceDriver::ServiceDriver(std::vector<ServiceLoad> loads,
     if (policy.forecast) autoscaler.predict_us = load.service.startup_us + kSyncPeriodUs;
     HR_CHECK(engine::ValidateAutoscalerConfig(autoscaler).has_value());
     model::Job replica_job = ReplicaJob(load.service);
+    replica_job.task.cpu_milli = load.replica_cpu_milli;
+    replica_job.task.memory_mib = load.replica_memory_mib;
     const model::LatencySlo slo = load.service.slo;
     RequestStream stream(std::move(load.trace), load.curve, load.span_us, load.seed);
-    traces_end_us_ = std::max(traces_end_us_, origin_us + stream.span_us());
+    traces_end_us_ =
+        std::max(traces_end_us_,
+                 origin_us + (scheduled ? load.replica_schedule.back().first : stream.span_us()));
     services_.push_back(
         Running{.load = std::move(load),
                 .pool = ReplicaPool(*capacity, slo),
                 .autoscaler = engine::Autoscaler(autoscaler),
                 .replica_job = std::move(replica_job),
-                .capacity_per_s = capacity->SustainedRequestsPerS(input / count, output / count),
+                .capacity_per_s =
+                    scheduled ? 0 : capacity->SustainedRequestsPerS(input / count, output / count),
                 .stream = std::move(stream),
                 .settled = {}});
     Running& added = services_.back();
+    if (scheduled) {
+      auto& schedule = added.load.replica_schedule;
+      HR_CHECK(std::is_sorted(schedule.begin(), schedule.end()) && schedule.front().first == 0 &&
+               schedule.size() >= 2 && schedule.back().second == 0);
+      if (policy.fixed_at_peak) {
+        // A pool of its busiest count, from the origin to the schedule's end.
+        const uint32_t peak =
+            std::max_element(schedule.begin(), schedule.end(), [](const auto& a, const auto& b) {
+              return a.second < b.second;
+            })->second;
+        schedule = {{0, peak}, {schedule.back().first, 0}};
+      }
+      added.warm_replicas = schedule.front().second;
+      added.schedule_next = 1;
+      continue;
+    }
     if (policy.fixed_at_peak) {
       added.fixed_replicas = std::max<uint32_t>(
           ReplicasFor(added, BusiestRatePerS(added.stream.trace().requests, kNever)), 1);
@@ -84,11 +113,23 @@ TimeUs ServiceDriver::NextEventUs() const {
                                   [](const Running& service) { return !service.replicas.empty(); });
     if (!live) return kNever;
   }
-  return next_sync_us_;
+  TimeUs next_us = next_sync_us_;
+  for (const Running& service : services_) {
+    if (warmed_ && service.schedule_next < service.load.replica_schedule.size()) {
+      next_us = std::min(next_us,
+                         origin_us_ + service.load.replica_schedule[service.schedule_next].first);
+    }
+  }
+  return next_us;
 }
 
 void ServiceDriver::Step(TimeUs now_us, std::vector<engine::Event>& events) {
   for (Running& service : services_) Replay(service, now_us);
+  if (warmed_) {
+    for (size_t index = 0; index < services_.size(); ++index) {
+      if (scheduled(services_[index])) FollowSchedule(index, now_us, events);
+    }
+  }
   if (now_us < next_sync_us_) return;
   for (size_t index = 0; index < services_.size(); ++index) Sync(index, now_us, events);
   warmed_ = true;
@@ -112,13 +153,14 @@ void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>
       Submit(index, now_us, true, events);
     }
     // The HPA's history: it recommended this count, which its scale-down window now holds.
-    if (service.fixed_replicas == 0) {
+    if (service.fixed_replicas == 0 && !scheduled(service)) {
       service.autoscaler.Recommend(now_us, service.warm_rate_per_s, service.capacity_per_s,
                                    service.warm_replicas);
     }
     service.arrivals_since_sync = 0;
     return;
   }
+  if (scheduled(service)) return;  // FollowSchedule sets its count.
   const double rate_per_s =
       static_cast<double>(service.arrivals_since_sync) / UsToSeconds(kSyncPeriodUs);
   service.arrivals_since_sync = 0;
@@ -130,6 +172,26 @@ void ServiceDriver::Sync(size_t index, TimeUs now_us, std::vector<engine::Event>
       : service.fixed_replicas > 0
           ? service.fixed_replicas
           : service.autoscaler.Recommend(now_us, rate_per_s, service.capacity_per_s, current);
+  Reconcile(index, desired, now_us, events);
+}
+
+void ServiceDriver::FollowSchedule(size_t index, TimeUs now_us,
+                                   std::vector<engine::Event>& events) {
+  Running& service = services_[index];
+  const auto& schedule = service.load.replica_schedule;
+  bool changed = false;
+  for (; service.schedule_next < schedule.size() &&
+         origin_us_ + schedule[service.schedule_next].first <= now_us;
+       ++service.schedule_next) {
+    changed = true;
+  }
+  if (changed) Reconcile(index, schedule[service.schedule_next - 1].second, now_us, events);
+}
+
+void ServiceDriver::Reconcile(size_t index, uint32_t desired, TimeUs now_us,
+                              std::vector<engine::Event>& events) {
+  Running& service = services_[index];
+  const auto current = static_cast<uint32_t>(service.replicas.size());
   for (uint32_t added = current; added < desired; ++added) Submit(index, now_us, false, events);
   while (service.replicas.size() > desired) {
     // Pending replicas serve nothing yet; of the running, the newest has the least to lose.

@@ -19,6 +19,8 @@
 // and serving, the replicas the HPA would hold there, those of its busiest sync period within
 // one scale-down window (placed by the engine like any others, but with no model load to wait
 // for).
+// A service with a replica schedule (ServiceLoad::replica_schedule) is not autoscaled: it runs
+// the count its schedule says, changed at the schedule's times, and serves no requests.
 // Promises: replica job ids are dense from `first_job_id`; every request of every trace is
 // counted once by Finish; deterministic. Not thread-safe.
 #pragma once
@@ -26,6 +28,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/ids.h"
@@ -48,6 +51,14 @@ namespace headroom::sim {
 struct ServiceLoad {
   model::Service service;
   RequestTrace trace;  // The driver moves it into the service's RequestStream.
+  // A service replayed by its replica count instead of its requests (a trace of instances, as
+  // Alibaba's DLRM trace is): (time from the origin, replicas wanted from then on), by time, the
+  // first at 0 (what runs at the origin, loaded), the last at the schedule's end with none. Its
+  // replicas follow the count at each change, not an autoscaler; it has no requests. Empty:
+  // replayed by requests.
+  std::vector<std::pair<TimeUs, uint32_t>> replica_schedule;
+  int64_t replica_cpu_milli = 0;  // Each replica's, beside its devices.
+  int64_t replica_memory_mib = 0;
   std::optional<LoadCurve> curve;
   TimeUs span_us = 0;                   // 0: the trace's own.
   uint64_t seed = 1;                    // Of the repetitions' shifts and the curve's thinning.
@@ -103,7 +114,9 @@ class ServiceDriver {
     ServingTally settled;
     size_t arrivals_since_sync = 0;
     std::vector<uint32_t> replicas;  // Its live replicas' indices into replicas_, oldest first.
+    size_t schedule_next = 0;        // Its replica schedule's next change.
   };
+  bool scheduled(const Running& service) const { return !service.load.replica_schedule.empty(); }
 
   void Replay(Running& service, TimeUs until_us);
   // The most requests a second of any sync period of `requests` (sorted) before `within_us`.
@@ -111,6 +124,10 @@ class ServiceDriver {
   // The replicas a rate needs at the service's target utilisation, within its bounds.
   uint32_t ReplicasFor(const Running& service, double rate_per_s) const;
   void Sync(size_t index, TimeUs now_us, std::vector<engine::Event>& events);
+  // Submits or withdraws replicas until the service runs `desired`.
+  void Reconcile(size_t index, uint32_t desired, TimeUs now_us, std::vector<engine::Event>& events);
+  // Follows a replica schedule's changes up to `now_us`.
+  void FollowSchedule(size_t index, TimeUs now_us, std::vector<engine::Event>& events);
   void Submit(size_t index, TimeUs now_us, bool warm, std::vector<engine::Event>& events);
   void Withdraw(uint32_t replica, TimeUs now_us, std::vector<engine::Event>& events);
   void HoldDevices(TimeUs now_us);

@@ -4,6 +4,11 @@
 // (MultiplexRequests), from the run's first arrival. With a daily load curve (`load_curve`,
 // FORMAT:PATH, sim/traces/load_curve.h) the trace stands for the day's peak: it repeats across
 // `span_us` (the training workload's arrivals) and the curve thins it (RequestStream).
+// "dlrm:PATH" (Alibaba's GPU-disaggregated DLRM trace, sim/traces/dlrm_trace.h) adds one
+// service per app with GPU instances, replayed by replica count (ServiceLoad::replica_schedule)
+// from the run's origin: each replica on the devices, CPU and memory its instances asked for,
+// of the same device model and start-up time as the others; the model and rates do not apply
+// (it has no requests). Its instances run on CPU nodes (role CN) are not replayed.
 // Promises: each service validates (model::ValidateService) and the cluster has its device
 // model; otherwise an error that names the flag or trace and what was expected.
 #pragma once
@@ -18,6 +23,8 @@
 #include "sim/service_driver.h"
 
 namespace headroom::sim {
+
+inline constexpr std::string_view kDlrmPrefix = "dlrm:";
 
 struct ServiceOptions {
   std::string model = "llama-2-70b";

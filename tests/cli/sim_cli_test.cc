@@ -115,6 +115,60 @@ TEST_F(SimCliTest, WritesBothReportsAndTheTable) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "out/jobs-fifo.csv"));  // Only with --jobs-csv.
 }
 
+// Issue 13's acceptance command on a small scale: a request trace and a DLRM instance trace
+// beside the workload under the four service policies; report.json says what was loaded and
+// gives each policy the services' figures.
+TEST_F(SimCliTest, ServicesBesideTheWorkloadReportTheirFiguresPerPolicy) {
+  const std::string cluster = Cluster();
+  const std::filesystem::path requests = dir_ / "code.csv";
+  {
+    std::ofstream out(requests);
+    out << "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+    for (int i = 0; i < 600; ++i)
+      out << "2023-11-16 18:" << 10 + i / 60 << ":" << (i % 60 < 10 ? "0" : "") << i % 60
+          << ".5,900,40\n";
+  }
+  const std::filesystem::path dlrm = dir_ / "dlrm.csv";
+  std::ofstream(dlrm)
+      << "instance_sn,role,app_name,cpu_request,cpu_limit,gpu_request,gpu_limit,rdma_request,"
+         "rdma_limit,memory_request,memory_limit,disk_request,disk_limit,max_instance_per_node,"
+         "creation_time,scheduled_time,deletion_time\n"
+         "i0,HN,app_0,8,8,1,1,25,25,60.0,60.0,100,100,8,,,\n"
+         "i1,HN,app_0,8,8,1,1,25,25,60.0,60.0,100,100,8,300,310,1200\n"
+         "i2,CN,app_0,8,8,0,0,0,0,60.0,60.0,100,100,-1,,,1800\n";
+  const std::string services = "azure-llm:" + requests.string() + ",dlrm:" + dlrm.string();
+  const Outcome run = RunHeadroom(
+      "sim --cluster " + cluster + " --workload " + Workload() + " --services " + services +
+      " --service-rate 4 --policy static-partition,k8s-preemption,kueue-like,headroom --out " +
+      (dir_ / "out").string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
+  const auto& loaded = report["services"];
+  EXPECT_EQ(loaded["traces"], services);
+  EXPECT_TRUE(loaded["load_curve"].is_null());
+  EXPECT_EQ(loaded["services"], 2);  // The request trace's, and app_0's.
+  EXPECT_EQ(loaded["model"], "llama-2-70b");
+  EXPECT_EQ(loaded["rate_scale"], 4);
+  ASSERT_EQ(report["policies"].size(), 4u);
+  for (const auto& policy : report["policies"]) {
+    const auto& figures = policy["services"];
+    SCOPED_TRACE(policy["name"].get<std::string>());
+    EXPECT_EQ(figures["requests"], 4 * 600);
+    for (const char* key : {"slo_attainment", "training_goodput_device_h",
+                            "preemption_lost_device_h", "allocation_rate", "replica_device_h"}) {
+      EXPECT_TRUE(figures[key].is_number()) << key;
+    }
+    for (const char* key : {"latency_s", "scale_up_to_serving_s"}) {
+      EXPECT_TRUE(figures[key]["p50"].is_number()) << key;
+    }
+    EXPECT_TRUE(figures["latency_s"]["p99"].is_number());
+    EXPECT_TRUE(figures["scale_up_to_serving_s"]["p95"].is_number());
+    EXPECT_TRUE(figures["preemptions"].is_number());
+  }
+  const std::string html = ReadFile(dir_ / "out/report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+}
+
 TEST_F(SimCliTest, SameSeedGivesByteIdenticalReport) {
   const std::string cluster = Cluster();
   const std::string workload = Workload();

@@ -5,6 +5,7 @@
 #include "sim/service_driver.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -176,7 +177,53 @@ TEST(ServiceDriver, AStaticPartitionHoldsItsPeaksReplicasThroughout) {
   EXPECT_DOUBLE_EQ(run.services->requests.slo_attainment, 1.0);
 }
 
-// Random clusters, training gangs and request bursts, under priority preemption and under
+// A service replayed by its replica count (a DLRM instance trace's, ServiceLoad::
+// replica_schedule): it runs one replica from the origin, three from 600 s, one from 1,200 s
+// and none from 1,800 s, each asked for at its change; a static partition runs the peak's three
+// throughout.
+TEST(ServiceDriver, AScheduledServiceRunsTheCountItsScheduleSays) {
+  const model::Cluster cluster =
+      TinyCluster().Rack("r0", {{"n0", 8}}).Rack("r1", {{"n1", 8}}).Build();
+  ServiceLoad load;
+  load.service.name = "dlrm-app";
+  load.service.model = *model::FindServedModel("llama-2-70b");
+  load.service.devices_per_replica = 2;
+  load.service.min_replicas = 0;
+  load.service.max_replicas = 3;
+  load.replica_schedule = {
+      {0, 1}, {SecondsToUs(600), 3}, {SecondsToUs(1200), 1}, {SecondsToUs(1800), 0}};
+  SimOptions options;
+  options.paranoid = true;
+  options.series_points = 200;
+  options.services.push_back(load);
+  const model::Workload workload = WorkloadOf({JobOf(1, 4, "", 0, 0, 3000, 3000, 0)});
+  const PolicyRun run = Simulate(cluster, workload, *engine::PresetPolicy("headroom"), options);
+  ASSERT_TRUE(run.services.has_value());
+  EXPECT_EQ(run.services->replicas_started, 3u);
+  // Two scale-ups, each serving one model load (60 s) after its change: devices were free.
+  EXPECT_EQ(run.services->scale_up_to_serving_s.count, 2u);
+  EXPECT_DOUBLE_EQ(run.services->scale_up_to_serving_s.max, 60);
+  EXPECT_EQ(run.services->requests.requests, 0u);
+  EXPECT_EQ(run.metrics.jobs_completed, 1u);
+  // (from, until, devices), away from the changes.
+  const std::vector<std::tuple<double, double, uint64_t>> spans = {
+      {0, 590, 2}, {610, 1190, 6}, {1210, 1790, 2}, {1810, 1e9, 0}};
+  for (const SeriesPoint& point : run.series) {
+    for (const auto& [from_s, until_s, devices] : spans) {
+      if (point.time_s > from_s && point.time_s < until_s) {
+        EXPECT_EQ(point.service_devices, devices) << point.time_s;
+      }
+    }
+  }
+  EXPECT_NEAR(run.services->replica_device_hours, (2 * 600 + 6 * 600 + 2 * 600) / 3600.0, 1e-6);
+
+  const PolicyRun fixed =
+      Simulate(cluster, workload, *engine::PresetPolicy("static-partition"), options);
+  ASSERT_TRUE(fixed.services.has_value());
+  EXPECT_EQ(fixed.services->replicas_started, 3u);
+  EXPECT_NEAR(fixed.services->replica_device_hours, 6 * 1800 / 3600.0, 1e-6);
+}
+
 // A service whose tide is at its peak from 06:00 to 18:00 and at nothing by night, beside a
 // queue of 4-device training jobs that never empties, on 16 devices over two days: static
 // partition keeps the peak's 2 replicas (8 devices) all along; the autoscaled policies give
@@ -225,13 +272,21 @@ TEST(ServiceDriver, ADailyTideLendsTheNightToTraining) {
   EXPECT_GT(tidal.services->requests.slo_attainment, 0.99);
 }
 
+// Random clusters, training gangs and request bursts, under priority preemption and under
 // headroom's policy: at every step the engine's books hold (gangs whole, nothing double-booked);
 // at the end every request is counted once and every training job completed or unplaced.
 RC_GTEST_PROP(ServiceDriverProperty, NothingLostThroughBurstsAndPreemptions, ()) {
   const int nodes = *rc::gen::inRange(1, 4);
   std::vector<testing::TinyNode> tiny_nodes;
   for (int n = 0; n < nodes; ++n) tiny_nodes.push_back({"n" + std::to_string(n), 8});
-  const model::Cluster cluster = TinyCluster().Rack("r0", tiny_nodes).Build();
+  // One rack, or a rack a node (where replicas spread).
+  TinyCluster racks;
+  if (*rc::gen::arbitrary<bool>()) {
+    racks.Rack("r0", tiny_nodes);
+  } else {
+    for (const testing::TinyNode& node : tiny_nodes) racks.Rack("r-" + node.name, {node});
+  }
+  const model::Cluster cluster = racks.Build();
   std::vector<model::Job> jobs;
   const int job_count = *rc::gen::inRange(1, 12);
   for (int i = 0; i < job_count; ++i) {
@@ -284,6 +339,24 @@ RC_GTEST_PROP(ServiceDriverProperty, NothingLostThroughBurstsAndPreemptions, ())
   options.paranoid = true;  // CheckInvariants after every step.
   options.series_points = 32;
   options.services.push_back(std::move(load));
+  // Sometimes also a service replayed by its replica count.
+  if (*rc::gen::arbitrary<bool>()) {
+    ServiceLoad scheduled;
+    scheduled.service.name = "scheduled";
+    scheduled.service.model = *model::FindServedModel("llama-3-8b");
+    scheduled.service.devices_per_replica = static_cast<uint32_t>(*rc::gen::element(1, 2, 4));
+    scheduled.service.min_replicas = 0;
+    scheduled.replica_schedule = {{0, *rc::gen::inRange(0u, 4u)}};
+    const int changes = *rc::gen::inRange(1, 6);
+    for (int c = 0; c < changes; ++c) {
+      scheduled.replica_schedule.push_back(
+          {scheduled.replica_schedule.back().first + *rc::gen::inRange(1, 600) * kUsPerSecond,
+           *rc::gen::inRange(0u, 4u)});
+    }
+    scheduled.replica_schedule.back().second = 0;
+    scheduled.service.max_replicas = 4;
+    options.services.push_back(std::move(scheduled));
+  }
   const model::Workload workload = WorkloadOf(std::move(jobs));
   for (const char* preset : {"k8s-preemption", "headroom"}) {
     const PolicyRun run = Simulate(cluster, workload, *engine::PresetPolicy(preset), options);

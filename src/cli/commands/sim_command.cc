@@ -168,6 +168,18 @@ int RunSim(const SimFlags& flags) {
         flags.services, service, *cluster,
         workload.jobs.back().submit_time_us - workload.jobs.front().submit_time_us);
     if (!services) return Fail(services.error().message);
+    report.services = sim::ServicesSummary{.traces = flags.services,
+                                           .load_curve = service.load_curve,
+                                           .services = services->size(),
+                                           .model = service.model,
+                                           .device_model = service.device_model,
+                                           .devices_per_replica = service.devices_per_replica,
+                                           .min_replicas = service.min_replicas,
+                                           .max_replicas = service.max_replicas,
+                                           .startup_s = service.startup_s,
+                                           .rate_scale = service.rate_scale,
+                                           .ttft_slo_s = service.ttft_slo_s,
+                                           .tbt_slo_s = service.tbt_slo_s};
     options.services = *std::move(services);
   }
   options.series_points = flags.series_points;
@@ -268,7 +280,8 @@ std::function<int()> AddSimCommand(CLI::App& app) {
                       "Queues with quotas (YAML, a 'queues' list) for every policy");
   command->add_option("--services", flags->services,
                       "Inference services beside the workload, one per request trace: "
-                      "azure-llm:PATH or mooncake:PATH, comma-separated");
+                      "azure-llm:PATH or mooncake:PATH, comma-separated; dlrm:PATH adds a DLRM "
+                      "instance trace's services, replayed by replica count");
   command->add_option("--service-model", flags->service.model, "Model the services serve")
       ->capture_default_str();
   command->add_option("--service-device-model", flags->service.device_model, "Replicas' devices")

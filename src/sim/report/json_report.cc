@@ -64,6 +64,23 @@ Json WorkloadJson(const WorkloadSummary& w) {
   return out;
 }
 
+Json ServicesSummaryJson(const ServicesSummary& s) {
+  Json out = Json::object();
+  out["traces"] = s.traces;
+  out["load_curve"] = s.load_curve.empty() ? Json() : Json(s.load_curve);
+  out["services"] = s.services;
+  out["model"] = s.model;
+  out["device_model"] = s.device_model;
+  out["devices_per_replica"] = s.devices_per_replica;
+  out["min_replicas"] = s.min_replicas;
+  out["max_replicas"] = s.max_replicas;
+  out["startup_s"] = Number(s.startup_s);
+  out["rate_scale"] = Number(s.rate_scale);
+  out["ttft_slo_s"] = Number(s.ttft_slo_s);
+  out["tbt_slo_s"] = Number(s.tbt_slo_s);
+  return out;
+}
+
 Json MetricsJson(const PolicyMetrics& m) {
   Json out = Json::object();
   out["allocation_rate"] = Number(m.allocation_rate);
@@ -220,6 +237,7 @@ std::string WriteJsonReport(const RunReport& report) {
   Json root = Json::object();
   root["cluster"] = ClusterJson(report.cluster);
   root["workload"] = WorkloadJson(report.workload);
+  if (report.services) root["services"] = ServicesSummaryJson(*report.services);
   root["seed"] = report.seed;
   Json policies = Json::array();
   for (const PolicyRun& run : report.policies) {
