@@ -68,6 +68,7 @@ Json BuildRecord(const model::Cluster& cluster, std::string_view policy_text,
               {"tenant_usage", carried.tenant_usage},
               {"migration_spent", carried.migration_spent},
               {"preemption_spent", carried.preemption_spent},
+              {"turnover_spent", carried.turnover_spent},
               {"runtimes", std::move(runtimes)}}}}}};
 }
 
@@ -94,7 +95,8 @@ Result<engine::CarriedState> CarriedOf(const Json& build) {
     carried.tenant_usage[tenant] = value.get<double>();
   }
   for (const auto& [key, slot] : {std::pair{"migration_spent", &carried.migration_spent},
-                                  std::pair{"preemption_spent", &carried.preemption_spent}}) {
+                                  std::pair{"preemption_spent", &carried.preemption_spent},
+                                  std::pair{"turnover_spent", &carried.turnover_spent}}) {
     const Json spent = in.value(key, Json::array());
     const std::string expected =
         fmt::format("'{}': expected a list of [time, cost] integer pairs", key);

@@ -10,7 +10,7 @@
 //       jobs and submits the pending ones, so a build and that step are a snapshot: retention
 //       drops the records before one (LoopOptions::engine_log_keep_us).
 // CARRIED: {"as_of_us": T, "tenant_usage": {TENANT: USAGE...}, "migration_spent": [[T, COST]...],
-//          "preemption_spent": [[T, LOST]...]}
+//          "preemption_spent": [[T, LOST]...], "turnover_spent": [[T, LOST]...]}
 //       what the engine before it had learned (engine/carried_state.h); absent in older logs
 //   {"step": {"events": [EVENT...], "decisions": [DECISION...]}}  one Engine::Step
 //   {"idle": [T...]}  steps at these times with no input and no decision (they still move the

@@ -29,6 +29,8 @@ struct CarriedState {
   std::vector<std::pair<TimeUs, int64_t>> migration_spent;
   // (time, lost device-µs) of the preemptions charged to the changeover budget's rolling hour.
   std::vector<std::pair<TimeUs, int64_t>> preemption_spent;
+  // (time, lost device-µs) of the preemptions by service charged to the turnover budget.
+  std::vector<std::pair<TimeUs, int64_t>> turnover_spent;
   // Runs by tenant name and job size (milli-devices), for the runtime predictions.
   RuntimeTallies runtimes;
 

@@ -79,6 +79,9 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
   for (const auto& [time_us, lost_device_us] : carried.preemption_spent) {
     preempter_.changeover().Charge(time_us, lost_device_us);
   }
+  for (const auto& [time_us, lost_device_us] : carried.turnover_spent) {
+    preempter_.turnover().Charge(time_us, lost_device_us);
+  }
 }
 
 Engine::~Engine() = default;
@@ -86,7 +89,8 @@ Engine::~Engine() = default;
 CarriedState Engine::Carried(TimeUs now) const {
   CarriedState carried{.as_of_us = std::max(now, last_now_us_),
                        .migration_spent = defrag_.budget().SpentSince(now),
-                       .preemption_spent = preempter_.changeover().SpentSince(now)};
+                       .preemption_spent = preempter_.changeover().SpentSince(now),
+                       .turnover_spent = preempter_.turnover().SpentSince(now)};
   const std::vector<double> usage = fair_share_.UsageAt(carried.as_of_us);
   std::vector<const std::string*> names(tenant_ids_.size(), nullptr);
   for (const auto& [tenant, id] : tenant_ids_) {

@@ -280,6 +280,8 @@ class Engine {
                         TimeUs now);
   // With queues and PreemptionScope::kQueue: rank preempts only inside the job's own queue.
   bool PreemptsByQueue() const;
+  // Why `victim` goes for `preemptor` (PreemptReason), from their priorities and queues.
+  PreemptReason ReasonOf(const JobRecord& victim, const JobRecord& preemptor) const;
   // Under las with promotion: a pending job starved long enough goes back to the first queue.
   void PromoteIfStarved(JobRecord& record, TimeUs now) const;
   bool ComputeReservation(JobId head, TimeUs now);
@@ -381,9 +383,9 @@ class Engine {
   TimeUs service_sweep_us_ = -1;
   std::vector<int64_t> lowest_service_rank_by_queue_;
   TimeUs next_service_change_us_ = kNever;
-  // (Job, model option's mask) → (release epoch, allocated milli, candidates, changeover budget
-  // left) of its last fruitless preemption search.
-  std::unordered_map<uint64_t, std::tuple<uint64_t, uint64_t, size_t, int64_t>>
+  // (Job, model option's mask) → (release epoch, allocated milli, candidates, changeover and
+  // turnover budgets left) of its last fruitless preemption search.
+  std::unordered_map<uint64_t, std::tuple<uint64_t, uint64_t, size_t, int64_t, int64_t>>
       fruitless_preemptions_;
   // By selector mask: its device-model options (empty: none, it runs on its selector's).
   std::vector<std::vector<ModelOption>> model_options_;

@@ -127,7 +127,11 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
 
   // Preempted jobs are requeued first; then in the order a migration plan is applied
   // (engine_migrate.cc): free the moved jobs, start, then give the moved jobs their new tasks.
-  for (const PreemptJob& preemption : decisions.preemptions) Requeue(preemption, now);
+  // A log keeps no reason: the records give it, as they gave it to the engine that decided.
+  for (PreemptJob preemption : decisions.preemptions) {
+    preemption.reason = ReasonOf(record(preemption.job), record(preemption.preemptor));
+    Requeue(preemption, now);
+  }
   for (const MigrateJob& move : decisions.migrations) {
     JobRecord& v = record(move.job);
     for (const TaskAllocation& task : v.tasks) state_.Release(task);

@@ -170,6 +170,18 @@ PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const
   return preemption;
 }
 
+PreemptReason Engine::ReasonOf(const JobRecord& victim, const JobRecord& preemptor) const {
+  // By queue, a job preempts only inside its own queue (GatherCandidates' scope): a victim of
+  // another queue runs on capacity it borrows. Under las with priority first, a victim of lower
+  // priority goes for its priority.
+  if (PreemptsByQueue() && victim.quota_queue != preemptor.quota_queue) {
+    return PreemptReason::kReclaim;
+  }
+  return las_ != nullptr && victim.job.priority >= preemptor.job.priority
+             ? PreemptReason::kLessService
+             : PreemptReason::kPriority;
+}
+
 bool Engine::PreemptsByQueue() const {
   return !quotas_.empty() && policy_.preemption.scope == PreemptionScope::kQueue;
 }
@@ -180,7 +192,7 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
   const bool by_queue = PreemptsByQueue();
   auto in_scope = [&](uint32_t queue) { return !by_queue || queue == r.quota_queue; };
   memo.has_candidates = true;
-  memo.key = {rank, r.quota_queue, r.mask, r.spread_group, by_rank, reclaims};
+  memo.key = PreemptionMemo::KeyOf(r, rank, by_rank, reclaims, las_ != nullptr);
   const QuotaAmounts wanted = DemandOf(r);
   memo.candidates.clear();
   memo.gate_entries.clear();
@@ -216,7 +228,8 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
     memo.candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
                                           PreemptionRank(v, now), v.start_us},
                                preemption.cost_device_us,
-                               static_cast<uint8_t>(by_queue && outranked ? 1 : 0)});
+                               static_cast<uint8_t>(by_queue && outranked ? 1 : 0),
+                               outranked && ReasonOf(v, r) == PreemptReason::kLessService});
     // The gate's books, while the record is at hand.
     if (!quotas_.empty()) {
       memo.gate_entries.push_back({v.quota_queue, DemandOf(v), by_queue && !outranked});
@@ -308,7 +321,8 @@ bool Engine::StartByPreemptionOnOption(JobId id, TimeUs now, uint32_t& searches_
   PreemptionMemo& memo = *preemption_memo_;
   memo.Keep(now, release_epoch_, state_.allocated_milli(),
             preempter_.changeover().LeftDeviceUs(now));
-  const PreemptionMemo::Key key{rank, r.quota_queue, r.mask, r.spread_group, outranks, reclaims};
+  const PreemptionMemo::Key key =
+      PreemptionMemo::KeyOf(r, rank, outranks, reclaims, las_ != nullptr);
   if (memo.Fruitless(r.shape(), key)) return false;
   // A search is spent by scanning the running jobs for candidates or by planning, at most once
   // per job: a pass does at most max_searches_per_pass of either. A reclaim looks at every
@@ -339,8 +353,9 @@ bool Engine::StartByPreemptionOnOption(JobId id, TimeUs now, uint32_t& searches_
   for (const PreemptionCandidate& candidate : candidates) {
     members = members * 1'000'003 + candidate.job.id.value();
   }
-  const std::tuple<uint64_t, uint64_t, size_t, int64_t> search{
-      release_epoch_, state_.allocated_milli(), members, preempter_.changeover().LeftDeviceUs(now)};
+  const std::tuple<uint64_t, uint64_t, size_t, int64_t, int64_t> search{
+      release_epoch_, state_.allocated_milli(), members, preempter_.changeover().LeftDeviceUs(now),
+      preempter_.turnover().LeftDeviceUs(now)};
   const uint64_t fruitless_key = FruitlessKey(id, r.mask);
   if (auto it = fruitless_preemptions_.find(fruitless_key);
       it != fruitless_preemptions_.end() && it->second == search) {
@@ -352,20 +367,15 @@ bool Engine::StartByPreemptionOnOption(JobId id, TimeUs now, uint32_t& searches_
   if (!plan) {
     fruitless_preemptions_[fruitless_key] = search;
     memo.fruitless.emplace_back(r.shape(), key);
-    // The changeover budget may have held it back: look again when the budget grows.
+    // A budget may have held it back: look again when one grows.
     preemption_wakeup_us_ =
-        std::min(preemption_wakeup_us_, preempter_.changeover().NextReleaseUs());
+        std::min({preemption_wakeup_us_, preempter_.changeover().NextReleaseUs(),
+                  preempter_.turnover().NextReleaseUs()});
     return false;
   }
   for (uint32_t victim : plan->victims) {
     PreemptJob preemption = PreemptionOf(candidates[victim].job.id, id, now);
-    // By queue, tier 0 holds the candidates for the capacity they borrow.
-    // Under las with priority first, a victim of lower priority goes for its priority.
-    const bool for_service =
-        las_ != nullptr && jobs_[candidates[victim].job.id.value()].job.priority >= r.job.priority;
-    preemption.reason = by_queue && candidates[victim].tier == 0 ? PreemptReason::kReclaim
-                        : for_service                            ? PreemptReason::kLessService
-                                                                 : PreemptReason::kPriority;
+    preemption.reason = ReasonOf(jobs_[candidates[victim].job.id.value()], r);
     Requeue(preemption, now);
     requeued_in_pass_ = true;
     decisions.preemptions.push_back(preemption);
@@ -395,6 +405,9 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   // Charges made at one moment merge, so a follower charging victim by victim carries the list
   // the searching engine does.
   preempter_.changeover().Charge(now, LostDeviceUs(preemption, v.job));
+  if (preemption.reason == PreemptReason::kLessService) {
+    preempter_.turnover().Charge(now, LostDeviceUs(preemption, v.job));
+  }
   StopRunning(preemption.job);
   v.SetWidth(v.full_task_count);  // Tried at its full width again.
   v.mask = v.selector_mask;       // And on any of its device-model options.

@@ -51,10 +51,14 @@ struct Engine::PreemptionMemo {
     uint32_t queue = 0;
     uint32_t mask = 0;          // Its device-model option's classes (reclaims differ by model).
     uint32_t spread_group = 0;  // A group's own gangs are never its candidates.
+    // Under las, the blocked job's priority: which candidates it outranks by service alone.
+    int32_t priority = 0;
     bool by_rank = false;
     bool reclaims = false;
     friend bool operator==(const Key&, const Key&) = default;
   };
+  // The key of `blocked`'s searches (defined below JobRecord); `las`: the order ranks by service.
+  static Key KeyOf(const JobRecord& blocked, int64_t rank, bool by_rank, bool reclaims, bool las);
   // A candidate's part in a quota gate (engine_preempt.cc QuotaGate), with queues.
   struct GateEntry {
     uint32_t queue;
@@ -151,5 +155,17 @@ struct Engine::JobRecord {
                  required_level,     preferred_level};
   }
 };
+
+inline Engine::PreemptionMemo::Key Engine::PreemptionMemo::KeyOf(const JobRecord& blocked,
+                                                                 int64_t rank, bool by_rank,
+                                                                 bool reclaims, bool las) {
+  return Key{.rank = rank,
+             .queue = blocked.quota_queue,
+             .mask = blocked.mask,
+             .spread_group = blocked.spread_group,
+             .priority = las ? blocked.job.priority : 0,
+             .by_rank = by_rank,
+             .reclaims = reclaims};
+}
 
 }  // namespace headroom::engine

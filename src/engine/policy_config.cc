@@ -99,10 +99,11 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
   const PreemptionConfig& p = config.preemption;
   if (p.min_run_us < 0 || p.checkpoint_interval_us < 0 || p.restart_us < 0 ||
       p.reclaim_after_us < 0 || p.preempt_after_us < 0 ||
-      p.changeover_budget_device_s_per_hour < 0) {
+      p.changeover_budget_device_s_per_hour < 0 || p.service_budget_device_s_per_hour < 0) {
     return context(Error{ErrorCode::kInvalidArgument,
                          "preemption: expected non-negative min_run, checkpoint_interval, "
-                         "restart, reclaim_after and preempt_after times and changeover budget"});
+                         "restart, reclaim_after and preempt_after times and changeover and "
+                         "service budgets"});
   }
   if (p.enabled && (p.max_placements == 0 || p.max_victims == 0 || p.max_searches_per_pass == 0)) {
     return context(Error{ErrorCode::kInvalidArgument,

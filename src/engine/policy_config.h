@@ -174,6 +174,12 @@ struct PreemptionConfig {
   // of work; the blocked job looks again at the candidates' next checkpoints. Preemption by
   // priority (an inference replica's, a higher class's) is urgent and takes any victim. 0: any.
   TimeUs service_max_lost_us = 0;
+  // The turnover budget (las): device-seconds of work that preemptions by attained service
+  // alone (PreemptReason::kLessService) may lose in any rolling hour; 0: no limit. On a floor
+  // whose queue never empties, least-attained-service turnover restarts jobs for newcomers
+  // without end; this bounds what it costs, while preemption by priority (an inference
+  // replica's) and reclaims do not spend it. Those still count against the changeover budget.
+  int64_t service_budget_device_s_per_hour = 0;
 };
 
 // Elastic jobs while they run (model/job.h; every policy starts one at the widest width that

@@ -323,11 +323,12 @@ Status ParseMigration(const YamlField& field, MigrationConfig& out) {
 }
 
 Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"enabled", "min_run_s", "checkpoint_interval_s", "restart_s",
-                                 "max_placements", "max_victims", "max_searches_per_pass",
-                                 "changeover_budget_device_s_per_hour", "max_preemptions_per_job",
-                                 "scope", "reclaim_after_s", "preempt_after_s",
-                                 "raise_requeued_after_s", "service_max_lost_s"}));
+  YAML_FIELD_TRY(
+      map, field.Map({"enabled", "min_run_s", "checkpoint_interval_s", "restart_s",
+                      "max_placements", "max_victims", "max_searches_per_pass",
+                      "changeover_budget_device_s_per_hour", "max_preemptions_per_job", "scope",
+                      "reclaim_after_s", "preempt_after_s", "raise_requeued_after_s",
+                      "service_max_lost_s", "service_budget_device_s_per_hour"}));
   POLICY_TRY(ParseSection(*map, out.enabled,
                           {{"min_run_s", &out.min_run_us},
                            {"reclaim_after_s", &out.reclaim_after_us},
@@ -350,13 +351,17 @@ Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
     out.max_preemptions_per_job = *count;
     return {};
   }));
-  return Optional(
-      *map, "changeover_budget_device_s_per_hour", [&](const YamlField& value) -> Status {
-        YAML_FIELD_TRY(budget,
-                       value.Integer(0, kMaxSeconds, "device-seconds, 0 (no limit) or more"));
-        out.changeover_budget_device_s_per_hour = *budget;
-        return {};
-      });
+  for (const auto& [key, slot] :
+       {std::pair{"changeover_budget_device_s_per_hour", &out.changeover_budget_device_s_per_hour},
+        std::pair{"service_budget_device_s_per_hour", &out.service_budget_device_s_per_hour}}) {
+    int64_t* budget_slot = slot;
+    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+      YAML_FIELD_TRY(budget, value.Integer(0, kMaxSeconds, "device-seconds, 0 (no limit) or more"));
+      *budget_slot = *budget;
+      return {};
+    }));
+  }
+  return {};
 }
 
 Status ParseElastic(const YamlField& field, ElasticConfig& out) {

@@ -38,6 +38,11 @@ std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer&
                                               TimeUs now, PreemptionGate* gate) {
   if (!config_.enabled || head.shape->devices == 0 || candidates.empty()) return std::nullopt;
   const int64_t limit = changeover_.LeftDeviceUs(now);
+  const int64_t service_limit = turnover_.LeftDeviceUs(now);
+  const auto within = [&](const PreemptionCandidate& candidate, int64_t spent, int64_t by_service) {
+    return candidate.cost_device_us <= limit - spent &&
+           (!candidate.by_service || candidate.cost_device_us <= service_limit - by_service);
+  };
   const model::Cluster& cluster = state.cluster();
   const uint64_t need_milli = head.milli();
 
@@ -45,7 +50,7 @@ std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer&
   Releasable releasable(cluster, *head.classes);
   for (uint32_t i = 0; i < candidates.size(); ++i) {
     key[i] = {candidates[i].tier, victims_->Key(candidates[i].job, candidates[i].cost_device_us)};
-    if (candidates[i].cost_device_us <= limit) releasable.Add(i, *candidates[i].job.tasks);
+    if (within(candidates[i], 0, 0)) releasable.Add(i, *candidates[i].job.tasks);
   }
   releasable.Seal();
   if (releasable.on_node.empty()) return std::nullopt;
@@ -64,15 +69,17 @@ std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer&
     const ClusterState::Speculation speculation(state);  // Every target starts from the state.
     std::vector<uint32_t> released;
     int64_t released_cost = 0;
+    int64_t released_by_service = 0;
     std::optional<std::vector<TaskAllocation>> head_tasks;
     for (uint32_t v : here) {
       if (placements_left == 0 || released.size() >= config_.max_victims) break;
-      if (candidates[v].cost_device_us > limit - released_cost) continue;
+      if (!within(candidates[v], released_cost, released_by_service)) continue;
       if (gate != nullptr && !gate->MayRelease(v)) continue;
       for (const TaskAllocation& task : *candidates[v].job.tasks) state.Release(task);
       if (gate != nullptr) gate->Release(v);
       released.push_back(v);
       released_cost += candidates[v].cost_device_us;
+      if (candidates[v].by_service) released_by_service += candidates[v].cost_device_us;
       if (gate != nullptr && !gate->AdmitsHead()) continue;
       if (Placer::DomainBoundMilli(state, target_id, head) < need_milli) continue;
       --placements_left;

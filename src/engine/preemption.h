@@ -12,11 +12,11 @@
 //     in reverse release order (the most protected first, as Kubernetes reprieves victims):
 //     one whose every task still fits stays running. The rest are the plan's victims.
 // Among the targets' plans the best is the one whose worst victim (by tier, then the victim
-// order) is
-// least bad, then the cheapest, then the one with fewer victims; ties: the first found.
-// Gangs are whole: a victim is a job, released and requeued with all its tasks. The victims'
-// cost stays within what the changeover budget has left: a candidate that would take the
-// released cost past it is not released.
+// order) is least bad, then the cheapest, then the one with fewer victims; ties: the first
+// found. Gangs are whole: a victim is a job, released and requeued with all its tasks. The
+// victims' cost stays within what the changeover budget has left, and that of the candidates
+// outranked by attained service alone within what the turnover budget has left: a candidate
+// that would take a released cost past its budget is not released.
 // Work: at most PreemptionConfig::max_placements placements per search and max_victims jobs
 // released per target; never time.
 //
@@ -51,6 +51,9 @@ struct PreemptionCandidate {
   // Lower tiers go first, whatever the victim order says (quotas: work on borrowed capacity
   // before a queue's own lower-priority work).
   uint8_t tier = 0;
+  // Outranked by attained service alone (PreemptReason::kLessService): its cost also spends
+  // the turnover budget (PreemptionConfig::service_budget_device_s_per_hour).
+  bool by_service = false;
 };
 
 // Quotas' say in a search (quota.h): which candidates may go and whether the blocked job's
@@ -77,15 +80,17 @@ class Preempter {
   Preempter(const PreemptionConfig& config, std::shared_ptr<const VictimSelector> victims)
       : config_(config),
         victims_(std::move(victims)),
-        changeover_(config.changeover_budget_device_s_per_hour > 0
-                        ? config.changeover_budget_device_s_per_hour * kUsPerSecond
-                        : RollingBudget::kUnlimited) {}
+        changeover_(BudgetOf(config.changeover_budget_device_s_per_hour)),
+        turnover_(BudgetOf(config.service_budget_device_s_per_hour)) {}
 
   bool enabled() const { return config_.enabled; }
   const PreemptionConfig& config() const { return config_; }
   // The changeover budget: what preemptions lost, charged in the rolling hour.
   RollingBudget& changeover() { return changeover_; }
   const RollingBudget& changeover() const { return changeover_; }
+  // The turnover budget: what preemptions by attained service alone lost, in the rolling hour.
+  RollingBudget& turnover() { return turnover_; }
+  const RollingBudget& turnover() const { return turnover_; }
 
   // Work a running job loses if preempted at `now`: what it did since its last checkpoint,
   // counting checkpoints every `interval_us` from `checkpoint_base_us` (when it last began
@@ -93,7 +98,8 @@ class Preempter {
   static TimeUs LostUs(TimeUs checkpoint_base_us, TimeUs interval_us, TimeUs now);
 
   // See the file comment. `candidates` must hold only jobs that may be preempted; a plan's
-  // cost stays within what the changeover budget has left at `now`. With a `gate` (quotas),
+  // cost stays within what the changeover budget has left at `now` (and the turnover budget,
+  // that of the candidates by service). With a `gate` (quotas),
   // a candidate is released only when the gate lets it go, the blocked job is placed only when
   // the gate admits it, a reprieve only stands while the gate still admits the job, and the
   // gate's books are as given when Plan returns.
@@ -103,9 +109,15 @@ class Preempter {
                                      PreemptionGate* gate = nullptr);
 
  private:
+  static RollingBudget BudgetOf(int64_t device_s_per_hour) {
+    return RollingBudget(device_s_per_hour > 0 ? device_s_per_hour * kUsPerSecond
+                                               : RollingBudget::kUnlimited);
+  }
+
   PreemptionConfig config_;
   std::shared_ptr<const VictimSelector> victims_;
   RollingBudget changeover_;
+  RollingBudget turnover_;
 };
 
 }  // namespace headroom::engine

@@ -265,6 +265,7 @@ TEST(EngineLogCarried, ABuildRecordCarriesFairShareBudgetAndRuntimes) {
                                .tenant_usage = {{"a", 1500.5}},
                                .migration_spent = {{4 * kUsPerSecond, 90}},
                                .preemption_spent = {{3 * kUsPerSecond, 600}},
+                               .turnover_spent = {{3 * kUsPerSecond, 400}},
                                .runtimes = {{"a", {{8000, {.runs = 3, .sum_s = 720.25}}}},
                                             {"b", {{500, {.runs = 1, .sum_s = 0}}}}}};
   const Json record = BuildRecord(*cluster, "name: fifo\n", carried);

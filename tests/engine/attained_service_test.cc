@@ -237,6 +237,44 @@ TEST(HeadroomServiceScenario, ServicePreemptionWaitsForTheVictimsCheckpoint) {
   EXPECT_EQ(urgently.preemptions[0].lost_us, SecondsToUs(500));
 }
 
+// The turnover budget (preemption.service_budget_device_s_per_hour) bounds what preemption by
+// service alone loses, and leaves preemption by priority alone. A victim 500 s past its start
+// (checkpoints hourly) loses (500 + 600 restart) s x 8 devices = 8,800 device-seconds.
+TEST(HeadroomServiceScenario, TheTurnoverBudgetBoundsPreemptionByServiceNotByPriority) {
+  for (const int64_t budget : {8000, 9000}) {
+    SCOPED_TRACE(budget);
+    OneNode t;
+    PolicyConfig policy = testing::Preset("headroom");
+    policy.las.limits_device_s = {3250, 7200};
+    policy.preemption.service_budget_device_s_per_hour = budget;
+    Harness h(t.cluster, policy);
+    const JobId a = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 0));
+    h.Step(0);
+    // `a` is in the second queue from 406.25 s: `b` outranks it by service alone.
+    const JobId b = h.Submit(SubmittedAt(MakeJob(1, 8, 36000), 500));
+    const Decisions by_service = h.Step(500);
+    if (budget < 8800) {
+      EXPECT_TRUE(by_service.preemptions.empty());
+      EXPECT_EQ(h.engine().state(b), JobState::kPending);
+      // A higher priority takes `a` all the same, and spends nothing of the turnover budget.
+      model::Job urgent = SubmittedAt(MakeJob(1, 8, 100), 600);
+      urgent.priority = 1;
+      h.Submit(urgent);
+      const Decisions by_priority = h.Step(600);
+      ASSERT_EQ(Victims(by_priority), std::vector<JobId>{a});
+      EXPECT_EQ(by_priority.preemptions[0].reason, PreemptReason::kPriority);
+      const CarriedState carried = h.engine().Carried(SecondsToUs(600));
+      EXPECT_TRUE(carried.turnover_spent.empty());
+      EXPECT_EQ(carried.preemption_spent.size(), 1u);
+    } else {
+      ASSERT_EQ(Victims(by_service), std::vector<JobId>{a});
+      EXPECT_EQ(by_service.preemptions[0].reason, PreemptReason::kLessService);
+      EXPECT_EQ(h.engine().Carried(SecondsToUs(500)).turnover_spent,
+                (std::vector<std::pair<TimeUs, int64_t>>{{SecondsToUs(500), SecondsToUs(8800)}}));
+    }
+  }
+}
+
 // A service's replicas are one spread group: a newer replica outranks an older one by service
 // but never takes its devices; the same newcomer with no group would.
 TEST(HeadroomServiceScenario, AReplicaNeverPreemptsAReplicaOfItsOwnService) {

@@ -60,18 +60,20 @@ TEST(CarriedStateTest, ANewEngineOrdersByTheFairShareTheOldOneAccumulated) {
   EXPECT_EQ(again.tenant_usage.at("b"), 0);
 }
 
-TEST(CarriedStateTest, TheMigrationAndChangeoverBudgetsRollingHoursCarryAndForgetOlderCharges) {
+TEST(CarriedStateTest, TheMigrationChangeoverAndTurnoverBudgetsRollingHoursCarryAndForgetOld) {
   const model::Cluster cluster = MakeCluster({{"r0", {{"n0", 4}}}});
   const TimeUs hour_us = 3600 * kUsPerSecond;
   const CarriedState carried{.as_of_us = 2 * hour_us,
                              .migration_spent = {{hour_us / 2, 7}, {hour_us + 10, 11}},
-                             .preemption_spent = {{hour_us / 3, 5}, {hour_us + 20, 13}}};
+                             .preemption_spent = {{hour_us / 3, 5}, {hour_us + 20, 13}},
+                             .turnover_spent = {{hour_us / 4, 3}, {hour_us + 30, 17}}};
   Engine engine(cluster, Preset("headroom"), carried);
   std::vector<Event> none;
   engine.Step(none, 2 * hour_us);
   const CarriedState out = engine.Carried(2 * hour_us);
   EXPECT_EQ(out.migration_spent, (std::vector<std::pair<TimeUs, int64_t>>{{hour_us + 10, 11}}));
   EXPECT_EQ(out.preemption_spent, (std::vector<std::pair<TimeUs, int64_t>>{{hour_us + 20, 13}}));
+  EXPECT_EQ(out.turnover_spent, (std::vector<std::pair<TimeUs, int64_t>>{{hour_us + 30, 17}}));
 }
 
 TEST(CarriedStateTest, RuntimeHistoryCarriesSoANewEngineOrdersByPredictedService) {

@@ -106,6 +106,7 @@ preemption:
   preempt_after_s: 45
   raise_requeued_after_s: 7200
   service_max_lost_s: 300
+  service_budget_device_s_per_hour: 36000
 queues:
   - {name: org, guaranteed: {devices: 16}}
   - {name: vision, parent: org, tenants: [alice], share: 2.5, guaranteed: {devices: 8}}
@@ -168,6 +169,7 @@ queues:
   EXPECT_EQ(policy->preemption.preempt_after_us, 45 * kUsPerSecond);
   EXPECT_EQ(policy->preemption.raise_requeued_after_us, 7200 * kUsPerSecond);
   EXPECT_EQ(policy->preemption.service_max_lost_us, 300 * kUsPerSecond);
+  EXPECT_EQ(policy->preemption.service_budget_device_s_per_hour, 36000);
   ASSERT_EQ(policy->queues.size(), 2u);
   EXPECT_EQ(policy->queues[1].name, "vision");
   EXPECT_EQ(policy->queues[1].parent, "org");

@@ -8,7 +8,8 @@
 //     same step, after waiting preempt_after since its submission or requeue (hysteresis), after
 //     the victim ran at least the minimum run time and had been preempted fewer times than
 //     the per-job budget; no job is decided twice in a step; what the preemptions of any rolling
-//     hour lose stays within the changeover budget; once ordered, a pending job preempted its
+//     hour lose stays within the changeover budget, and what those by service alone lose
+//     within the turnover budget; once ordered, a pending job preempted its
 //     budget of times, or requeued at least raise_requeued_after ago, is ahead in the queue of
 //     every pending job that is neither;
 //  3. independently of the engine, applying the decisions (preemptions, finishes and moves
@@ -59,6 +60,7 @@ uint64_t g_resizes_seen = 0;          // Elastic jobs shrunk or grown.
 struct Guards {
   TimeUs min_run_us = 0;
   int64_t changeover_budget_device_s_per_hour = 0;  // 0: no limit.
+  int64_t service_budget_device_s_per_hour = 0;     // The turnover budget; 0: no limit.
   uint32_t max_preemptions_per_job = 0;             // 0: no limit.
   TimeUs preempt_after_us = 0;                      // Hysteresis; 0: at once.
   TimeUs raise_requeued_after_us = 0;               // 0: a requeued job is never raised.
@@ -73,6 +75,7 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   policy->preemption.min_run_us = guards.min_run_us;
   policy->preemption.changeover_budget_device_s_per_hour =
       guards.changeover_budget_device_s_per_hour;
+  policy->preemption.service_budget_device_s_per_hour = guards.service_budget_device_s_per_hour;
   policy->preemption.max_preemptions_per_job = guards.max_preemptions_per_job;
   policy->preemption.preempt_after_us = guards.preempt_after_us;
   policy->preemption.raise_requeued_after_us = guards.raise_requeued_after_us;
@@ -97,8 +100,9 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
   std::vector<int64_t> attained_us(jobs.size(), 0);      // Device-µs run before the current run.
   std::vector<TimeUs> pending_since_us(jobs.size(), 0);  // Its submission or last requeue.
   std::vector<std::pair<TimeUs, int64_t>> lost;  // (time, device-µs) of every preemption, resize.
-  std::vector<uint32_t> width_of(jobs.size(), 1);      // Tasks it runs with now.
-  std::vector<TimeUs> width_since_us(jobs.size(), 0);  // When it began running at that width.
+  std::vector<std::pair<TimeUs, int64_t>> lost_by_service;  // Of the preemptions by service.
+  std::vector<uint32_t> width_of(jobs.size(), 1);           // Tasks it runs with now.
+  std::vector<TimeUs> width_since_us(jobs.size(), 0);       // When it began running at that width.
   const auto devices_at_width = [&](uint32_t job) {
     return std::max<int64_t>(int64_t{width_of[job]} * jobs[job].task.devices, 1);
   };
@@ -178,6 +182,9 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       RC_ASSERT(guards.max_preemptions_per_job == 0 ||
                 preempted[job] <= guards.max_preemptions_per_job);
       lost.emplace_back(now, preemption.cost_device_us);
+      if (preemption.reason == PreemptReason::kLessService) {
+        lost_by_service.emplace_back(now, preemption.cost_device_us);
+      }
       RC_ASSERT(engine.state(preemption.job) == JobState::kPending);
       RC_ASSERT(engine.allocations(preemption.job) == nullptr);
       for (const TaskAllocation& task : running[job]) free.Apply(task, -1);
@@ -232,10 +239,14 @@ void CheckRun(const model::Cluster& cluster, const std::vector<model::Job>& jobs
       completions.insert({completion_of[job], job});
       for (const TaskAllocation& task : start.tasks) free.Apply(task, +1);
     }
-    if (guards.changeover_budget_device_s_per_hour > 0) {
+    for (const auto& [budget, charges] :
+         {std::pair{guards.changeover_budget_device_s_per_hour, &lost},
+          std::pair{guards.service_budget_device_s_per_hour, &lost_by_service}}) {
       int64_t in_hour = 0;
-      for (const auto& [time, cost] : lost) in_hour += time > now - 3600 * kUsPerSecond ? cost : 0;
-      RC_ASSERT(in_hour <= guards.changeover_budget_device_s_per_hour * kUsPerSecond);
+      for (const auto& [time, cost] : *charges) {
+        in_hour += time > now - 3600 * kUsPerSecond ? cost : 0;
+      }
+      RC_ASSERT(budget == 0 || in_hour <= budget * kUsPerSecond);
     }
     // A job preempted its budget of times, or requeued raise_requeued_after_us ago, waits
     // ahead of every job that was not.
@@ -320,6 +331,7 @@ TEST(PreemptionProperty, PreemptionsTakeWholeGangsOfLowerPriorityAndLoseNoJob) {
       Guards guards;
       guards.min_run_us = *rc::gen::element<TimeUs>(0, 30 * kUsPerSecond);
       guards.changeover_budget_device_s_per_hour = *rc::gen::element<int64_t>(0, 200, 2000);
+      guards.service_budget_device_s_per_hour = *rc::gen::element<int64_t>(0, 100, 1000);
       guards.max_preemptions_per_job = *rc::gen::element<uint32_t>(0, 1, 2);
       guards.preempt_after_us = *rc::gen::element<TimeUs>(0, 0, 15 * kUsPerSecond);
       guards.raise_requeued_after_us = *rc::gen::element<TimeUs>(0, 20 * kUsPerSecond);
