@@ -177,12 +177,15 @@ struct WorkloadSummary {
   std::vector<std::pair<std::string, uint64_t>> skipped_reasons;
 };
 
-// What `--services` loaded: the traces and curve named, as given, and how each replica was
-// shaped (ServiceOptions), so that a report says what its service figures were measured on.
+// What `--services` loaded: the traces and curve named, as given, and how the replicas of the
+// request traces' services were shaped (ServiceOptions), so that a report says what its service
+// figures were measured on. Services replayed by replica count (a DLRM trace's) take their
+// replicas' shape from their trace.
 struct ServicesSummary {
   std::string traces;      // FORMAT:PATH, comma-separated.
   std::string load_curve;  // Empty: none.
   uint64_t services = 0;
+  uint64_t replayed_by_count = 0;  // Of them, those with a replica schedule.
   std::string model;
   std::string device_model;
   uint32_t devices_per_replica = 0;

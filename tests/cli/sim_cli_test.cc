@@ -147,6 +147,7 @@ TEST_F(SimCliTest, ServicesBesideTheWorkloadReportTheirFiguresPerPolicy) {
   EXPECT_EQ(loaded["traces"], services);
   EXPECT_TRUE(loaded["load_curve"].is_null());
   EXPECT_EQ(loaded["services"], 2);  // The request trace's, and app_0's.
+  EXPECT_EQ(loaded["replayed_by_count"], 1);
   EXPECT_EQ(loaded["model"], "llama-2-70b");
   EXPECT_EQ(loaded["rate_scale"], 4);
   ASSERT_EQ(report["policies"].size(), 4u);

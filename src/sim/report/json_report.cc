@@ -69,6 +69,7 @@ Json ServicesSummaryJson(const ServicesSummary& s) {
   out["traces"] = s.traces;
   out["load_curve"] = s.load_curve.empty() ? Json() : Json(s.load_curve);
   out["services"] = s.services;
+  out["replayed_by_count"] = s.replayed_by_count;
   out["model"] = s.model;
   out["device_model"] = s.device_model;
   out["devices_per_replica"] = s.devices_per_replica;
