@@ -214,22 +214,20 @@ void Engine::GatherCandidates(const JobRecord& r, int64_t rank, bool by_rank, bo
     }
     if (v.start_us >= now || v.moved_us >= now) return;
     const PreemptJob preemption = PreemptionOf(JobId(job), JobId(), now);
-    if (outranked && las_ != nullptr && v.job.priority >= r.job.priority &&
-        policy_.preemption.service_max_lost_us > 0) {
-      if (preemption.lost_us > policy_.preemption.service_max_lost_us) {
-        // Outranked by service alone: it goes once it has saved its work.
-        if (preemption.checkpoint_interval_us > 0) {
-          preemption_wakeup_us_ = std::min(
-              preemption_wakeup_us_, now + preemption.checkpoint_interval_us - preemption.lost_us);
-        }
-        return;
+    const bool by_service = outranked && ReasonOf(v, r) == PreemptReason::kLessService;
+    const TimeUs max_lost_us = policy_.preemption.service_max_lost_us;
+    if (by_service && max_lost_us > 0 && preemption.lost_us > max_lost_us) {
+      // Outranked by service alone: it goes once it has saved its work.
+      if (preemption.checkpoint_interval_us > 0) {
+        preemption_wakeup_us_ = std::min(
+            preemption_wakeup_us_, now + preemption.checkpoint_interval_us - preemption.lost_us);
       }
+      return;
     }
     memo.candidates.push_back({MovableJob{JobId(job), &v.tasks, RequestOf(v), v.job.total_devices(),
                                           PreemptionRank(v, now), v.start_us},
                                preemption.cost_device_us,
-                               static_cast<uint8_t>(by_queue && outranked ? 1 : 0),
-                               outranked && ReasonOf(v, r) == PreemptReason::kLessService});
+                               static_cast<uint8_t>(by_queue && outranked ? 1 : 0), by_service});
     // The gate's books, while the record is at hand.
     if (!quotas_.empty()) {
       memo.gate_entries.push_back({v.quota_queue, DemandOf(v), by_queue && !outranked});

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/time.h"
+#include "sim/service_options.h"
 
 namespace headroom::sim {
 
@@ -177,24 +178,14 @@ struct WorkloadSummary {
   std::vector<std::pair<std::string, uint64_t>> skipped_reasons;
 };
 
-// What `--services` loaded: the traces and curve named, as given, and how the replicas of the
-// request traces' services were shaped (ServiceOptions), so that a report says what its service
-// figures were measured on. Services replayed by replica count (a DLRM trace's) take their
-// replicas' shape from their trace.
+// What `--services` loaded: the traces named, as given, and the options that shaped the request
+// traces' services, so that a report says what its service figures were measured on. Services
+// replayed by replica count (a DLRM trace's) take their replicas' shape from their trace.
 struct ServicesSummary {
-  std::string traces;      // FORMAT:PATH, comma-separated.
-  std::string load_curve;  // Empty: none.
+  std::string traces;  // FORMAT:PATH, comma-separated.
   uint64_t services = 0;
   uint64_t replayed_by_count = 0;  // Of them, those with a replica schedule.
-  std::string model;
-  std::string device_model;
-  uint32_t devices_per_replica = 0;
-  uint32_t min_replicas = 0;
-  uint32_t max_replicas = 0;
-  double startup_s = 0;
-  double rate_scale = 1;
-  double ttft_slo_s = 0;
-  double tbt_slo_s = 0;
+  ServiceOptions options;
 };
 
 struct RunReport {

@@ -21,24 +21,11 @@
 #include "base/result.h"
 #include "model/cluster.h"
 #include "sim/service_driver.h"
+#include "sim/service_options.h"
 
 namespace headroom::sim {
 
 inline constexpr std::string_view kDlrmPrefix = "dlrm:";
-
-struct ServiceOptions {
-  std::string model = "llama-2-70b";
-  std::string device_model = "H100";
-  uint32_t devices_per_replica = 4;
-  uint32_t min_replicas = 1;
-  uint32_t max_replicas = 64;
-  double startup_s = 60;
-  double rate_scale = 1;
-  double ttft_slo_s = 2;
-  double tbt_slo_s = 0.2;
-  std::string load_curve;  // Empty: none; each trace is replayed once.
-  uint64_t seed = 1;
-};
 
 Result<std::vector<ServiceLoad>> LoadServices(std::string_view specs, const ServiceOptions& options,
                                               const model::Cluster& cluster, TimeUs span_us);

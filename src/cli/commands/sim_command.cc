@@ -170,20 +170,11 @@ int RunSim(const SimFlags& flags) {
     if (!services) return Fail(services.error().message);
     report.services = sim::ServicesSummary{
         .traces = flags.services,
-        .load_curve = service.load_curve,
         .services = services->size(),
         .replayed_by_count = static_cast<uint64_t>(std::count_if(
             services->begin(), services->end(),
             [](const sim::ServiceLoad& load) { return !load.replica_schedule.empty(); })),
-        .model = service.model,
-        .device_model = service.device_model,
-        .devices_per_replica = service.devices_per_replica,
-        .min_replicas = service.min_replicas,
-        .max_replicas = service.max_replicas,
-        .startup_s = service.startup_s,
-        .rate_scale = service.rate_scale,
-        .ttft_slo_s = service.ttft_slo_s,
-        .tbt_slo_s = service.tbt_slo_s};
+        .options = service};
     options.services = *std::move(services);
   }
   options.series_points = flags.series_points;

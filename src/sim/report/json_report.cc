@@ -66,19 +66,20 @@ Json WorkloadJson(const WorkloadSummary& w) {
 
 Json ServicesSummaryJson(const ServicesSummary& s) {
   Json out = Json::object();
+  const ServiceOptions& o = s.options;
   out["traces"] = s.traces;
-  out["load_curve"] = s.load_curve.empty() ? Json() : Json(s.load_curve);
+  out["load_curve"] = o.load_curve.empty() ? Json() : Json(o.load_curve);
   out["services"] = s.services;
   out["replayed_by_count"] = s.replayed_by_count;
-  out["model"] = s.model;
-  out["device_model"] = s.device_model;
-  out["devices_per_replica"] = s.devices_per_replica;
-  out["min_replicas"] = s.min_replicas;
-  out["max_replicas"] = s.max_replicas;
-  out["startup_s"] = Number(s.startup_s);
-  out["rate_scale"] = Number(s.rate_scale);
-  out["ttft_slo_s"] = Number(s.ttft_slo_s);
-  out["tbt_slo_s"] = Number(s.tbt_slo_s);
+  out["model"] = o.model;
+  out["device_model"] = o.device_model;
+  out["devices_per_replica"] = o.devices_per_replica;
+  out["min_replicas"] = o.min_replicas;
+  out["max_replicas"] = o.max_replicas;
+  out["startup_s"] = Number(o.startup_s);
+  out["rate_scale"] = Number(o.rate_scale);
+  out["ttft_slo_s"] = Number(o.ttft_slo_s);
+  out["tbt_slo_s"] = Number(o.tbt_slo_s);
   return out;
 }
 
