@@ -393,6 +393,9 @@ void Engine::Apply(Event& event) {
     if (find(cancelled->id) != nullptr) Finish(cancelled->id, JobState::kCancelled);
   } else if (auto* restored = std::get_if<JobRestored>(&event)) {
     Restore(*restored);
+  } else if (auto* interrupted = std::get_if<JobInterrupted>(&event)) {
+    const JobRecord* r = find(interrupted->id);
+    if (r != nullptr && r->state == JobState::kRunning) Interrupt(interrupted->id, last_now_us_);
   } else if (auto* drained = std::get_if<NodeDrained>(&event)) {
     if (drained->node.value() < cluster_.nodes().size()) {
       state_.SetDrained(drained->node, drained->drained);

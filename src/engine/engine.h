@@ -224,6 +224,11 @@ class Engine {
   // A running job stopped and pending again, its capacity free and what it loses charged to
   // the changeover budget at `now` (a preemption's effect, searched or followed).
   void Requeue(const PreemptJob& preemption, TimeUs now);
+  // A running job whose attempt a fault ended, pending again (JobInterrupted).
+  void Interrupt(JobId id, TimeUs now);
+  // What a requeue and an interruption share: the job stopped, pending again at its full width,
+  // not yet ordered.
+  void ReturnToQueue(JobId id, TimeUs now);
   // A running job's capacity released and its running books closed (a finish or a requeue).
   void StopRunning(JobId id);
   // What a job counts against its queue's quota: devices (milli), CPU and memory of all tasks

@@ -60,7 +60,8 @@ void Engine::Reorder(TimeUs now) {
       context.attained_device_us = r.attained_device_us;
     }
     r.key = order_->Key(r.job, id, context);
-    r.key.raised = (budget > 0 && r.preemptions >= budget) || RaisedAfterRequeue(r, now);
+    r.key.raised =
+        r.expedited || (budget > 0 && r.preemptions >= budget) || RaisedAfterRequeue(r, now);
   };
   // Requeued jobs whose wait came to raise_requeued_after_us move ahead; the rest keep their keys.
   bool raised = false;
@@ -173,11 +174,13 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   UseModelOfTasks(r);
   r.state = JobState::kRunning;
   r.code = PendingCode::kNone;
+  r.expedited = false;
   // Under las, the wait of a job that has already run counts toward its promotion.
   if (r.attained_device_us > 0) r.waited_since_promotion_us += now - r.pending_since_us;
   r.start_us = now;
   // A requeued job reloads its checkpoint before it works again.
-  r.checkpoint_base_us = now + (r.preemptions > 0 ? policy_.preemption.restart_us : 0);
+  const bool restart = r.preemptions + r.interruptions > 0;
+  r.checkpoint_base_us = now + (restart ? policy_.preemption.restart_us : 0);
   r.expected_end_us = now + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
   CountRunning(id, +1);

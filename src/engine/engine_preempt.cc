@@ -399,25 +399,37 @@ void Engine::StopRunning(JobId id) {
 
 void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
   JobRecord& v = record(preemption.job);
-  v.attained_device_us = AttainedDeviceUs(v, now);
   // Charges made at one moment merge, so a follower charging victim by victim carries the list
   // the searching engine does.
   preempter_.changeover().Charge(now, LostDeviceUs(preemption, v.job));
   if (preemption.reason == PreemptReason::kLessService) {
     preempter_.turnover().Charge(now, LostDeviceUs(preemption, v.job));
   }
-  StopRunning(preemption.job);
-  v.SetWidth(v.full_task_count);  // Tried at its full width again.
-  v.mask = v.selector_mask;       // And on any of its device-model options.
-  v.model_slot = kQuotaResources;
-  v.tasks.clear();
-  v.state = JobState::kPending;
-  v.code = PendingCode::kNotConsidered;
   ++v.preemptions;
-  v.position = 0;  // Not ordered again yet: the next pass places it.
-  v.pending_since_us = now;
-  AwaitRaise(v, preemption.job);
-  arrivals_.push_back(preemption.job);
+  ReturnToQueue(preemption.job, now);
+}
+
+void Engine::Interrupt(JobId id, TimeUs now) {
+  JobRecord& r = record(id);
+  ++r.interruptions;
+  r.expedited = policy_.recovery.expedite;
+  ReturnToQueue(id, now);
+}
+
+void Engine::ReturnToQueue(JobId id, TimeUs now) {
+  JobRecord& r = record(id);
+  r.attained_device_us = AttainedDeviceUs(r, now);
+  StopRunning(id);
+  r.SetWidth(r.full_task_count);  // Tried at its full width again.
+  r.mask = r.selector_mask;       // And on any of its device-model options.
+  r.model_slot = kQuotaResources;
+  r.tasks.clear();
+  r.state = JobState::kPending;
+  r.code = PendingCode::kNotConsidered;
+  r.position = 0;  // Not ordered again yet: the next pass places it.
+  r.pending_since_us = now;
+  AwaitRaise(r, id);
+  arrivals_.push_back(id);
   dirty_ = true;
 }
 

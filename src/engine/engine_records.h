@@ -119,6 +119,8 @@ struct Engine::JobRecord {
   // of a move's pause): its periodic checkpoints count from here.
   TimeUs checkpoint_base_us = 0;
   uint32_t preemptions = 0;     // Times it was preempted and requeued.
+  uint32_t interruptions = 0;   // Times a fault ended its attempt (JobInterrupted).
+  bool expedited = false;       // Interrupted, pending ahead of the queue (recovery.expedite).
   TimeUs pending_since_us = 0;  // Its submission or last requeue.
   // Device-µs run since its submission or last promotion, its current run aside (las), and the
   // time it has waited since that promotion after first running (the starvation measure).

@@ -35,6 +35,15 @@ struct NodeDrained {
   bool drained = true;
 };
 
+// A running job's attempt was ended by a fault (its node or a device under it failed): its
+// capacity is free and it is pending again at once under the same id, to resume from its last
+// checkpoint after a restart pause, as a preempted job does. It spends no preemption budget and
+// counts as no preemption; with the policy's `recovery.expedite` it goes ahead of the queue. An
+// event for a job that is not running changes nothing.
+struct JobInterrupted {
+  JobId id;
+};
+
 // A job already running with a known placement, re-created after a restart or an engine
 // rebuild (the daemon's recovery path). Its allocations are applied as running; they must fit
 // the free capacity (checked: a placement that does not fit is a bug in the caller, which
@@ -46,6 +55,7 @@ struct JobRestored {
   TimeUs started_us = 0;
 };
 
-using Event = std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained, JobRestored>;
+using Event =
+    std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained, JobRestored, JobInterrupted>;
 
 }  // namespace headroom::engine

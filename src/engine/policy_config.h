@@ -197,6 +197,14 @@ struct ElasticConfig {
   bool grow = false;
 };
 
+// Recovery from faults (event.h JobInterrupted: a node or device failed under a running job).
+// The job always returns to the queue under its id and resumes from its last checkpoint.
+// `expedite`: it goes ahead of every job that was not interrupted, as Slurm 25.11's expedited
+// requeue treats it as the highest-priority job in the system (slurm.schedmd.com/news.html).
+struct RecoveryConfig {
+  bool expedite = false;
+};
+
 // How services' replicas are autoscaled (autoscaler.h): Kubernetes' HPA, and with `forecast`
 // its rate also projected one replica start-up (and one sync) ahead along its recent trend,
 // so that a rising burst finds its replicas already loaded. `fixed_at_peak` is the common
@@ -263,6 +271,7 @@ struct PolicyConfig {
   PreemptionConfig preemption;
   ElasticConfig elastic;
   AutoscalingConfig autoscaling;
+  RecoveryConfig recovery;
 
   // Queues with quotas (quota.h); empty: none, every start is the placer's alone to decide.
   // With queues, preemption also reclaims: a job within its queue's guarantee may take back

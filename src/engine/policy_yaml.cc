@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "base/check.h"
 #include "engine/attained_service.h"
 #include "engine/filter.h"
 #include "engine/queue_order.h"
@@ -364,14 +365,18 @@ Status ParsePreemption(const YamlField& field, PreemptionConfig& out) {
   return {};
 }
 
-Status ParseElastic(const YamlField& field, ElasticConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"shrink", "grow"}));
-  for (const auto& [key, slot] : {std::pair{"shrink", &out.shrink}, std::pair{"grow", &out.grow}}) {
-    bool* flag = slot;
+// A map of optional boolean flags: keys[i] sets *flags[i].
+Status ParseFlags(const YamlField& field, std::initializer_list<std::string_view> keys,
+                  std::initializer_list<bool*> flags) {
+  HR_CHECK(keys.size() == flags.size());
+  YAML_FIELD_TRY(map, field.Map(keys));
+  bool* const* flag = flags.begin();
+  for (std::string_view key : keys) {
+    bool* slot = *flag++;
     POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
       constexpr std::string_view kBooleans[] = {"true", "false"};
       YAML_FIELD_TRY(on, OneOf(value, kBooleans));
-      *flag = *on == "true";
+      *slot = *on == "true";
       return {};
     }));
   }
@@ -379,17 +384,7 @@ Status ParseElastic(const YamlField& field, ElasticConfig& out) {
 }
 
 Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"forecast", "fixed_at_peak"}));
-  for (const auto& [key, slot] :
-       {std::pair{"forecast", &out.forecast}, std::pair{"fixed_at_peak", &out.fixed_at_peak}}) {
-    bool* flag = slot;
-    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
-      constexpr std::string_view kBooleans[] = {"true", "false"};
-      YAML_FIELD_TRY(on, OneOf(value, kBooleans));
-      *flag = *on == "true";
-      return {};
-    }));
-  }
+  POLICY_TRY(ParseFlags(field, {"forecast", "fixed_at_peak"}, {&out.forecast, &out.fixed_at_peak}));
   if (out.forecast && out.fixed_at_peak) {
     return tl::unexpected(field.Invalid("forecast or fixed_at_peak, not both", "both"));
   }
@@ -397,9 +392,9 @@ Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {
 }
 
 Result<PolicyConfig> Parse(const YamlField& document) {
-  YAML_FIELD_TRY(
-      map, document.Map({"name", "description", "queue", "backfill", "placement", "victim_selector",
-                         "migration", "preemption", "elastic", "autoscaling", "queues"}));
+  YAML_FIELD_TRY(map, document.Map({"name", "description", "queue", "backfill", "placement",
+                                    "victim_selector", "migration", "preemption", "elastic",
+                                    "autoscaling", "recovery", "queues"}));
   PolicyConfig config;
   YAML_FIELD_TRY(name_field, map->Require("name", "a policy name"));
   YAML_FIELD_TRY(name, name_field->Name());
@@ -423,10 +418,14 @@ Result<PolicyConfig> Parse(const YamlField& document) {
                       [&](const YamlField& v) { return ParseMigration(v, config.migration); }));
   POLICY_TRY(Optional(*map, "preemption",
                       [&](const YamlField& v) { return ParsePreemption(v, config.preemption); }));
-  POLICY_TRY(Optional(*map, "elastic",
-                      [&](const YamlField& v) { return ParseElastic(v, config.elastic); }));
+  POLICY_TRY(Optional(*map, "elastic", [&](const YamlField& v) {
+    return ParseFlags(v, {"shrink", "grow"}, {&config.elastic.shrink, &config.elastic.grow});
+  }));
   POLICY_TRY(Optional(*map, "autoscaling",
                       [&](const YamlField& v) { return ParseAutoscaling(v, config.autoscaling); }));
+  POLICY_TRY(Optional(*map, "recovery", [&](const YamlField& v) {
+    return ParseFlags(v, {"expedite"}, {&config.recovery.expedite});
+  }));
   POLICY_TRY(Optional(*map, "queues", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(queues, ParseQueuesField(value));
     config.queues = std::move(*queues);

@@ -207,6 +207,19 @@ TEST(PolicyYamlTest, ElasticResizesAreSwitchedOneByOne) {
   EXPECT_FALSE(PresetPolicy("k8s-preemption")->elastic.shrink);
 }
 
+TEST(PolicyYamlTest, RecoveryExpediteIsOffUnlessAsked) {
+  auto expedite = ParsePolicyYaml("name: e\nrecovery: {expedite: true}\n", "e.yaml");
+  ASSERT_TRUE(expedite.has_value()) << expedite.error().message;
+  EXPECT_TRUE(expedite->recovery.expedite);
+  EXPECT_FALSE(ParsePolicyYaml("name: e\n", "e.yaml")->recovery.expedite);
+  auto typo = ParsePolicyYaml("name: e\nrecovery:\n  expedited: true\n", "e.yaml");
+  ASSERT_FALSE(typo.has_value());
+  EXPECT_NE(typo.error().message.find("e.yaml:3: field 'recovery.expedited': expected one of the "
+                                      "keys expedite"),
+            std::string::npos)
+      << typo.error().message;
+}
+
 TEST(PolicyYamlTest, AutoscalingForecastIsHeadroomsNotTheBaselines) {
   auto forecast = ParsePolicyYaml("name: f\nautoscaling: {forecast: true}\n", "f.yaml");
   ASSERT_TRUE(forecast.has_value()) << forecast.error().message;
