@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/time.h"
@@ -37,6 +38,8 @@ struct SeriesPoint {
   std::vector<double> queue_usage_share;
   // With services: devices their replicas hold (the rest of `allocation` is training's).
   uint64_t service_devices = 0;
+  // With a failure model: devices on nodes out of service (faulted, not yet repaired).
+  uint64_t down_devices = 0;
 };
 
 struct PolicyMetrics {
@@ -84,6 +87,26 @@ struct PolicyMetrics {
   double goodput_device_hours = 0;
 };
 
+// With a failure model (SimOptions::failures): what node faults cost the run.
+struct FailureMetrics {
+  uint64_t node_faults = 0;    // Faults begun during the run.
+  uint64_t interruptions = 0;  // Running attempts a fault ended, replicas' included.
+  // Of the workload's jobs: the work each interrupted attempt did since its last checkpoint,
+  // plus its restart pause, × its devices.
+  double lost_device_hours = 0;
+  // Interruption to working again (its next start and restart pause), of workload jobs that
+  // started again; its mean is the jobs' mean time to recovery.
+  Distribution recovery_s;
+  double mean_repair_s = 0;  // Of the faults begun: the node out of service.
+  // Jobs of at least SimOptions::large_job_devices devices that completed, and their effective
+  // training time: the share of their first start to completion spent making progress that was
+  // kept (not redoing lost work, pausing to restart or pending after a requeue), pooled (Meta's
+  // effective training time ratio for Llama 3); -1 when none completed.
+  uint64_t large_jobs_completed = 0;
+  double effective_training_time = -1;
+  std::vector<std::pair<std::string, uint64_t>> faults_by_class;  // In the model's class order.
+};
+
 // One device model's quota of a queue (quota_config.h) and its peak use over the series'
 // samples.
 struct QueueModelRun {
@@ -122,6 +145,7 @@ struct JobOutcome {
   TimeUs wait_us = 0;          // Pending: to its first start, and each requeue to its next.
   uint32_t preemptions = 0;
   uint32_t migrations = 0;
+  uint32_t interruptions = 0;  // Attempts a node fault ended.
 };
 
 // What operators watch of a service's requests: the share within the SLO, and latencies in
@@ -156,6 +180,7 @@ struct PolicyRun {
   // By the job's index in the workload; empty unless SimOptions::job_outcomes.
   std::vector<JobOutcome> jobs;
   std::optional<ServiceMetrics> services;  // With SimOptions::services.
+  std::optional<FailureMetrics> failures;  // With SimOptions::failures.
 };
 
 struct ClusterSummary {
@@ -188,10 +213,19 @@ struct ServicesSummary {
   ServiceOptions options;
 };
 
+// What `--failures` loaded: the catalogue and the rate its faults came at.
+struct FailuresSummary {
+  std::string trace;                 // FORMAT:PATH, as given.
+  double node_failures_per_day = 0;  // Per 8 devices.
+  uint64_t classes = 0;
+  uint64_t large_job_devices = 0;  // Jobs this large count in effective_training_time.
+};
+
 struct RunReport {
   ClusterSummary cluster;
   WorkloadSummary workload;
   std::optional<ServicesSummary> services;  // With --services.
+  std::optional<FailuresSummary> failures;  // With --failures.
   uint64_t seed = 0;
   std::vector<PolicyRun> policies;
 };

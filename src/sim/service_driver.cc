@@ -263,7 +263,7 @@ void ServiceDriver::Started(JobId job, TimeUs now_us) {
   }
 }
 
-void ServiceDriver::Preempted(JobId job, TimeUs now_us) {
+void ServiceDriver::Preempted(JobId job, TimeUs now_us, bool by_fault) {
   Replica& replica = replicas_.at(job.value() - first_job_id_);
   HR_CHECK(replica.state == ReplicaState::kRunning);
   Running& service = services_[replica.service];
@@ -271,7 +271,7 @@ void ServiceDriver::Preempted(JobId job, TimeUs now_us) {
   held_devices_ -= service.load.service.devices_per_replica;
   replica.state = ReplicaState::kPending;  // The engine requeues it.
   service.pool.StopReplica(job.value(), now_us, /*drain=*/false);
-  ++replica_preemptions_;
+  if (!by_fault) ++replica_preemptions_;
 }
 
 void ServiceDriver::Moved(JobId job, TimeUs now_us) {

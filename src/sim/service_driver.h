@@ -7,7 +7,8 @@
 //  - Scale up: a replica job is submitted; it serves `startup` after the engine starts it.
 //  - Scale down: pending replicas are withdrawn first, then the newest running ones, which
 //    drain (finish what they hold, take nothing new); their devices are released at once.
-//  - Preempted: what it held goes back to the service's queue, and the engine requeues the job.
+//  - Preempted, or interrupted by a node fault: what it held goes back to the service's queue,
+//    and the engine requeues the job.
 // The HPA's metric is the request rate over the last sync period; a replica's capacity is what
 // it sustains for the trace's mean request (model::ServingCapacity::SustainedRequestsPerS),
 // as an operator's load test would measure it. With the policy's `autoscaling.forecast`, the
@@ -81,7 +82,8 @@ class ServiceDriver {
   // submit or withdraw to `events`.
   void Step(TimeUs now_us, std::vector<engine::Event>& events);
   void Started(JobId job, TimeUs now_us);
-  void Preempted(JobId job, TimeUs now_us);
+  // A fault's interruption counts as no preemption.
+  void Preempted(JobId job, TimeUs now_us, bool by_fault = false);
   // Migrated (defragmentation): it loads its model again on its new devices, and what it held
   // starts over; not a preemption.
   void Moved(JobId job, TimeUs now_us);
@@ -89,6 +91,8 @@ class ServiceDriver {
   ServiceMetrics Finish(TimeUs now_us);
 
   uint64_t replica_devices() const;  // Held by running replicas now.
+  // Replica jobs submitted so far: their ids are [first job id, first job id + this).
+  uint32_t replicas_submitted() const { return static_cast<uint32_t>(replicas_.size()); }
   // When the last trace ends (its span from the origin): no request arrives after it.
   TimeUs traces_end_us() const { return traces_end_us_; }
 

@@ -134,6 +134,62 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     }
     return device_us;
   };
+  // A requeued job (preempted, or interrupted by a fault) keeps the work up to its last
+  // checkpoint (at full speed, counted from when its current placement began working); the rest
+  // is lost, and its restart pauses. Returns what it loses, × its devices.
+  // Time each job spent not progressing: work redone, restart pauses, pending after a requeue.
+  std::vector<double> unproductive_us(jobs.size(), 0);
+  const auto requeue = [&](uint32_t job, TimeUs now, TimeUs checkpoint_interval_us,
+                           TimeUs restart_us) {
+    HR_CHECK(start_us[job] >= 0);
+    const double done_us =
+        static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / pace(job);
+    const auto interval = static_cast<double>(checkpoint_interval_us);
+    const double saved_us = interval > 0 ? std::floor(done_us / interval) * interval : 0;
+    remaining_us[job] = std::max(remaining_us[job] - saved_us, 0.0);
+    ++generation[job];  // Its completion is void; its next start schedules another.
+    requeued_us[job] = now;
+    const double lost_us = (done_us - saved_us) * pace(job) + static_cast<double>(restart_us);
+    unproductive_us[job] += lost_us;
+    return lost_us * devices_at_width(job);
+  };
+  std::optional<FaultProcess> faults;
+  std::optional<FailureMetrics> failure_metrics;
+  if (!options.failures.classes.empty()) {
+    faults.emplace(options.failures, cluster, first_arrival);
+    failure_metrics.emplace();
+  }
+  std::vector<TimeUs> interrupted_us(jobs.size(), -1);  // Of the attempt a fault ended last.
+  std::vector<double> recoveries;
+  double failure_lost_device_us = 0;
+  // A fault on `node` interrupts every attempt running there (at most once per instant, when
+  // two of its nodes fail together); not a job completing at this very instant.
+  const auto interrupt_on = [&](NodeId node, TimeUs now, std::vector<engine::Event>& out) {
+    const uint32_t ids =
+        static_cast<uint32_t>(jobs.size()) + (services ? services->replicas_submitted() : 0);
+    for (uint32_t id = 0; id < ids; ++id) {
+      if (engine.state(JobId(id)) != engine::JobState::kRunning) continue;
+      if (id < jobs.size() && (requeued_us[id] == now || outcomes[id].end_us == now)) continue;
+      const std::vector<engine::TaskAllocation>* tasks = engine.allocations(JobId(id));
+      if (tasks == nullptr ||
+          std::none_of(tasks->begin(), tasks->end(),
+                       [&](const engine::TaskAllocation& task) { return task.node == node; })) {
+        continue;
+      }
+      out.push_back(engine::JobInterrupted{JobId(id)});
+      ++failure_metrics->interruptions;
+      if (id >= jobs.size()) {
+        services->Preempted(JobId(id), now, /*by_fault=*/true);
+        continue;
+      }
+      const TimeUs interval = jobs[id].checkpoint_interval_us > 0
+                                  ? jobs[id].checkpoint_interval_us
+                                  : policy.preemption.checkpoint_interval_us;
+      failure_lost_device_us += requeue(id, now, interval, policy.preemption.restart_us);
+      interrupted_us[id] = now;
+      ++outcomes[id].interruptions;
+    }
+  };
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
   uint64_t sequence = 0;
   size_t next_arrival = 0;
@@ -148,6 +204,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   TimeUs last_completion = first_arrival;
 
   std::vector<engine::Event> events;
+  bool idle_wakeup = false;
   while (true) {
     while (!completions.empty() &&
            completions.top().generation != generation[completions.top().job]) {
@@ -159,10 +216,16 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     if (services) now = std::min(now, services->NextEventUs());
     const bool work_in_flight = now != kNever;
     const TimeUs wakeup = engine.NextWakeupUs();
-    if (wakeup != kNever && (work_in_flight || engine.running_count() == 0)) {
+    if (wakeup != kNever && !idle_wakeup && (work_in_flight || engine.running_count() == 0)) {
       now = std::min(now, std::max(wakeup, last_time));
     }
+    // Faults come while anything else is still to come; a repair is worth waiting for while
+    // jobs wait (it may be what they wait for).
+    const bool repair_awaited =
+        faults && engine.pending_count() > 0 && faults->NextRepairUs() != kNever;
+    if (repair_awaited) now = std::min(now, faults->NextRepairUs());
     if (now == kNever || now > drain_limit) break;
+    if (faults) now = std::min(now, faults->NextUs());
 
     // Sample the series on the grid up to `now` (the state is constant in between).
     while (sampler.next_us() <= now) {
@@ -174,6 +237,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.pending_jobs = engine.pending_count();
       point.running_jobs = engine.running_count();
       point.service_devices = services ? services->replica_devices() : 0;
+      point.down_devices = faults ? faults->down_devices() : 0;
       point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
       point.queue_usage_devices = queues.Usage(engine.quotas());
       queues.SampleModels(engine.quotas());
@@ -217,6 +281,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       outcomes[job].end_us = now;
       last_completion = now;
     }
+    if (faults) {
+      for (const NodeChange& change : faults->PopDue(now)) {
+        events.push_back(engine::NodeDrained{change.node, change.down});
+        if (change.down) interrupt_on(change.node, now, events);
+      }
+    }
     if (services) services->Step(now, events);
     metrics.events += events.size();
     const size_t running_before = engine.running_count();
@@ -233,19 +303,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
             return;
           }
           const uint32_t job = preemption.job.value();
-          HR_CHECK(start_us[job] >= 0);
-          const double done_us =
-              static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / pace(job);
-          const auto interval = static_cast<double>(preemption.checkpoint_interval_us);
-          const double saved_us = interval > 0 ? std::floor(done_us / interval) * interval : 0;
-          remaining_us[job] = std::max(remaining_us[job] - saved_us, 0.0);
-          ++generation[job];  // Its completion is void; its next start schedules another.
-          requeued_us[job] = now;
           ++metrics.preemptions;
           ++outcomes[job].preemptions;
           const double lost_device_us =
-              ((done_us - saved_us) * pace(job) + static_cast<double>(preemption.restart_us)) *
-              devices_at_width(job);
+              requeue(job, now, preemption.checkpoint_interval_us, preemption.restart_us);
           preemption_lost_device_us += lost_device_us;
           queues.Preempted(job, lost_device_us);
         },
@@ -295,7 +356,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
                                       job, generation[job]});
           if (restart) {
             outcomes[job].wait_us += now - requeued_us[job];
+            unproductive_us[job] += static_cast<double>(now - requeued_us[job]);
             requeued_us[job] = -1;
+            if (interrupted_us[job] >= 0) {
+              recoveries.push_back(UsToSeconds(work_start_us[job] - interrupted_us[job]));
+              interrupted_us[job] = -1;
+            }
             return;
           }
           outcomes[job].first_start_us = now;
@@ -311,11 +377,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       HR_CHECK(problem.empty());
     }
     if (observer != nullptr) observer->AfterStep(SimView{engine, now, decisions});
-    // A wake-up that started nothing with nothing else left would repeat forever.
-    if (events.empty() && decisions.empty() && completions.empty() && next_arrival == jobs.size() &&
-        running_before == 0 && (!services || services->NextEventUs() == kNever)) {
-      break;
-    }
+    // A wake-up that started nothing with nothing else left would repeat forever; with a repair
+    // awaited, the next step is the next fault or repair.
+    idle_wakeup = events.empty() && decisions.empty() && completions.empty() &&
+                  next_arrival == jobs.size() && running_before == 0 &&
+                  (!services || services->NextEventUs() == kNever);
+    if (idle_wakeup && !repair_awaited) break;
   }
 
   // Waits of every started job, a requeued one's still open counted to the end of the run.
@@ -359,6 +426,32 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   run.sorted_wait_s = std::move(waits);
   if (options.job_outcomes) run.jobs = std::move(outcomes);
   if (services) run.services = services->Finish(last_time);
+  if (faults) {
+    FailureMetrics& failed = *failure_metrics;
+    failed.node_faults = faults->faults();
+    failed.lost_device_hours = failure_lost_device_us / (3600.0 * kUsPerSecond);
+    failed.recovery_s = Summarize(recoveries);
+    failed.mean_repair_s = faults->faults() == 0
+                               ? 0
+                               : faults->repair_s_total() / static_cast<double>(faults->faults());
+    double large_unproductive_us = 0;
+    double large_wall_us = 0;
+    for (uint32_t job = 0; job < jobs.size(); ++job) {
+      if (jobs[job].total_devices() < options.large_job_devices || outcomes[job].end_us < 0)
+        continue;
+      ++failed.large_jobs_completed;
+      large_unproductive_us += unproductive_us[job];
+      large_wall_us += static_cast<double>(outcomes[job].end_us - outcomes[job].first_start_us);
+    }
+    if (large_wall_us > 0) {
+      failed.effective_training_time = 1 - large_unproductive_us / large_wall_us;
+    }
+    for (size_t i = 0; i < options.failures.classes.size(); ++i) {
+      failed.faults_by_class.emplace_back(options.failures.classes[i].name,
+                                          faults->faults_by_class()[i]);
+    }
+    run.failures = std::move(failed);
+  }
   return run;
 }
 

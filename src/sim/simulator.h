@@ -1,6 +1,7 @@
 // Simulator: replays a workload through the engine on a virtual clock. Arrivals come from the
 // workload, completions from the engine's start decisions (runtime × the speed model's
-// stretch), wake-ups from the engine (backfill intervals, priority recalculation). Events at
+// stretch), wake-ups from the engine (backfill intervals, priority recalculation), node faults
+// and repairs from the failure model. Events at
 // one instant are handed to the engine together, ordered (time, sequence), so a run is a pure
 // function of (cluster, workload, policy, options): the same inputs give the same result.
 // Threading: one simulator per thread; RunPolicies runs independent policies in parallel.
@@ -15,6 +16,7 @@
 #include "engine/policy_config.h"
 #include "model/cluster.h"
 #include "model/workload.h"
+#include "sim/failure_model.h"
 #include "sim/run_result.h"
 #include "sim/service_driver.h"
 #include "sim/speed_model.h"
@@ -34,6 +36,12 @@ struct SimOptions {
   // Inference services run beside the workload through the same engine (service_driver.h);
   // their replicas take job ids after the workload's.
   std::vector<ServiceLoad> services;
+  // Node faults and repairs (failure_model.h); none when it has no classes. A fault drains its
+  // node and interrupts the jobs on it (engine JobInterrupted): they resume from their last
+  // checkpoint after a restart pause, as preempted jobs do.
+  FailureModel failures;
+  // Jobs of at least this many devices count in FailureMetrics::effective_training_time.
+  uint64_t large_job_devices = 1024;
 };
 
 // What an observer sees after each step.

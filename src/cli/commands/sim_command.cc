@@ -49,6 +49,9 @@ struct SimFlags {
   std::string queues;
   std::string services;
   sim::ServiceOptions service;
+  std::string failures;
+  double failure_rate = sim::FailureModel().node_failures_per_day;
+  uint64_t large_job_devices = sim::SimOptions().large_job_devices;
 };
 
 int Fail(const std::string& message) {
@@ -177,6 +180,18 @@ int RunSim(const SimFlags& flags) {
         .options = service};
     options.services = *std::move(services);
   }
+  if (!flags.failures.empty()) {
+    auto failures = sim::LoadFailureModel(flags.failures);
+    if (!failures) return Fail(failures.error().message);
+    failures->node_failures_per_day = flags.failure_rate;
+    failures->seed = flags.seed;
+    report.failures = sim::FailuresSummary{.trace = flags.failures,
+                                           .node_failures_per_day = flags.failure_rate,
+                                           .classes = failures->classes.size(),
+                                           .large_job_devices = flags.large_job_devices};
+    options.failures = *std::move(failures);
+  }
+  options.large_job_devices = flags.large_job_devices;
   options.series_points = flags.series_points;
   options.paranoid = flags.paranoid;
   options.job_outcomes = flags.jobs_csv;
@@ -305,6 +320,20 @@ std::function<int()> AddSimCommand(CLI::App& app) {
   command
       ->add_option("--service-tbt-slo", flags->service.tbt_slo_s,
                    "Seconds between tokens a request may take")
+      ->capture_default_str();
+  command->add_option("--failures", flags->failures,
+                      "Node faults and repairs: stepfun:PATH (a StepFun fault_trace.json) gives "
+                      "the fault classes and their repair times");
+  command
+      ->add_option("--failure-rate", flags->failure_rate,
+                   "Faults per 8-device node-day (default: Llama 3's 419 interruptions of a "
+                   "16,384-GPU job in 54 days)")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  command
+      ->add_option("--large-job-devices", flags->large_job_devices,
+                   "Jobs of at least this many devices count in effective_training_time")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32))
       ->capture_default_str();
   command->add_flag("--paranoid", flags->paranoid, "Check every engine invariant after each step");
   command->add_flag("--jobs-csv", flags->jobs_csv,

@@ -470,6 +470,38 @@ void AppendServicePlots(std::string& out, const RunReport& report) {
   AppendFigure(out, training, "Allocated devices less the replicas' devices.");
 }
 
+// Issue 14's figures: what node faults cost each policy, and the devices out of service.
+void AppendFailures(std::string& out, const RunReport& report) {
+  out +=
+      "<section class=\"card\">\n<h2>Node faults</h2>\n<div class=\"scroll\"><table>\n<thead>\n"
+      "<tr><th class=\"name\">Policy</th><th>Faults</th><th>Interruptions</th><th>Lost "
+      "(device-h)</th><th>Mean time<br>to recovery</th><th>Effective<br>training time</th>"
+      "</tr>\n</thead>\n<tbody>\n";
+  for (size_t i = 0; i < report.policies.size(); ++i) {
+    const PolicyRun& run = report.policies[i];
+    if (!run.failures) continue;
+    const FailureMetrics& f = *run.failures;
+    fmt::format_to(std::back_inserter(out),
+                   "<tr><td class=\"name\"><span class=\"swatch\" style=\"background:{}\">"
+                   "</span><strong>{}</strong></td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td>"
+                   "<td>{}</td></tr>\n",
+                   svg::PaletteColor(i), EscapeXml(run.name), Grouped(f.node_faults),
+                   Grouped(f.interruptions), f.lost_device_hours, FormatDuration(f.recovery_s.mean),
+                   f.effective_training_time < 0 ? "-" : FormatPercent(f.effective_training_time));
+  }
+  out +=
+      "</tbody>\n</table></div>\n<p class=\"note\">Lost: work since the interrupted jobs' last "
+      "checkpoints plus their restart pauses, \xC3\x97 devices. Recovery: interruption to "
+      "working again. Effective training time: the share of the large jobs' first start to "
+      "completion spent making progress they kept.</p>\n</section>\n";
+  svg::PlotSpec down = NewPlot("Devices out of service");
+  down.lines =
+      SeriesLines(report, [](const SeriesPoint& p) { return static_cast<double>(p.down_devices); });
+  down.x = HoursAxis(down.lines);
+  down.y = ZeroBasedAxis(down.lines, "devices", 1, std::numeric_limits<double>::infinity());
+  AppendFigure(out, down, "Devices on nodes a fault took out of service, not yet repaired.");
+}
+
 }  // namespace
 
 std::vector<svg::Point> WaitCdfPoints(const std::vector<double>& sorted_wait_s, size_t max_points) {
@@ -536,6 +568,7 @@ std::string WriteHtmlReport(const RunReport& report) {
   AppendFragmentationPlot(out, report);
   AppendPendingPlot(out, report);
   if (HasServices(report)) AppendServicePlots(out, report);
+  if (report.failures) AppendFailures(out, report);
   AppendQueueUsagePlots(out, report);
   AppendLargestBlockPlots(out, report);
   fmt::format_to(it,

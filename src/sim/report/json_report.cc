@@ -131,6 +131,31 @@ Json ServicesJson(const ServiceMetrics& s, const PolicyMetrics& m) {
   return out;
 }
 
+Json FailuresSummaryJson(const FailuresSummary& f) {
+  Json out = Json::object();
+  out["trace"] = f.trace;
+  out["node_failures_per_day"] = Number(f.node_failures_per_day);
+  out["fault_classes"] = f.classes;
+  out["large_job_devices"] = f.large_job_devices;
+  return out;
+}
+
+// Issue 14's figures: what the faults cost and how fast the jobs came back.
+Json FailuresJson(const FailureMetrics& f) {
+  Json out = Json::object();
+  out["node_faults"] = f.node_faults;
+  out["interruptions"] = f.interruptions;
+  out["lost_device_h"] = Number(f.lost_device_hours);
+  out["mttr_s"] = Number(f.recovery_s.mean);
+  out["recovery_s"] = DistributionJson(f.recovery_s, /*with_max=*/true);
+  out["mean_repair_s"] = Number(f.mean_repair_s);
+  out["large_jobs_completed"] = f.large_jobs_completed;
+  out["effective_training_time"] =
+      f.effective_training_time < 0 ? Json(nullptr) : Number(f.effective_training_time);
+  out["faults_by_class"] = CountsJson(f.faults_by_class);
+  return out;
+}
+
 // By queue name, one value per sample of a per-queue series.
 Json QueueSeriesJson(const PolicyRun& run, std::vector<double> SeriesPoint::*series) {
   Json out = Json::object();
@@ -240,6 +265,7 @@ std::string WriteJsonReport(const RunReport& report) {
   root["cluster"] = ClusterJson(report.cluster);
   root["workload"] = WorkloadJson(report.workload);
   if (report.services) root["services"] = ServicesSummaryJson(*report.services);
+  if (report.failures) root["failures"] = FailuresSummaryJson(*report.failures);
   root["seed"] = report.seed;
   Json policies = Json::array();
   for (const PolicyRun& run : report.policies) {
@@ -255,6 +281,12 @@ std::string WriteJsonReport(const RunReport& report) {
       Json service_devices = Json::array();
       for (const SeriesPoint& point : run.series) service_devices.push_back(point.service_devices);
       policy["series"]["service_devices"] = std::move(service_devices);
+    }
+    if (run.failures) {
+      policy["failures"] = FailuresJson(*run.failures);
+      Json down_devices = Json::array();
+      for (const SeriesPoint& point : run.series) down_devices.push_back(point.down_devices);
+      policy["series"]["down_devices"] = std::move(down_devices);
     }
     if (!run.queues.empty()) {
       policy["queues"] = QueuesJson(run.queues);

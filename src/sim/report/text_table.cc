@@ -162,6 +162,17 @@ std::string WriteTextTable(const RunReport& report) {
         FormatDuration(s.requests.latency_s.p99), FormatDuration(s.scale_up_to_serving_s.p95),
         s.replica_preemptions, run.metrics.goodput_device_hours);
   }
+  for (const PolicyRun& run : report.policies) {
+    if (!run.failures) continue;
+    const FailureMetrics& f = *run.failures;
+    out += fmt::format(
+        "faults under {}: {} node faults, {} interruptions, {:.1f} device-h lost, mean time to "
+        "recovery {}, effective training time {}\n",
+        run.name, f.node_faults, f.interruptions, f.lost_device_hours,
+        FormatDuration(f.recovery_s.mean),
+        f.effective_training_time < 0 ? std::string("-")
+                                      : fmt::format("{:.2f}%", f.effective_training_time * 100));
+  }
   return out;
 }
 

@@ -13,13 +13,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// A short, printable rendering of a JSON value for messages.
-std::string Shown(const Json& value) {
-  std::string text = value.dump(-1, ' ', true, Json::error_handler_t::replace);
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text;
-}
-
 }  // namespace
 
 Result<RequestTrace> ParseMooncakeTrace(std::string_view text, std::string source) {
@@ -43,7 +36,7 @@ Result<RequestTrace> ParseMooncakeTrace(std::string_view text, std::string sourc
     const double value = ok ? it->get<double>() : 0;
     if (!ok || !std::isfinite(value) || value < 0 || value > max) {
       return MakeError(ErrorCode::kInvalidArgument, "{}expected {} at most {}, got {}",
-                       where(field), expected, static_cast<int64_t>(max), Shown(*it));
+                       where(field), expected, static_cast<int64_t>(max), ShownJson(*it));
     }
     return value;
   };

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace headroom::sim {
 namespace {
 
@@ -53,6 +55,12 @@ void CountSkipped(LoadedWorkload& loaded, std::string_view reason) {
     }
   }
   loaded.skipped.emplace_back(std::string(reason), 1);
+}
+
+std::string ShownJson(const nlohmann::json& value) {
+  std::string text = value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
 }
 
 }  // namespace headroom::sim

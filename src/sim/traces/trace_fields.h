@@ -8,7 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "base/csv.h"
 #include "base/result.h"
@@ -34,6 +37,9 @@ Result<int64_t> ReadSignedInteger(const CsvTable& table, size_t row, size_t colu
 
 // Whole seconds (bounded by kMaxTraceSeconds in magnitude) to microseconds.
 constexpr TimeUs TraceSecondsToUs(int64_t seconds) { return seconds * kUsPerSecond; }
+
+// A short, printable rendering of a JSON value for messages (at most 40 characters).
+std::string ShownJson(const nlohmann::json& value);
 
 // Counts one dropped row under `reason`; reasons keep the order in which they first occur.
 void CountSkipped(LoadedWorkload& loaded, std::string_view reason);

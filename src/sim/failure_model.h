@@ -1,0 +1,109 @@
+// The failure model: the faults that take a simulated building's nodes out of service and the
+// repairs that bring them back (issue "device health", PHYSICS.md §4.5 and §5.5).
+//
+// Rate: each node fails as a Poisson process of `node_failures_per_day` per 8 devices (a node of
+// 4 devices fails half as often; a node without devices never), only while it is in service; by
+// default Llama 3's 419 unexpected interruptions of a 16,384-GPU job in 54 days, 3.8e-3 per
+// 8-GPU node-day. Classes and repairs: each fault's class is drawn in proportion to how often the
+// catalogue saw it, and its repair time (the node out of service) from the repair times the
+// catalogue saw for that class, so a GPU fault is repaired as StepFun's GPU faults were.
+//
+// Promises: a node's faults depend only on the seed, the node's index and its device count,
+// never on what the simulator does in between, so every policy of one run meets the same
+// faults; a node is never down twice at once; repairs take at least one second.
+// Threading: a FaultProcess belongs to one simulation.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/result.h"
+#include "base/rng.h"
+#include "base/time.h"
+#include "model/cluster.h"
+#include "sim/traces/stepfun_faults.h"
+
+namespace headroom::sim {
+
+struct FaultClass {
+  std::string name;              // As the catalogue names it, e.g. "GPU".
+  std::string level;             // e.g. "Hardware Failure" (the first seen for the class).
+  uint32_t seen = 0;             // Faults of this class in the catalogue: its weight.
+  std::vector<double> repair_s;  // Observed repair times, ascending.
+};
+
+struct FailureModel {
+  double node_failures_per_day = 3.8e-3;  // Per 8 devices.
+  std::vector<FaultClass> classes;        // Empty: no faults.
+  uint64_t seed = 1;
+  std::string source;  // Where the catalogue came from, for reports.
+};
+
+// The catalogue of a fault trace: one class per fault_class, by how often it was seen, then name.
+FailureModel FailureModelOf(const FaultTrace& trace);
+
+// A failure model from FORMAT:PATH, as `headroom sim --failures` takes it: stepfun:PATH, a
+// StepFun fault trace (fault_trace.json) as the catalogue, at the default rate. An error names
+// what is wrong with the spec or the file.
+Result<FailureModel> LoadFailureModel(const std::string& spec);
+
+// A fault or a repair, in time order.
+struct NodeChange {
+  TimeUs at_us = 0;
+  NodeId node;
+  bool down = false;     // A fault begins; else its repair ends.
+  uint32_t fault_class;  // Index into FailureModel::classes.
+};
+
+class FaultProcess {
+ public:
+  // Faults begin after `origin_us`. `model` must outlive the process.
+  FaultProcess(const FailureModel& model, const model::Cluster& cluster, TimeUs origin_us);
+
+  // The next fault or repair; kNever when no node can fail.
+  TimeUs NextUs() const { return next_.empty() ? kNever : next_.top().at_us; }
+  // The earliest repair of a node that is down now; kNever when none is.
+  TimeUs NextRepairUs() const;
+  // The faults and repairs due at `now_us` (NextUs() <= now_us), in time then node order.
+  std::vector<NodeChange> PopDue(TimeUs now_us);
+
+  bool down(NodeId node) const { return nodes_[node.value()].down; }
+  uint64_t down_devices() const { return down_devices_; }
+  uint64_t faults() const { return faults_; }
+  const std::vector<uint64_t>& faults_by_class() const { return faults_by_class_; }
+  // Seconds of repair of every fault begun so far.
+  double repair_s_total() const { return repair_s_total_; }
+
+ private:
+  struct NodeProcess {
+    Rng rng;
+    double mean_gap_s = 0;  // Between faults while in service; 0: never fails.
+    uint32_t devices = 0;
+    bool down = false;
+    uint32_t fault_class = 0;
+  };
+  struct Due {
+    TimeUs at_us;
+    uint32_t node;
+    friend bool operator>(const Due& a, const Due& b) {
+      return a.at_us != b.at_us ? a.at_us > b.at_us : a.node > b.node;
+    }
+  };
+  void ScheduleFault(uint32_t node, TimeUs from_us);
+
+  const FailureModel* model_;
+  double total_seen_ = 0;
+  std::vector<NodeProcess> nodes_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> next_;
+  std::multiset<TimeUs> repairs_;  // Of the nodes down now.
+  uint64_t down_devices_ = 0;
+  uint64_t faults_ = 0;
+  std::vector<uint64_t> faults_by_class_;
+  double repair_s_total_ = 0;
+};
+
+}  // namespace headroom::sim
