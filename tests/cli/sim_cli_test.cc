@@ -170,6 +170,44 @@ TEST_F(SimCliTest, ServicesBesideTheWorkloadReportTheirFiguresPerPolicy) {
   EXPECT_NE(html.find("<svg"), std::string::npos);
 }
 
+TEST_F(SimCliTest, FailuresReportWhatFaultsCostEachPolicy) {
+  const std::filesystem::path faults = dir_ / "fault_trace.json";
+  std::ofstream(faults) << R"([{"node_id": "a", "event_time": 1, "event_type": "fault_start",
+               "fault_type": {"Level": "Hardware Failure", "Class": "GPU", "Desc": "XID 79"}},
+              {"node_id": "a", "event_time": 1.25, "event_type": "fault_end",
+               "fault_type": {"Level": "Hardware Failure", "Class": "GPU", "Desc": "XID 79"}}])";
+  const std::string spec = "stepfun:" + faults.string();
+  const Outcome run = RunHeadroom("sim --cluster " + Cluster() + " --workload " + Workload() +
+                                  " --failures " + spec +
+                                  " --failure-rate 2 --large-job-devices 16"
+                                  " --policy no-health,slurm-expedite,headroom --out " +
+                                  (dir_ / "out").string());
+  ASSERT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("faults under slurm-expedite: "), std::string::npos) << run.output;
+  const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
+  EXPECT_EQ(report["failures"]["trace"], spec);
+  EXPECT_EQ(report["failures"]["node_failures_per_day"], 2);
+  EXPECT_EQ(report["failures"]["fault_classes"], 1);
+  ASSERT_EQ(report["policies"].size(), 3u);
+  for (const auto& policy : report["policies"]) {
+    SCOPED_TRACE(policy["name"].get<std::string>());
+    const auto& figures = policy["failures"];
+    EXPECT_GT(figures["node_faults"].get<int>(), 0);
+    EXPECT_GT(figures["interruptions"].get<int>(), 0);
+    EXPECT_GT(figures["lost_device_h"].get<double>(), 0);
+    EXPECT_GE(figures["mttr_s"].get<double>(), 600);  // At least the restart pause.
+    EXPECT_DOUBLE_EQ(figures["mean_repair_s"].get<double>(), 0.25 * 86400);
+    EXPECT_EQ(figures["faults_by_class"]["GPU"], figures["node_faults"]);
+    EXPECT_EQ(policy["series"]["down_devices"].size(), policy["series"]["time_s"].size());
+    EXPECT_EQ(policy["metrics"]["jobs_completed"], kWorkloadJobs);
+  }
+  EXPECT_NE(ReadFile(dir_ / "out/report.html").find("Devices out of service"), std::string::npos);
+  const Outcome bad = RunHeadroom("sim --cluster " + Cluster() + " --workload " + Workload() +
+                                  " --failures faults.json --out " + (dir_ / "bad").string());
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.output.find("--failures: expected stepfun:PATH"), std::string::npos) << bad.output;
+}
+
 TEST_F(SimCliTest, SameSeedGivesByteIdenticalReport) {
   const std::string cluster = Cluster();
   const std::string workload = Workload();

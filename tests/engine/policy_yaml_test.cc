@@ -212,6 +212,10 @@ TEST(PolicyYamlTest, RecoveryExpediteIsOffUnlessAsked) {
   ASSERT_TRUE(expedite.has_value()) << expedite.error().message;
   EXPECT_TRUE(expedite->recovery.expedite);
   EXPECT_FALSE(ParsePolicyYaml("name: e\n", "e.yaml")->recovery.expedite);
+  EXPECT_TRUE(PresetPolicy("slurm-expedite")->recovery.expedite);
+  EXPECT_TRUE(PresetPolicy("headroom")->recovery.expedite);
+  EXPECT_FALSE(PresetPolicy("no-health")->recovery.expedite);
+  EXPECT_FALSE(PresetPolicy("slurm-like")->recovery.expedite);
   auto typo = ParsePolicyYaml("name: e\nrecovery:\n  expedited: true\n", "e.yaml");
   ASSERT_FALSE(typo.has_value());
   EXPECT_NE(typo.error().message.find("e.yaml:3: field 'recovery.expedited': expected one of the "
