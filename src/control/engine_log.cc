@@ -163,6 +163,8 @@ Json FinishEvent(uint64_t job, bool failed) {
 
 Json CancelEvent(uint64_t job) { return {{"cancel", job}}; }
 
+Json InterruptEvent(uint64_t job) { return {{"interrupt", job}}; }
+
 Json DrainEvent(std::string_view node, bool drained) {
   return {{"drain", node}, {"drained", drained}};
 }

@@ -60,6 +60,7 @@ nlohmann::json SubmitEvent(const JobRecord& job);
 nlohmann::json RestoreEvent(const JobRecord& job);
 nlohmann::json FinishEvent(uint64_t job, bool failed);  // "failed": true only when it failed.
 nlohmann::json CancelEvent(uint64_t job);
+nlohmann::json InterruptEvent(uint64_t job);  // A fault ended its running attempt.
 nlohmann::json DrainEvent(std::string_view node, bool drained);
 // `daemon_of_engine` maps the engine's job ids to the daemon's.
 nlohmann::json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& cluster,

@@ -218,6 +218,10 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
       if (!id) id = known(event["cancel"], JobState::kPending);
       if (!id) return tl::unexpected(id.error());
       inputs.push_back(engine::JobCancelled{*id});
+    } else if (event.contains("interrupt")) {
+      auto id = known(event["interrupt"], JobState::kRunning);
+      if (!id) return tl::unexpected(id.error());
+      inputs.push_back(engine::JobInterrupted{*id});
     } else if (event.contains("drain")) {
       const model::Node* node = event["drain"].is_string()
                                     ? cluster_->FindNode(event["drain"].get<std::string>())

@@ -380,11 +380,16 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
   }
   for (const JobRecord& job : requeued) {
     backend_.OnStop(job.id);
-    if (auto it = engine_of_daemon_.find(job.id); it != engine_of_daemon_.end()) {
-      if (engine_) AddEvent(engine::JobCancelled{it->second}, CancelEvent(job.id));
-      engine_of_daemon_.erase(it);
+    // The engine requeues it under its id, as the simulator's faults do (JobInterrupted): it
+    // keeps its attained service and preemption count, and with recovery.expedite goes first.
+    // Without an engine (one is being rebuilt) it is submitted again like any pending job.
+    auto it = engine_of_daemon_.find(job.id);
+    if (engine_ && it != engine_of_daemon_.end()) {
+      AddEvent(engine::JobInterrupted{it->second}, InterruptEvent(job.id));
+    } else {
+      if (it != engine_of_daemon_.end()) engine_of_daemon_.erase(it);
+      EnqueueSubmit(job);
     }
-    EnqueueSubmit(job);
     Log("requeued", job.id, std::nullopt, fmt::format("job {} {}", job.id, job.message), now);
   }
 }

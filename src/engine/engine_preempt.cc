@@ -88,7 +88,11 @@ int64_t Engine::AttainedDeviceUs(const JobRecord& r, TimeUs now) const {
 
 int64_t Engine::PreemptionRank(const JobRecord& r, TimeUs now) const {
   if (las_ == nullptr) return r.job.priority;
-  return ServiceRank(*las_, r.job.priority, AttainedDeviceUs(r, now));
+  // An interrupted job awaiting its restart (recovery.expedite) ranks as fresh work of its
+  // priority: it may take room back from work of its priority that has had more service, where
+  // else, first in the queue but too large for what is free, it would watch smaller jobs fill
+  // the devices its own fault freed.
+  return ServiceRank(*las_, r.job.priority, r.expedited ? 0 : AttainedDeviceUs(r, now));
 }
 
 void Engine::PromoteIfStarved(JobRecord& r, TimeUs now) const {

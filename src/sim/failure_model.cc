@@ -75,6 +75,9 @@ void FaultProcess::ScheduleFault(uint32_t node, TimeUs from_us) {
   NodeProcess& process = nodes_[node];
   if (process.mean_gap_s <= 0) return;
   const double gap_us = process.rng.Exponential(process.mean_gap_s) * kUsPerSecond;
+  // Beyond about 300 years (a rate near zero) the node is not going to fail in any run; the cap
+  // keeps the times far from overflow.
+  if (!(gap_us < 1e16)) return;
   next_.push(Due{from_us + std::max<TimeUs>(std::llround(gap_us), 1), node});
 }
 

@@ -73,7 +73,7 @@ Result<FaultTrace> ParseStepfunFaults(std::string_view text, std::string source)
     if (!type) return tl::unexpected(type.error());
     if (*type != "fault_start" && *type != "fault_end") {
       return MakeError(ErrorCode::kInvalidArgument, "{}expected fault_start or fault_end, got {}",
-                       where("event_type"), ShownJson(object["event_type"]));
+                       where("event_type"), ShownJson(object.at("event_type")));
     }
     const auto fault = object.find("fault_type");
     if (fault == object.end() || !fault->is_object()) {
