@@ -205,6 +205,16 @@ struct RecoveryConfig {
   bool expedite = false;
 };
 
+// Readiness checks before work is admitted (DCGM's `dcgmi diag -r 1`, "seconds", run before a
+// job; PHYSICS.md §4.3): a job starting on a node not verified within `verified_for_us` waits
+// `check_us` while the node is checked, and a node that fails goes out of service before the
+// job works there. The simulator models them (sim/failure_model.h); live, the agent's
+// readiness command keeps a failing node from new work. 0 s: no checks.
+struct ReadinessConfig {
+  TimeUs check_us = 0;
+  TimeUs verified_for_us = 3600 * kUsPerSecond;
+};
+
 // How services' replicas are autoscaled (autoscaler.h): Kubernetes' HPA, and with `forecast`
 // its rate also projected one replica start-up (and one sync) ahead along its recent trend,
 // so that a rising burst finds its replicas already loaded. `fixed_at_peak` is the common
@@ -272,6 +282,7 @@ struct PolicyConfig {
   ElasticConfig elastic;
   AutoscalingConfig autoscaling;
   RecoveryConfig recovery;
+  ReadinessConfig readiness;
 
   // Queues with quotas (quota.h); empty: none, every start is the placer's alone to decide.
   // With queues, preemption also reclaims: a job within its queue's guarantee may take back

@@ -383,6 +383,20 @@ Status ParseFlags(const YamlField& field, std::initializer_list<std::string_view
   return {};
 }
 
+Status ParseReadiness(const YamlField& field, ReadinessConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"check_s", "verified_for_s"}));
+  for (const auto& [key, slot] :
+       {std::pair{"check_s", &out.check_us}, std::pair{"verified_for_s", &out.verified_for_us}}) {
+    TimeUs* seconds_slot = slot;
+    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+      YAML_FIELD_TRY(us, Seconds(value, false));
+      *seconds_slot = *us;
+      return {};
+    }));
+  }
+  return {};
+}
+
 Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {
   POLICY_TRY(ParseFlags(field, {"forecast", "fixed_at_peak"}, {&out.forecast, &out.fixed_at_peak}));
   if (out.forecast && out.fixed_at_peak) {
@@ -394,7 +408,7 @@ Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {
 Result<PolicyConfig> Parse(const YamlField& document) {
   YAML_FIELD_TRY(map, document.Map({"name", "description", "queue", "backfill", "placement",
                                     "victim_selector", "migration", "preemption", "elastic",
-                                    "autoscaling", "recovery", "queues"}));
+                                    "autoscaling", "recovery", "readiness", "queues"}));
   PolicyConfig config;
   YAML_FIELD_TRY(name_field, map->Require("name", "a policy name"));
   YAML_FIELD_TRY(name, name_field->Name());
@@ -426,6 +440,8 @@ Result<PolicyConfig> Parse(const YamlField& document) {
   POLICY_TRY(Optional(*map, "recovery", [&](const YamlField& v) {
     return ParseFlags(v, {"expedite"}, {&config.recovery.expedite});
   }));
+  POLICY_TRY(Optional(*map, "readiness",
+                      [&](const YamlField& v) { return ParseReadiness(v, config.readiness); }));
   POLICY_TRY(Optional(*map, "queues", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(queues, ParseQueuesField(value));
     config.queues = std::move(*queues);

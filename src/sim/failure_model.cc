@@ -91,9 +91,10 @@ std::vector<NodeChange> FaultProcess::PopDue(TimeUs now_us) {
     NodeProcess& process = nodes_[due.node];
     if (process.down) {
       process.down = false;
+      process.faulty = false;
       down_devices_ -= process.devices;
       repairs_.erase(repairs_.find(due.at_us));
-      changes.push_back({due.at_us, NodeId(due.node), false, process.fault_class});
+      changes.push_back({due.at_us, NodeId(due.node), false, false, process.fault_class});
       ScheduleFault(due.node, due.at_us);
       continue;
     }
@@ -106,19 +107,26 @@ std::vector<NodeChange> FaultProcess::PopDue(TimeUs now_us) {
     }
     const std::vector<double>& repairs = model_->classes[fault_class].repair_s;
     const double repair_s = repairs[process.rng.Below(repairs.size())];
-    const TimeUs repaired_us =
-        due.at_us + std::max<TimeUs>(std::llround(repair_s * kUsPerSecond), kUsPerSecond);
-    process.down = true;
+    const bool latent = process.rng.Uniform() < model_->latent_share;
+    process.repair_us = std::max<TimeUs>(std::llround(repair_s * kUsPerSecond), kUsPerSecond);
+    process.faulty = true;
     process.fault_class = fault_class;
-    down_devices_ += process.devices;
     ++faults_;
     ++faults_by_class_[fault_class];
-    repair_s_total_ += UsToSeconds(repaired_us - due.at_us);
-    repairs_.insert(repaired_us);
-    next_.push(Due{repaired_us, due.node});
-    changes.push_back({due.at_us, NodeId(due.node), true, fault_class});
+    repair_s_total_ += UsToSeconds(process.repair_us);
+    changes.push_back({due.at_us, NodeId(due.node), true, latent, fault_class});
   }
   return changes;
+}
+
+void FaultProcess::Detect(NodeId node, TimeUs at_us) {
+  NodeProcess& process = nodes_[node.value()];
+  HR_CHECK(process.faulty && !process.down);
+  process.down = true;
+  down_devices_ += process.devices;
+  const TimeUs repaired_us = at_us + process.repair_us;
+  repairs_.insert(repaired_us);
+  next_.push(Due{repaired_us, node.value()});
 }
 
 }  // namespace headroom::sim

@@ -8,9 +8,16 @@
 // catalogue saw it, and its repair time (the node out of service) from the repair times the
 // catalogue saw for that class, so a GPU fault is repaired as StepFun's GPU faults were.
 //
+// Latent faults: a share of faults (`latent_share`) show no sign while nothing runs on the
+// node. The simulator keeps such a fault on an idle node latent: the node looks healthy until a
+// job started there fails `latent_fail_after_s` later, or a readiness check before the job's
+// work catches it (with probability `check_catches`). Its repair starts when it is detected.
+// These three are assumptions, not measurements (PHYSICS.md gives no share or catch rate).
+//
 // Promises: a node's faults depend only on the seed, the node's index and its device count,
 // never on what the simulator does in between, so every policy of one run meets the same
-// faults; a node is never down twice at once; repairs take at least one second.
+// faults (when they are detected is the policy's doing); a node is never faulty twice at once;
+// repairs take at least one second.
 // Threading: a FaultProcess belongs to one simulation.
 #pragma once
 
@@ -38,6 +45,9 @@ struct FaultClass {
 
 struct FailureModel {
   double node_failures_per_day = 3.8e-3;  // Per 8 devices.
+  double latent_share = 0;                // Of faults, those latent on an idle node.
+  double latent_fail_after_s = 600;       // A job on a latently faulty node fails this late.
+  double check_catches = 0.8;             // Share of latent faults a readiness check finds.
   std::vector<FaultClass> classes;        // Empty: no faults.
   uint64_t seed = 1;
   std::string source;  // Where the catalogue came from, for reports.
@@ -55,8 +65,9 @@ Result<FailureModel> LoadFailureModel(const std::string& spec);
 struct NodeChange {
   TimeUs at_us = 0;
   NodeId node;
-  bool down = false;     // A fault begins; else its repair ends.
-  uint32_t fault_class;  // Index into FailureModel::classes.
+  bool down = false;            // A fault begins; else its repair ends.
+  bool latent_if_idle = false;  // A fault that stays latent while nothing runs on the node.
+  uint32_t fault_class;         // Index into FailureModel::classes.
 };
 
 class FaultProcess {
@@ -68,9 +79,15 @@ class FaultProcess {
   TimeUs NextUs() const { return next_.empty() ? kNever : next_.top().at_us; }
   // The earliest repair of a node that is down now; kNever when none is.
   TimeUs NextRepairUs() const;
-  // The faults and repairs due at `now_us` (NextUs() <= now_us), in time then node order.
+  // The faults and repairs due at `now_us` (NextUs() <= now_us), in time then node order. A
+  // faulty node is repaired only once Detect has been called for it.
   std::vector<NodeChange> PopDue(TimeUs now_us);
+  // The fault of a faulty node, not yet detected, is found at `at_us`: its repair begins.
+  void Detect(NodeId node, TimeUs at_us);
 
+  // Faulty: a fault began and its repair has not ended (detected or not). Down: detected and in
+  // repair, out of service.
+  bool faulty(NodeId node) const { return nodes_[node.value()].faulty; }
   bool down(NodeId node) const { return nodes_[node.value()].down; }
   uint64_t down_devices() const { return down_devices_; }
   uint64_t faults() const { return faults_; }
@@ -83,8 +100,10 @@ class FaultProcess {
     Rng rng;
     double mean_gap_s = 0;  // Between faults while in service; 0: never fails.
     uint32_t devices = 0;
+    bool faulty = false;
     bool down = false;
     uint32_t fault_class = 0;
+    TimeUs repair_us = 0;  // Its fault's repair time, from detection.
   };
   struct Due {
     TimeUs at_us;

@@ -98,6 +98,13 @@ struct FailureMetrics {
   // started again; its mean is the jobs' mean time to recovery.
   Distribution recovery_s;
   double mean_repair_s = 0;  // Of the faults begun: the node out of service.
+  // Latent faults (failure_model.h): attempts started on a node with an undetected fault, and
+  // the policy's readiness checks (ReadinessConfig): node checks run, those that found a
+  // fault, and their time × the node's devices.
+  uint64_t jobs_started_on_faulty = 0;
+  uint64_t checks = 0;
+  uint64_t checks_failed = 0;
+  double check_device_hours = 0;
   // Jobs of at least SimOptions::large_job_devices devices that completed, and their effective
   // training time: the share of their first start to completion spent making progress that was
   // kept (not redoing lost work, pausing to restart or pending after a requeue), pooled (Meta's
@@ -218,6 +225,8 @@ struct FailuresSummary {
   std::string trace;                 // FORMAT:PATH, as given.
   double node_failures_per_day = 0;  // Per 8 devices.
   uint64_t classes = 0;
+  double latent_share = 0;         // Of faults, those latent on an idle node (failure_model.h).
+  double check_catches = 0;        // Share of latent faults a readiness check finds.
   uint64_t large_job_devices = 0;  // Jobs this large count in effective_training_time.
 };
 

@@ -10,6 +10,7 @@
 #include "base/check.h"
 #include "engine/engine.h"
 #include "sim/block_metrics.h"
+#include "sim/health_driver.h"
 #include "sim/queue_tally.h"
 #include "sim/stats.h"
 
@@ -153,42 +154,35 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     unproductive_us[job] += lost_us;
     return lost_us * devices_at_width(job);
   };
-  std::optional<FaultProcess> faults;
+  std::optional<HealthDriver> health;
   std::optional<FailureMetrics> failure_metrics;
   if (!options.failures.classes.empty()) {
-    faults.emplace(options.failures, cluster, first_arrival);
+    health.emplace(options.failures, policy.readiness, cluster, first_arrival);
     failure_metrics.emplace();
   }
   std::vector<TimeUs> interrupted_us(jobs.size(), -1);  // Of the attempt a fault ended last.
   std::vector<double> recoveries;
   double failure_lost_device_us = 0;
-  // A fault on `node` interrupts every attempt running there (at most once per instant, when
-  // two of its nodes fail together); not a job completing at this very instant.
-  const auto interrupt_on = [&](NodeId node, TimeUs now, std::vector<engine::Event>& out) {
-    const uint32_t ids =
-        static_cast<uint32_t>(jobs.size()) + (services ? services->replicas_submitted() : 0);
-    for (uint32_t id = 0; id < ids; ++id) {
-      if (engine.state(JobId(id)) != engine::JobState::kRunning) continue;
-      if (id < jobs.size() && (requeued_us[id] == now || outcomes[id].end_us == now)) continue;
-      const std::vector<engine::TaskAllocation>* tasks = engine.allocations(JobId(id));
-      if (tasks == nullptr ||
-          std::none_of(tasks->begin(), tasks->end(),
-                       [&](const engine::TaskAllocation& task) { return task.node == node; })) {
-        continue;
-      }
-      out.push_back(engine::JobInterrupted{JobId(id)});
-      ++failure_metrics->interruptions;
-      if (id >= jobs.size()) {
-        services->Preempted(JobId(id), now, /*by_fault=*/true);
-        continue;
-      }
-      const TimeUs interval = jobs[id].checkpoint_interval_us > 0
-                                  ? jobs[id].checkpoint_interval_us
-                                  : policy.preemption.checkpoint_interval_us;
-      failure_lost_device_us += requeue(id, now, interval, policy.preemption.restart_us);
-      interrupted_us[id] = now;
-      ++outcomes[id].interruptions;
+  const auto job_ids = [&] {
+    return static_cast<uint32_t>(jobs.size()) + (services ? services->replicas_submitted() : 0);
+  };
+  // A detected fault ends the attempts running on its node; not a job completing at this very
+  // instant (its completion is already among the events).
+  const auto interrupt = [&](JobId id, TimeUs now, std::vector<engine::Event>& out) {
+    const uint32_t job = id.value();
+    if (job < jobs.size() && outcomes[job].end_us == now) return;
+    out.push_back(engine::JobInterrupted{id});
+    ++failure_metrics->interruptions;
+    if (job >= jobs.size()) {
+      services->Preempted(id, now, /*by_fault=*/true);
+      return;
     }
+    const TimeUs interval = jobs[job].checkpoint_interval_us > 0
+                                ? jobs[job].checkpoint_interval_us
+                                : policy.preemption.checkpoint_interval_us;
+    failure_lost_device_us += requeue(job, now, interval, policy.preemption.restart_us);
+    interrupted_us[job] = now;
+    ++outcomes[job].interruptions;
   };
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
   uint64_t sequence = 0;
@@ -222,10 +216,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     // Faults come while anything else is still to come; a repair is worth waiting for while
     // jobs wait (it may be what they wait for).
     const bool repair_awaited =
-        faults && engine.pending_count() > 0 && faults->NextRepairUs() != kNever;
-    if (repair_awaited) now = std::min(now, faults->NextRepairUs());
+        health && engine.pending_count() > 0 && health->NextRepairUs() != kNever;
+    if (repair_awaited) now = std::min(now, health->NextRepairUs());
     if (now == kNever || now > drain_limit) break;
-    if (faults) now = std::min(now, faults->NextUs());
+    if (health) now = std::min(now, health->NextUs());
 
     // Sample the series on the grid up to `now` (the state is constant in between).
     while (sampler.next_us() <= now) {
@@ -237,7 +231,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.pending_jobs = engine.pending_count();
       point.running_jobs = engine.running_count();
       point.service_devices = services ? services->replica_devices() : 0;
-      point.down_devices = faults ? faults->down_devices() : 0;
+      point.down_devices = health ? health->faults().down_devices() : 0;
       point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
       point.queue_usage_devices = queues.Usage(engine.quotas());
       queues.SampleModels(engine.quotas());
@@ -281,11 +275,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       outcomes[job].end_us = now;
       last_completion = now;
     }
-    if (faults) {
-      for (const NodeChange& change : faults->PopDue(now)) {
-        events.push_back(engine::NodeDrained{change.node, change.down});
-        if (change.down) interrupt_on(change.node, now, events);
-      }
+    if (health) {
+      for (JobId id : health->Step(now, engine, job_ids(), events)) interrupt(id, now, events);
     }
     if (services) services->Step(now, events);
     metrics.events += events.size();
@@ -311,6 +302,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           queues.Preempted(job, lost_device_us);
         },
         [&](const engine::MigrateJob& move) {
+          if (health) health->Moved(move.job);
           if (services && services->Owns(move.job)) {
             services->Moved(move.job, now);
             return;
@@ -340,6 +332,9 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
         },
         // A requeued job starts again from its last checkpoint after its restart pause.
         [&](const engine::StartJob& start) {
+          // Readiness checks of the nodes hold the job's work (a replica's model load covers
+          // them).
+          const TimeUs check_us = health ? health->Admit(start.job, start.tasks, now) : 0;
           if (services && services->Owns(start.job)) {
             services->Started(start.job, now);
             return;
@@ -349,7 +344,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           start_us[job] = now;
           stretch_of[job] = speed.Stretch(cluster, start.tasks);
           width_of[job] = static_cast<uint32_t>(start.tasks.size());
-          work_start_us[job] = now + (restart ? policy.preemption.restart_us : 0);
+          work_start_us[job] = now + (restart ? policy.preemption.restart_us : 0) + check_us;
           if (!restart) remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
           const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
@@ -426,14 +421,18 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   run.sorted_wait_s = std::move(waits);
   if (options.job_outcomes) run.jobs = std::move(outcomes);
   if (services) run.services = services->Finish(last_time);
-  if (faults) {
+  if (health) {
+    const FaultProcess& faults = health->faults();
     FailureMetrics& failed = *failure_metrics;
-    failed.node_faults = faults->faults();
+    failed.node_faults = faults.faults();
     failed.lost_device_hours = failure_lost_device_us / (3600.0 * kUsPerSecond);
     failed.recovery_s = Summarize(recoveries);
-    failed.mean_repair_s = faults->faults() == 0
-                               ? 0
-                               : faults->repair_s_total() / static_cast<double>(faults->faults());
+    failed.mean_repair_s =
+        faults.faults() == 0 ? 0 : faults.repair_s_total() / static_cast<double>(faults.faults());
+    failed.jobs_started_on_faulty = health->jobs_started_on_faulty();
+    failed.checks = health->checks();
+    failed.checks_failed = health->checks_failed();
+    failed.check_device_hours = health->check_device_us() / (3600.0 * kUsPerSecond);
     double large_unproductive_us = 0;
     double large_wall_us = 0;
     for (uint32_t job = 0; job < jobs.size(); ++job) {
@@ -448,7 +447,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     }
     for (size_t i = 0; i < options.failures.classes.size(); ++i) {
       failed.faults_by_class.emplace_back(options.failures.classes[i].name,
-                                          faults->faults_by_class()[i]);
+                                          faults.faults_by_class()[i]);
     }
     run.failures = std::move(failed);
   }

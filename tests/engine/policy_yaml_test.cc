@@ -216,6 +216,17 @@ TEST(PolicyYamlTest, RecoveryExpediteIsOffUnlessAsked) {
   EXPECT_TRUE(PresetPolicy("headroom")->recovery.expedite);
   EXPECT_FALSE(PresetPolicy("no-health")->recovery.expedite);
   EXPECT_FALSE(PresetPolicy("slurm-like")->recovery.expedite);
+  auto checks =
+      ParsePolicyYaml("name: c\nreadiness: {check_s: 30, verified_for_s: 600}\n", "c.yaml");
+  ASSERT_TRUE(checks.has_value()) << checks.error().message;
+  EXPECT_EQ(checks->readiness.check_us, 30 * kUsPerSecond);
+  EXPECT_EQ(checks->readiness.verified_for_us, 600 * kUsPerSecond);
+  EXPECT_EQ(PresetPolicy("no-health")->readiness.check_us, 0);
+  EXPECT_GT(PresetPolicy("headroom")->readiness.check_us, 0);
+  auto negative = ParsePolicyYaml("name: c\nreadiness: {check_s: -1}\n", "c.yaml");
+  ASSERT_FALSE(negative.has_value());
+  EXPECT_NE(negative.error().message.find("c.yaml:2: field 'readiness.check_s'"), std::string::npos)
+      << negative.error().message;
   auto typo = ParsePolicyYaml("name: e\nrecovery:\n  expedited: true\n", "e.yaml");
   ASSERT_FALSE(typo.has_value());
   EXPECT_NE(typo.error().message.find("e.yaml:3: field 'recovery.expedited': expected one of the "

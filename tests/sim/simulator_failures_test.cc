@@ -48,8 +48,10 @@ TEST(SimulatorFailuresTest, AnInterruptedJobWaitsForTheRepairAndResumesFromItsCh
   for (uint64_t seed = 1; seed < 1000 && fault_s < 0; ++seed) {
     model = OneClass(repair_s, 0.5, seed);
     FaultProcess process(model, cluster, 0);
-    const double first_s = UsToSeconds(process.NextUs());
-    process.PopDue(process.NextUs());  // The fault;
+    const TimeUs first_us = process.NextUs();
+    const double first_s = UsToSeconds(first_us);
+    process.PopDue(first_us);  // The fault, found at once (the job runs there);
+    process.Detect(NodeId(0), first_us);
     process.PopDue(process.NextUs());  // its repair.
     const double second_s = UsToSeconds(process.NextUs());
     const double saved_s = std::floor(first_s / kHour) * kHour;
@@ -150,6 +152,49 @@ TEST(SimulatorFailuresTest, AJobThatNeverFitsDoesNotKeepTheRunGoing) {
   EXPECT_EQ(run.metrics.jobs_completed, 1u);
   EXPECT_EQ(run.metrics.jobs_unplaced, 1u);
   EXPECT_LT(run.metrics.engine_steps, 300u);
+}
+
+// Every fault latent on an idle node: a job started on one fails `latent_fail_after_s` into its
+// work under a policy without checks; a readiness check that always catches keeps every job
+// off them, at the price of its checks. The floor: one node failing once every 2 days, repairs
+// of 6 h, and a job of 1 h every 2 h, so that it is idle half the time.
+TEST(SimulatorFailuresTest, ReadinessChecksKeepJobsOffNodesWithHiddenFaults) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}}).Build();
+  std::vector<model::Job> jobs;
+  for (int i = 0; i < 400; ++i) {
+    jobs.push_back(JobOf(1, 8, "", 0, 0, kHour, kHour, i * 2 * kHour));
+  }
+  const model::Workload workload = WorkloadOf(jobs);
+  SimOptions options;
+  options.paranoid = true;
+  options.failures = OneClass(6 * kHour, 0.5, 11);
+  options.failures.latent_share = 1;
+  options.failures.latent_fail_after_s = 300;
+  options.failures.check_catches = 1;
+  engine::PolicyConfig unchecked = *engine::PresetPolicy("fifo");
+  engine::PolicyConfig checked = unchecked;
+  checked.readiness.check_us = SecondsToUs(30.0);
+  checked.readiness.verified_for_us = SecondsToUs(kHour);
+
+  const PolicyRun blind = Simulate(cluster, workload, unchecked, options);
+  ASSERT_TRUE(blind.failures.has_value());
+  EXPECT_GT(blind.failures->jobs_started_on_faulty, 0u);
+  EXPECT_EQ(blind.failures->checks, 0u);
+  EXPECT_EQ(blind.failures->check_device_hours, 0);
+  // Each job that met a hidden fault failed 5 minutes into its work.
+  EXPECT_GE(blind.failures->interruptions, blind.failures->jobs_started_on_faulty);
+  EXPECT_EQ(blind.metrics.jobs_completed, jobs.size());
+
+  const PolicyRun careful = Simulate(cluster, workload, checked, options);
+  ASSERT_TRUE(careful.failures.has_value());
+  EXPECT_EQ(careful.failures->jobs_started_on_faulty, 0u);
+  EXPECT_GT(careful.failures->checks_failed, 0u);
+  EXPECT_GE(careful.failures->checks, careful.failures->checks_failed);
+  EXPECT_NEAR(careful.failures->check_device_hours,
+              static_cast<double>(careful.failures->checks) * 30 * 8 / kHour, 1e-6);
+  EXPECT_EQ(careful.metrics.jobs_completed, jobs.size());
+  // A job a check turned away lost the check only; a blind start loses 5 minutes and a restart.
+  EXPECT_LT(careful.failures->lost_device_hours, blind.failures->lost_device_hours);
 }
 
 }  // namespace

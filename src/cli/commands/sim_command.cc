@@ -51,6 +51,9 @@ struct SimFlags {
   sim::ServiceOptions service;
   std::string failures;
   double failure_rate = sim::FailureModel().node_failures_per_day;
+  double latent_share = sim::FailureModel().latent_share;
+  double latent_fail_after_s = sim::FailureModel().latent_fail_after_s;
+  double check_catches = sim::FailureModel().check_catches;
   uint64_t large_job_devices = sim::SimOptions().large_job_devices;
 };
 
@@ -184,10 +187,15 @@ int RunSim(const SimFlags& flags) {
     auto failures = sim::LoadFailureModel(flags.failures);
     if (!failures) return Fail(failures.error().message);
     failures->node_failures_per_day = flags.failure_rate;
+    failures->latent_share = flags.latent_share;
+    failures->latent_fail_after_s = flags.latent_fail_after_s;
+    failures->check_catches = flags.check_catches;
     failures->seed = flags.seed;
     report.failures = sim::FailuresSummary{.trace = flags.failures,
                                            .node_failures_per_day = flags.failure_rate,
                                            .classes = failures->classes.size(),
+                                           .latent_share = flags.latent_share,
+                                           .check_catches = flags.check_catches,
                                            .large_job_devices = flags.large_job_devices};
     options.failures = *std::move(failures);
   }
@@ -329,6 +337,22 @@ std::function<int()> AddSimCommand(CLI::App& app) {
                    "Faults per 8-device node-day (default: Llama 3's 419 interruptions of a "
                    "16,384-GPU job in 54 days)")
       ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  command
+      ->add_option("--latent-share", flags->latent_share,
+                   "Share of faults that stay hidden on an idle node until a job fails there or a "
+                   "readiness check finds them (an assumption: no source measures it)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  command
+      ->add_option("--latent-fail-after", flags->latent_fail_after_s,
+                   "Seconds into its work a job on a node with a hidden fault fails")
+      ->check(CLI::Range(1.0, 1e7))
+      ->capture_default_str();
+  command
+      ->add_option("--check-catches", flags->check_catches,
+                   "Share of hidden faults a policy's readiness check finds")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   command
       ->add_option("--large-job-devices", flags->large_job_devices,

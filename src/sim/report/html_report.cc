@@ -474,19 +474,21 @@ void AppendServicePlots(std::string& out, const RunReport& report) {
 void AppendFailures(std::string& out, const RunReport& report) {
   out +=
       "<section class=\"card\">\n<h2>Node faults</h2>\n<div class=\"scroll\"><table>\n<thead>\n"
-      "<tr><th class=\"name\">Policy</th><th>Faults</th><th>Interruptions</th><th>Lost "
-      "(device-h)</th><th>Mean time<br>to recovery</th><th>Effective<br>training time</th>"
-      "</tr>\n</thead>\n<tbody>\n";
+      "<tr><th class=\"name\">Policy</th><th>Faults</th><th>Interruptions</th><th>Started "
+      "on<br>faulty nodes</th><th>Lost<br>(device-h)</th><th>Checks<br>(device-h)</th>"
+      "<th>Mean time<br>to recovery</th><th>Effective<br>training time</th></tr>\n</thead>\n"
+      "<tbody>\n";
   for (size_t i = 0; i < report.policies.size(); ++i) {
     const PolicyRun& run = report.policies[i];
     if (!run.failures) continue;
     const FailureMetrics& f = *run.failures;
     fmt::format_to(std::back_inserter(out),
                    "<tr><td class=\"name\"><span class=\"swatch\" style=\"background:{}\">"
-                   "</span><strong>{}</strong></td><td>{}</td><td>{}</td><td>{:.1f}</td><td>{}</td>"
-                   "<td>{}</td></tr>\n",
+                   "</span><strong>{}</strong></td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}</td>"
+                   "<td>{:.1f}</td><td>{}</td><td>{}</td></tr>\n",
                    svg::PaletteColor(i), EscapeXml(run.name), Grouped(f.node_faults),
-                   Grouped(f.interruptions), f.lost_device_hours, FormatDuration(f.recovery_s.mean),
+                   Grouped(f.interruptions), Grouped(f.jobs_started_on_faulty), f.lost_device_hours,
+                   f.check_device_hours, FormatDuration(f.recovery_s.mean),
                    f.effective_training_time < 0 ? "-" : FormatPercent(f.effective_training_time));
   }
   out +=

@@ -136,6 +136,8 @@ Json FailuresSummaryJson(const FailuresSummary& f) {
   out["trace"] = f.trace;
   out["node_failures_per_day"] = Number(f.node_failures_per_day);
   out["fault_classes"] = f.classes;
+  out["latent_share"] = Number(f.latent_share);
+  out["check_catches"] = Number(f.check_catches);
   out["large_job_devices"] = f.large_job_devices;
   return out;
 }
@@ -149,6 +151,10 @@ Json FailuresJson(const FailureMetrics& f) {
   out["mttr_s"] = Number(f.recovery_s.mean);
   out["recovery_s"] = DistributionJson(f.recovery_s, /*with_max=*/true);
   out["mean_repair_s"] = Number(f.mean_repair_s);
+  out["jobs_started_on_faulty"] = f.jobs_started_on_faulty;
+  out["checks"] = f.checks;
+  out["checks_failed"] = f.checks_failed;
+  out["check_device_h"] = Number(f.check_device_hours);
   out["large_jobs_completed"] = f.large_jobs_completed;
   out["effective_training_time"] =
       f.effective_training_time < 0 ? Json(nullptr) : Number(f.effective_training_time);

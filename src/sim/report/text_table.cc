@@ -166,10 +166,11 @@ std::string WriteTextTable(const RunReport& report) {
     if (!run.failures) continue;
     const FailureMetrics& f = *run.failures;
     out += fmt::format(
-        "faults under {}: {} node faults, {} interruptions, {:.1f} device-h lost, mean time to "
-        "recovery {}, effective training time {}\n",
-        run.name, f.node_faults, f.interruptions, f.lost_device_hours,
-        FormatDuration(f.recovery_s.mean),
+        "faults under {}: {} node faults, {} interruptions, {} jobs started on faulty nodes, "
+        "{:.1f} device-h lost, {:.1f} device-h of checks, mean time to recovery {}, effective "
+        "training time {}\n",
+        run.name, f.node_faults, f.interruptions, f.jobs_started_on_faulty, f.lost_device_hours,
+        f.check_device_hours, FormatDuration(f.recovery_s.mean),
         f.effective_training_time < 0 ? std::string("-")
                                       : fmt::format("{:.2f}%", f.effective_training_time * 100));
   }

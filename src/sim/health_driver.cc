@@ -1,0 +1,107 @@
+#include "sim/health_driver.h"
+
+#include <algorithm>
+
+namespace headroom::sim {
+
+HealthDriver::HealthDriver(const FailureModel& model, const engine::ReadinessConfig& readiness,
+                           const model::Cluster& cluster, TimeUs origin_us)
+    : model_(&model),
+      readiness_(readiness),
+      cluster_(&cluster),
+      faults_(model, cluster, origin_us),
+      check_rng_(model.seed ^ 0x636865636b73ULL),  // "checks": a stream of its own.
+      verified_us_(cluster.nodes().size(), -1) {}
+
+TimeUs HealthDriver::NextUs() const {
+  return std::min(faults_.NextUs(), found_.empty() ? kNever : found_.top().at_us);
+}
+
+void HealthDriver::Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events,
+                          std::vector<NodeId>& detected) {
+  if (!faults_.faulty(node) || faults_.down(node)) return;
+  faults_.Detect(node, now_us);
+  verified_us_[node.value()] = -1;
+  events.push_back(engine::NodeDrained{node, true});
+  detected.push_back(node);
+}
+
+std::vector<JobId> HealthDriver::Step(TimeUs now_us, const engine::Engine& engine, uint32_t job_ids,
+                                      std::vector<engine::Event>& events) {
+  const auto runs_on = [&](uint32_t job, NodeId node) {
+    if (engine.state(JobId(job)) != engine::JobState::kRunning) return false;
+    const std::vector<engine::TaskAllocation>* tasks = engine.allocations(JobId(job));
+    return tasks != nullptr &&
+           std::any_of(tasks->begin(), tasks->end(),
+                       [&](const engine::TaskAllocation& task) { return task.node == node; });
+  };
+  std::vector<NodeId> detected;
+  for (const NodeChange& change : faults_.PopDue(now_us)) {
+    if (!change.down) {
+      events.push_back(engine::NodeDrained{change.node, false});
+      continue;
+    }
+    bool idle = true;
+    for (uint32_t job = 0; job < job_ids && idle; ++job) idle = !runs_on(job, change.node);
+    if (!(change.latent_if_idle && idle)) Detect(change.node, now_us, events, detected);
+  }
+  while (!found_.empty() && found_.top().at_us <= now_us) {
+    const Found found = found_.top();
+    found_.pop();
+    // A latent fault shows only in the attempt that met it; a check's finding stands anyway.
+    const bool current = attempt_[found.job] == found.attempt && runs_on(found.job, found.node);
+    if (current || found.attempt == 0) Detect(found.node, now_us, events, detected);
+  }
+  std::vector<JobId> interrupted;
+  for (uint32_t job = 0; job < job_ids && !detected.empty(); ++job) {
+    for (NodeId node : detected) {
+      if (runs_on(job, node)) {
+        interrupted.push_back(JobId(job));
+        break;
+      }
+    }
+  }
+  return interrupted;
+}
+
+TimeUs HealthDriver::Admit(JobId job, const std::vector<engine::TaskAllocation>& tasks,
+                           TimeUs now_us) {
+  const uint32_t attempt = ++attempt_[job.value()];
+  std::vector<NodeId> nodes;
+  for (const engine::TaskAllocation& task : tasks) nodes.push_back(task.node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  TimeUs pause_us = 0;
+  bool on_faulty = false;
+  for (NodeId node : nodes) {
+    TimeUs& verified = verified_us_[node.value()];
+    const bool check = readiness_.check_us > 0 &&
+                       (verified < 0 || now_us - verified >= readiness_.verified_for_us);
+    if (check) {
+      ++checks_;
+      pause_us = readiness_.check_us;
+      check_device_us_ += static_cast<double>(readiness_.check_us) *
+                          static_cast<double>(cluster_->nodes()[node.value()].device_count);
+    }
+    if (!faults_.faulty(node)) {
+      if (check) verified = now_us;
+      continue;
+    }
+    if (check && check_rng_.Uniform() < model_->check_catches) {
+      ++checks_failed_;
+      // Attempt 0: the finding stands whatever the job does meanwhile.
+      found_.push(Found{now_us + readiness_.check_us, sequence_++, job.value(), 0, node});
+      continue;
+    }
+    if (check) verified = now_us;  // Passed, wrongly: the check missed the fault.
+    on_faulty = true;
+    const TimeUs fails_us =
+        now_us + (check ? readiness_.check_us : 0) +
+        std::max<TimeUs>(std::llround(model_->latent_fail_after_s * kUsPerSecond), 1);
+    found_.push(Found{fails_us, sequence_++, job.value(), attempt, node});
+  }
+  if (on_faulty) ++jobs_started_on_faulty_;
+  return pause_us;
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,83 @@
+// HealthDriver: the simulator's side of device health (issue 14). It runs the failure model's
+// faults and repairs (failure_model.h) against the engine's floor, and the policy's readiness
+// checks where jobs start (engine/policy_config.h ReadinessConfig):
+//  - a fault on a node where something runs, or one that is not latent, is detected at once:
+//    the node is drained until its repair and the jobs on it are returned to be interrupted;
+//  - a latent fault on an idle node stays hidden: the next job started there fails
+//    `latent_fail_after_s` into its work, unless a readiness check before its work catches it
+//    (then the job is interrupted when the check ends, having lost only the check);
+//  - a node checked and passed stays verified for `verified_for_us`; a repaired node is checked
+//    again before its next job.
+// Promises: a drained node is a detected one and is drained exactly until its repair; a job is
+// returned for interruption only while the attempt that met the fault is still running.
+// Threading: one per simulation.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <unordered_map>
+#include <vector>
+
+#include "base/rng.h"
+#include "engine/engine.h"
+#include "sim/failure_model.h"
+
+namespace headroom::sim {
+
+class HealthDriver {
+ public:
+  // `model` must outlive the driver.
+  HealthDriver(const FailureModel& model, const engine::ReadinessConfig& readiness,
+               const model::Cluster& cluster, TimeUs origin_us);
+
+  // The next fault, repair or check outcome; kNever when none is to come.
+  TimeUs NextUs() const;
+  // The earliest repair of a node out of service; kNever when none is.
+  TimeUs NextRepairUs() const { return faults_.NextRepairUs(); }
+  // Applies what is due at `now_us`: drains and undrains go to `events`; returns the running
+  // jobs whose attempts a detected fault ended (each once, in id order).
+  std::vector<JobId> Step(TimeUs now_us, const engine::Engine& engine, uint32_t job_ids,
+                          std::vector<engine::Event>& events);
+  // A job starts on `tasks`: checks the nodes not verified lately and notes the latent faults
+  // it meets. Returns how long its work waits for the checks (0 without).
+  TimeUs Admit(JobId job, const std::vector<engine::TaskAllocation>& tasks, TimeUs now_us);
+  // A running job moved: what its old attempt met no longer concerns it.
+  void Moved(JobId job) { ++attempt_[job.value()]; }
+
+  const FaultProcess& faults() const { return faults_; }
+  uint64_t jobs_started_on_faulty() const { return jobs_started_on_faulty_; }
+  uint64_t checks() const { return checks_; }
+  uint64_t checks_failed() const { return checks_failed_; }
+  double check_device_us() const { return check_device_us_; }
+
+ private:
+  // A latent fault found by a check ending, or showing in a job's work.
+  struct Found {
+    TimeUs at_us;
+    uint64_t sequence;
+    uint32_t job;
+    uint32_t attempt;
+    NodeId node;
+    friend bool operator>(const Found& a, const Found& b) {
+      return a.at_us != b.at_us ? a.at_us > b.at_us : a.sequence > b.sequence;
+    }
+  };
+  void Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events,
+              std::vector<NodeId>& detected);
+
+  const FailureModel* model_;
+  engine::ReadinessConfig readiness_;
+  const model::Cluster* cluster_;
+  FaultProcess faults_;
+  Rng check_rng_;
+  std::vector<TimeUs> verified_us_;  // Per node: its last passed check; -1: none since repair.
+  std::unordered_map<uint32_t, uint32_t> attempt_;  // Per job: starts and moves so far.
+  std::priority_queue<Found, std::vector<Found>, std::greater<>> found_;
+  uint64_t sequence_ = 0;
+  uint64_t jobs_started_on_faulty_ = 0;
+  uint64_t checks_ = 0;
+  uint64_t checks_failed_ = 0;
+  double check_device_us_ = 0;
+};
+
+}  // namespace headroom::sim
