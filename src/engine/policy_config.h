@@ -208,7 +208,7 @@ struct RecoveryConfig {
 // Readiness checks before work is admitted (DCGM's `dcgmi diag -r 1`, "seconds", run before a
 // job; PHYSICS.md §4.3): a job starting on a node not verified within `verified_for_us` waits
 // `check_us` while the node is checked, and a node that fails goes out of service before the
-// job works there. The simulator models them (sim/failure_model.h); live, the agent's
+// job works there. The simulator models them (sim/health_driver.h); live, the agent's
 // readiness command keeps a failing node from new work. 0 s: no checks.
 struct ReadinessConfig {
   TimeUs check_us = 0;

@@ -135,11 +135,11 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     }
     return device_us;
   };
+  // Time each job spent not progressing: work redone, restart pauses, pending after a requeue.
+  std::vector<double> unproductive_us(jobs.size(), 0);
   // A requeued job (preempted, or interrupted by a fault) keeps the work up to its last
   // checkpoint (at full speed, counted from when its current placement began working); the rest
   // is lost, and its restart pauses. Returns what it loses, × its devices.
-  // Time each job spent not progressing: work redone, restart pauses, pending after a requeue.
-  std::vector<double> unproductive_us(jobs.size(), 0);
   const auto requeue = [&](uint32_t job, TimeUs now, TimeUs checkpoint_interval_us,
                            TimeUs restart_us) {
     HR_CHECK(start_us[job] >= 0);
