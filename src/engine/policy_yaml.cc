@@ -277,6 +277,20 @@ Status ParsePlacement(const YamlField& field, PolicyConfig& out) {
                   [&](const YamlField& value) { return ParseScorers(value, out); });
 }
 
+// Optional times in whole seconds (0 or more).
+Status ParseTimes(const YamlMap& map,
+                  std::initializer_list<std::pair<std::string_view, TimeUs*>> times) {
+  for (const auto& [key, slot] : times) {
+    TimeUs* time = slot;
+    POLICY_TRY(Optional(map, key, [&](const YamlField& value) -> Status {
+      YAML_FIELD_TRY(us, Seconds(value, false));
+      *time = *us;
+      return {};
+    }));
+  }
+  return {};
+}
+
 // A switchable section of seconds and counts: `enabled` (true or false), each time in whole
 // seconds (0 or more), each count 1 or more.
 Status ParseSection(const YamlMap& map, bool& enabled,
@@ -288,14 +302,7 @@ Status ParseSection(const YamlMap& map, bool& enabled,
     enabled = *on == "true";
     return {};
   }));
-  for (const auto& [key, slot] : times) {
-    TimeUs* time = slot;
-    POLICY_TRY(Optional(map, key, [&](const YamlField& value) -> Status {
-      YAML_FIELD_TRY(us, Seconds(value, false));
-      *time = *us;
-      return {};
-    }));
-  }
+  POLICY_TRY(ParseTimes(map, times));
   for (const auto& [key, slot] : counts) {
     uint32_t* count = slot;
     POLICY_TRY(Optional(map, key, [&](const YamlField& value) -> Status {
@@ -385,16 +392,7 @@ Status ParseFlags(const YamlField& field, std::initializer_list<std::string_view
 
 Status ParseReadiness(const YamlField& field, ReadinessConfig& out) {
   YAML_FIELD_TRY(map, field.Map({"check_s", "verified_for_s"}));
-  for (const auto& [key, slot] :
-       {std::pair{"check_s", &out.check_us}, std::pair{"verified_for_s", &out.verified_for_us}}) {
-    TimeUs* seconds_slot = slot;
-    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
-      YAML_FIELD_TRY(us, Seconds(value, false));
-      *seconds_slot = *us;
-      return {};
-    }));
-  }
-  return {};
+  return ParseTimes(*map, {{"check_s", &out.check_us}, {"verified_for_s", &out.verified_for_us}});
 }
 
 Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {

@@ -17,13 +17,10 @@ TimeUs HealthDriver::NextUs() const {
   return std::min(faults_.NextUs(), found_.empty() ? kNever : found_.top().at_us);
 }
 
-void HealthDriver::Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events,
-                          std::vector<NodeId>& detected) {
-  if (!faults_.faulty(node) || faults_.down(node)) return;
+void HealthDriver::Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events) {
   faults_.Detect(node, now_us);
   verified_us_[node.value()] = -1;
   events.push_back(engine::NodeDrained{node, true});
-  detected.push_back(node);
 }
 
 std::vector<JobId> HealthDriver::Step(TimeUs now_us, const engine::Engine& engine, uint32_t job_ids,
@@ -35,32 +32,39 @@ std::vector<JobId> HealthDriver::Step(TimeUs now_us, const engine::Engine& engin
            std::any_of(tasks->begin(), tasks->end(),
                        [&](const engine::TaskAllocation& task) { return task.node == node; });
   };
-  std::vector<NodeId> detected;
+  // The jobs on a node that a fault or a finding concerns, from one scan of the running jobs.
+  const auto jobs_on = [&](NodeId node) {
+    std::vector<JobId> jobs;
+    for (uint32_t job = 0; job < job_ids; ++job) {
+      if (runs_on(job, node)) jobs.push_back(JobId(job));
+    }
+    return jobs;
+  };
+  std::vector<JobId> interrupted;
+  const auto detect = [&](NodeId node, const std::vector<JobId>& jobs) {
+    Detect(node, now_us, events);
+    interrupted.insert(interrupted.end(), jobs.begin(), jobs.end());
+  };
   for (const NodeChange& change : faults_.PopDue(now_us)) {
     if (!change.down) {
       events.push_back(engine::NodeDrained{change.node, false});
       continue;
     }
-    bool idle = true;
-    for (uint32_t job = 0; job < job_ids && idle; ++job) idle = !runs_on(job, change.node);
-    if (!(change.latent_if_idle && idle)) Detect(change.node, now_us, events, detected);
+    const std::vector<JobId> jobs = jobs_on(change.node);
+    if (!change.latent_if_idle || !jobs.empty()) detect(change.node, jobs);
   }
   while (!found_.empty() && found_.top().at_us <= now_us) {
     const Found found = found_.top();
     found_.pop();
+    // Found already (by a fault on a busy node or another finding), or repaired since.
+    if (!faults_.faulty(found.node) || faults_.down(found.node)) continue;
     // A latent fault shows only in the attempt that met it; a check's finding stands anyway.
     const bool current = attempt_[found.job] == found.attempt && runs_on(found.job, found.node);
-    if (current || found.attempt == 0) Detect(found.node, now_us, events, detected);
+    if (current || found.attempt == 0) detect(found.node, jobs_on(found.node));
   }
-  std::vector<JobId> interrupted;
-  for (uint32_t job = 0; job < job_ids && !detected.empty(); ++job) {
-    for (NodeId node : detected) {
-      if (runs_on(job, node)) {
-        interrupted.push_back(JobId(job));
-        break;
-      }
-    }
-  }
+  // A gang on two nodes found at once is interrupted once.
+  std::sort(interrupted.begin(), interrupted.end());
+  interrupted.erase(std::unique(interrupted.begin(), interrupted.end()), interrupted.end());
   return interrupted;
 }
 

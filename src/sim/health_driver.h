@@ -62,8 +62,8 @@ class HealthDriver {
       return a.at_us != b.at_us ? a.at_us > b.at_us : a.sequence > b.sequence;
     }
   };
-  void Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events,
-              std::vector<NodeId>& detected);
+  // A faulty node not yet found is found: its repair begins and it is drained.
+  void Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events);
 
   const FailureModel* model_;
   engine::ReadinessConfig readiness_;

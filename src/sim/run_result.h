@@ -152,7 +152,6 @@ struct JobOutcome {
   TimeUs wait_us = 0;          // Pending: to its first start, and each requeue to its next.
   uint32_t preemptions = 0;
   uint32_t migrations = 0;
-  uint32_t interruptions = 0;  // Attempts a node fault ended.
 };
 
 // What operators watch of a service's requests: the share within the SLO, and latencies in

@@ -155,13 +155,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     return lost_us * devices_at_width(job);
   };
   std::optional<HealthDriver> health;
-  std::optional<FailureMetrics> failure_metrics;
   if (!options.failures.classes.empty()) {
     health.emplace(options.failures, policy.readiness, cluster, first_arrival);
-    failure_metrics.emplace();
   }
   std::vector<TimeUs> interrupted_us(jobs.size(), -1);  // Of the attempt a fault ended last.
   std::vector<double> recoveries;
+  uint64_t interruptions = 0;
   double failure_lost_device_us = 0;
   const auto job_ids = [&] {
     return static_cast<uint32_t>(jobs.size()) + (services ? services->replicas_submitted() : 0);
@@ -172,7 +171,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     const uint32_t job = id.value();
     if (job < jobs.size() && outcomes[job].end_us == now) return;
     out.push_back(engine::JobInterrupted{id});
-    ++failure_metrics->interruptions;
+    ++interruptions;
     if (job >= jobs.size()) {
       services->Preempted(id, now, /*by_fault=*/true);
       return;
@@ -182,7 +181,6 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
                                 : policy.preemption.checkpoint_interval_us;
     failure_lost_device_us += requeue(job, now, interval, policy.preemption.restart_us);
     interrupted_us[job] = now;
-    ++outcomes[job].interruptions;
   };
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
   uint64_t sequence = 0;
@@ -423,8 +421,9 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   if (services) run.services = services->Finish(last_time);
   if (health) {
     const FaultProcess& faults = health->faults();
-    FailureMetrics& failed = *failure_metrics;
+    FailureMetrics failed;
     failed.node_faults = faults.faults();
+    failed.interruptions = interruptions;
     failed.lost_device_hours = failure_lost_device_us / (3600.0 * kUsPerSecond);
     failed.recovery_s = Summarize(recoveries);
     failed.mean_repair_s =
