@@ -13,6 +13,8 @@ ClusterState::ClusterState(const model::Cluster& cluster)
     : cluster_(&cluster),
       class_count_(static_cast<uint32_t>(std::max<size_t>(cluster.device_classes().size(), 1))) {
   device_free_milli_.assign(cluster.devices().size(), kMilliPerDevice);
+  device_withdrawn_.assign(cluster.devices().size(), 0);
+  device_held_milli_.assign(cluster.devices().size(), 0);
   node_free_cpu_.resize(cluster.nodes().size());
   node_free_memory_.resize(cluster.nodes().size());
   node_drained_.assign(cluster.nodes().size(), 0);
@@ -86,6 +88,13 @@ void ClusterState::Apply(const TaskAllocation& task, int sign) {
   for (DeviceId device : task.devices) {
     const uint32_t d = device.value();
     HR_CHECK(cluster_->devices()[d].node == task.node);
+    if (device_withdrawn_[d] != 0) {
+      // Out of use: what its work takes or frees moves between the work and the held milli.
+      const int held = device_held_milli_[d] - sign * static_cast<int>(task.milli_per_device);
+      HR_CHECK(held >= 0 && held <= static_cast<int>(kMilliPerDevice));
+      device_held_milli_[d] = static_cast<uint16_t>(held);
+      continue;
+    }
     const uint32_t device_class = cluster_->devices()[d].device_class.value();
     const int before = device_free_milli_[d];
     const int after = before - sign * static_cast<int>(task.milli_per_device);
@@ -135,6 +144,40 @@ void ClusterState::ApplyDrain(NodeId node, bool drained) {
   }
 }
 
+void ClusterState::ApplyWithdraw(DeviceId device, bool withdrawn) {
+  const uint32_t d = device.value();
+  if ((device_withdrawn_[d] != 0) == withdrawn) return;
+  const model::Device& spec = cluster_->devices()[d];
+  const uint32_t node = spec.node.value();
+  const uint32_t device_class = spec.device_class.value();
+  ++node_version_[node];
+  const int before = device_free_milli_[d];
+  const int after = withdrawn ? 0 : device_held_milli_[d];
+  device_held_milli_[d] = static_cast<uint16_t>(withdrawn ? before : 0);
+  device_free_milli_[d] = static_cast<uint16_t>(after);
+  device_withdrawn_[d] = withdrawn ? 1 : 0;
+  const int whole_delta = (after == static_cast<int>(kMilliPerDevice) ? 1 : 0) -
+                          (before == static_cast<int>(kMilliPerDevice) ? 1 : 0);
+  node_whole_free_[Index(node, device_class)] += whole_delta;
+  if (node_drained_[node] != 0) return;
+  for (DomainId domain = cluster_->node(spec.node).domain; domain.valid();
+       domain = cluster_->domain(domain).parent) {
+    const size_t i = Index(domain.value(), device_class);
+    domain_whole_free_[i] += whole_delta;
+    domain_free_milli_[i] += after - before;
+    if (whole_delta != 0) WholeFreeChanged(i);
+  }
+}
+
+void ClusterState::SetWithdrawn(DeviceId device, bool withdrawn) {
+  undo_log_.push_back(UndoRecord{.kind = UndoRecord::Kind::kWithdraw,
+                                 .task = {},
+                                 .node = {},
+                                 .previous_drained = device_withdrawn_[device.value()] != 0,
+                                 .device = device});
+  ApplyWithdraw(device, withdrawn);
+}
+
 void ClusterState::SetDrained(NodeId node, bool drained) {
   undo_log_.push_back(UndoRecord{.kind = UndoRecord::Kind::kDrain,
                                  .task = {},
@@ -156,6 +199,9 @@ void ClusterState::RollbackTo(Mark mark) {
         break;
       case UndoRecord::Kind::kDrain:
         ApplyDrain(record.node, record.previous_drained);
+        break;
+      case UndoRecord::Kind::kWithdraw:
+        ApplyWithdraw(record.device, record.previous_drained);
         break;
     }
     undo_log_.pop_back();
@@ -241,7 +287,11 @@ std::string ClusterState::CheckInvariants() const {
     for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
       const uint32_t milli = device_free_milli_[d];
       if (milli > kMilliPerDevice) return fmt::format("device {}: free milli {} > 1000", d, milli);
-      free_total += milli;
+      if (device_withdrawn_[d] == 0 ? device_held_milli_[d] != 0 : milli != 0) {
+        return fmt::format("device {}: withdrawn {} but free {} and held {}", d,
+                           device_withdrawn_[d] != 0, milli, device_held_milli_[d]);
+      }
+      free_total += milli + device_held_milli_[d];
       const uint32_t device_class = cluster.devices()[d].device_class.value();
       if (milli == kMilliPerDevice) ++whole[Index(n, device_class)];
       if (node_drained_[n] != 0) continue;

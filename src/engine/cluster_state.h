@@ -12,6 +12,9 @@
 //  1. 0 <= free milli of a device <= 1000; free cpu/memory of a node within [0, capacity].
 //  2. whole_free(node, class) = number of that node's devices of that class with 1000 free.
 //  3. Domain aggregates = sums over the domain's non-drained nodes.
+//  5. A withdrawn device (its health keeps new work off it) shows no free milli; what its
+//     running work releases is held, not freed, until the device is returned:
+//     free + held + milli held by running work = 1000 for every device.
 //  4. VisitByWholeFree visits exactly the domains a scan of domain_whole_free would pick, in the
 //     same order (tests/engine/cluster_state_test.cc checks it against such a scan).
 // Threading: single-threaded, owned by the engine.
@@ -41,6 +44,9 @@ class ClusterState {
   int64_t free_cpu_milli(NodeId node) const { return node_free_cpu_[node.value()]; }
   int64_t free_memory_mib(NodeId node) const { return node_free_memory_[node.value()]; }
   bool drained(NodeId node) const { return node_drained_[node.value()] != 0; }
+  bool withdrawn(DeviceId device) const { return device_withdrawn_[device.value()] != 0; }
+  // Of a withdrawn device, the milli no running work holds (0 for others).
+  uint32_t held_milli(DeviceId device) const { return device_held_milli_[device.value()]; }
   // Grows whenever anything of the node changes (an allocation, a release, a drain, or the
   // undoing of one), so a cache of a per-node computation stays valid while it is unchanged.
   uint64_t node_version(NodeId node) const { return node_version_[node.value()]; }
@@ -79,6 +85,7 @@ class ClusterState {
   void Allocate(const TaskAllocation& task);
   void Release(const TaskAllocation& task);
   void SetDrained(NodeId node, bool drained);
+  void SetWithdrawn(DeviceId device, bool withdrawn);
 
   using Mark = size_t;
   Mark mark() const { return undo_log_.size(); }
@@ -106,10 +113,11 @@ class ClusterState {
 
  private:
   struct UndoRecord {
-    enum class Kind : uint8_t { kAllocate, kRelease, kDrain } kind;
-    TaskAllocation task;  // For allocate/release.
-    NodeId node;          // For drain.
-    bool previous_drained = false;
+    enum class Kind : uint8_t { kAllocate, kRelease, kDrain, kWithdraw } kind;
+    TaskAllocation task;            // For allocate/release.
+    NodeId node;                    // For drain.
+    bool previous_drained = false;  // For drain and withdraw.
+    DeviceId device;                // For withdraw.
   };
 
   size_t Index(uint32_t entity, uint32_t device_class) const {
@@ -117,6 +125,7 @@ class ClusterState {
   }
   void Apply(const TaskAllocation& task, int sign);
   void ApplyDrain(NodeId node, bool drained);
+  void ApplyWithdraw(DeviceId device, bool withdrawn);
   // Adds `sign` × the node's free capacity to its ancestors' aggregates.
   void AddNodeToAggregates(NodeId node, int sign);
   // domain_whole_free_[i] changed: the index, if any level has one, catches up at its next use.
@@ -131,6 +140,8 @@ class ClusterState {
   const model::Cluster* cluster_;
   uint32_t class_count_ = 0;
   std::vector<uint16_t> device_free_milli_;
+  std::vector<uint8_t> device_withdrawn_;
+  std::vector<uint16_t> device_held_milli_;
   std::vector<int64_t> node_free_cpu_;
   std::vector<int64_t> node_free_memory_;
   std::vector<uint8_t> node_drained_;

@@ -404,6 +404,13 @@ void Engine::Apply(Event& event) {
       reservation_stale_ = true;
       dirty_ = true;
     }
+  } else if (auto* withdrawn = std::get_if<DeviceWithdrawn>(&event)) {
+    if (withdrawn->device.value() < cluster_.devices().size()) {
+      state_.SetWithdrawn(withdrawn->device, withdrawn->withdrawn);
+      if (!withdrawn->withdrawn) ++release_epoch_;
+      reservation_stale_ = true;
+      dirty_ = true;
+    }
   }
 }
 

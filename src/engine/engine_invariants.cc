@@ -1,8 +1,8 @@
 // Engine::CheckInvariants: the books agree with themselves — every device's milli held by
-// running jobs plus its free milli is one device, gangs hold all their tasks, every pending job
-// is queued once and every running one is in the end-time index, the spread groups count the
-// tasks running in each rack, and a job's queues count the devices it holds (of its device
-// model). Tests and the simulator's checked runs call it after steps; "" when all hold.
+// running jobs plus its free (or, withdrawn, held) milli is one device, gangs hold all their tasks,
+// every pending job is queued once and every running one is in the end-time index, the spread
+// groups count the tasks running in each rack, and a job's queues count the devices it holds (of
+// its device model). Tests and the simulator's checked runs call it after steps; "" when all hold.
 #include "engine/engine.h"
 
 #include <fmt/format.h>
@@ -46,10 +46,11 @@ std::string Engine::CheckInvariants() const {
     }
   }
   for (size_t d = 0; d < device_milli.size(); ++d) {
-    if (device_milli[d] + state_.free_milli(DeviceId(static_cast<uint32_t>(d))) !=
+    const DeviceId device(static_cast<uint32_t>(d));
+    if (device_milli[d] + state_.free_milli(device) + state_.held_milli(device) !=
         model::kMilliPerDevice) {
-      return fmt::format("device {}: running jobs hold {} milli but {} is free", d, device_milli[d],
-                         state_.free_milli(DeviceId(static_cast<uint32_t>(d))));
+      return fmt::format("device {}: running jobs hold {} milli but {} is free and {} held", d,
+                         device_milli[d], state_.free_milli(device), state_.held_milli(device));
     }
   }
   if (!(spread == spread_)) return "the spread groups' racks disagree with the running tasks";

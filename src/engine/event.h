@@ -35,6 +35,14 @@ struct NodeDrained {
   bool drained = true;
 };
 
+// A device stops (or resumes) taking new work: its health failed, or it is being diagnosed or
+// repaired. Work running on it is untouched (where the fault ended that work, a JobInterrupted
+// says so); what the work frees stays out of use until the device is returned.
+struct DeviceWithdrawn {
+  DeviceId device;
+  bool withdrawn = true;
+};
+
 // A running job's attempt was ended by a fault (its node or a device under it failed): its
 // capacity is free and it is pending again at once under the same id, to resume from its last
 // checkpoint after a restart pause, as a preempted job does. It spends no preemption budget and
@@ -55,7 +63,7 @@ struct JobRestored {
   TimeUs started_us = 0;
 };
 
-using Event =
-    std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained, JobRestored, JobInterrupted>;
+using Event = std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained, JobRestored,
+                           JobInterrupted, DeviceWithdrawn>;
 
 }  // namespace headroom::engine
