@@ -44,7 +44,6 @@
 
 #include <fmt/format.h>
 
-#include "agent/prometheus_text.h"
 #include "base/check.h"
 #include "control/agents_backend.h"
 #include "control/api_routes.h"
@@ -59,6 +58,7 @@
 #include "control/sqlite_store.h"
 #include "control/token_auth.h"
 #include "engine/presets.h"
+#include "model/prometheus_text.h"
 
 namespace {
 
@@ -134,6 +134,14 @@ const std::vector<Shape>& Shapes() {
       {"POST", "/v1/tokens", 201, {{"token", Kind::kString}, {"role", Kind::kString}}},
       {"POST", "/v1/nodes/n1/drain", 200, kNodeMembers},
       {"POST", "/v1/nodes/n1/undrain", 200, kNodeMembers},
+      {"POST",
+       "/v1/nodes/n1/devices/0/repair",
+       200,
+       {{"node", Kind::kString},
+        {"index", Kind::kUnsigned},
+        {"state", Kind::kString},
+        {"evidence", Kind::kString},
+        {"history", Kind::kArray}}},
       {"POST",
        "/v1/agents/register",
        200,
@@ -227,7 +235,7 @@ void CheckResponse(const Shape& shape, const hc::HttpRequest& request,
     Violation("success with another status than the route's", request, response);
   }
   if (success && shape.members.empty()) {  // /metrics: Prometheus text.
-    auto samples = headroom::agent::ParsePrometheusText(response.body);
+    auto samples = headroom::model::ParsePrometheusText(response.body);
     if (!samples)
       Violation("/metrics does not parse: " + samples.error().message, request, response);
     return;

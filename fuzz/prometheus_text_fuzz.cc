@@ -1,14 +1,15 @@
-// libFuzzer target for the Prometheus text parser and the DCGM reading built on it: any bytes
-// must parse or fail with one "line N: ..." message, never crash; whatever parses holds only
-// valid names, and the DCGM extraction either succeeds with devices in index order or fails
-// with a line-numbered message.
+// libFuzzer target for the Prometheus text parser and the exporter readings built on it (DCGM's
+// and AMD's names): any bytes must parse or fail with one "line N: ..." message, never crash;
+// whatever parses holds only valid names, and the extraction either succeeds with devices in
+// index order and readings in range or fails with a line-numbered message.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "agent/dcgm_telemetry.h"
-#include "agent/prometheus_text.h"
 #include "base/check.h"
+#include "model/exporter_readings.h"
+#include "model/prometheus_text.h"
 
 namespace {
 
@@ -27,7 +28,7 @@ bool ValidMetricName(const std::string& name) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto samples = headroom::agent::ParsePrometheusText(text);
+  auto samples = headroom::model::ParsePrometheusText(text);
   if (!samples) {
     HR_CHECK(samples.error().message.rfind("line ", 0) == 0);
     HR_CHECK(samples.error().message.find('\n') == std::string::npos);
@@ -42,17 +43,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       HR_CHECK(!label.name.empty() && label.name.find(':') == std::string::npos);
     }
   }
-  auto telemetry = headroom::agent::DcgmTelemetryFromSamples(*samples);
-  if (!telemetry) {
-    HR_CHECK(telemetry.error().message.rfind("line ", 0) == 0);
+  auto devices = headroom::model::ExporterDevicesFromSamples(*samples);
+  if (!devices) {
+    HR_CHECK(devices.error().message.rfind("line ", 0) == 0);
     return 0;
   }
-  for (size_t i = 1; i < telemetry->size(); ++i) {
-    HR_CHECK((*telemetry)[i - 1].index < (*telemetry)[i].index);
+  for (size_t i = 1; i < devices->size(); ++i) {
+    HR_CHECK((*devices)[i - 1].reading.index < (*devices)[i].reading.index);
   }
-  for (const auto& device : *telemetry) {
-    if (device.util) HR_CHECK(*device.util >= 0.0 && *device.util <= 1.0);
-    if (device.xid_errors) HR_CHECK(*device.xid_errors >= 0);
+  for (const auto& device : *devices) {
+    const auto& reading = device.reading;
+    if (reading.util) HR_CHECK(*reading.util >= 0.0 && *reading.util <= 1.0);
+    if (reading.xid_errors) HR_CHECK(*reading.xid_errors >= 0);
+    if (reading.ecc_uncorrectable) HR_CHECK(*reading.ecc_uncorrectable >= 0);
+    if (reading.remapped_rows) HR_CHECK(*reading.remapped_rows >= 0);
+    if (reading.nvlink_errors) HR_CHECK(*reading.nvlink_errors >= 0);
+    if (reading.temp_c) HR_CHECK(std::isfinite(*reading.temp_c));
+    if (reading.power_w) HR_CHECK(std::isfinite(*reading.power_w));
   }
   return 0;
 }

@@ -38,6 +38,7 @@ struct Flags {
   std::string discovery = "auto";
   std::string nvml_library = kNvmlLibraryName;
   std::string dcgm_url;
+  std::string telemetry_file;
   std::string readiness_cmd;
   double readiness_timeout_s = 60.0;
   double readiness_interval_s = 300.0;
@@ -160,6 +161,7 @@ int Run(const Flags& flags_in) {
   auto node = DiscoverNode({.mode = *mode,
                             .inventory_path = flags.inventory,
                             .dcgm_url = flags.dcgm_url,
+                            .telemetry_file = flags.telemetry_file,
                             .nvml_library = flags.nvml_library});
   if (!node) return Fail(node.error().message);
   if (flags.print_inventory) return PrintInventory(flags, *node);
@@ -235,8 +237,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "nvml", "inventory"}));
   app.add_option("--nvml-library", flags.nvml_library, "the NVML library to load")
       ->capture_default_str();
-  app.add_option("--dcgm-url", flags.dcgm_url,
-                 "read telemetry from a dcgm-exporter, http://host:9400/metrics");
+  auto* dcgm_url = app.add_option("--dcgm-url", flags.dcgm_url,
+                                  "read telemetry from a dcgm-exporter (or AMD's "
+                                  "device-metrics-exporter), http://host:9400/metrics");
+  app.add_option("--telemetry-file", flags.telemetry_file,
+                 "read telemetry from this file of exporter text at every heartbeat")
+      ->excludes(dcgm_url);
   app.add_option("--readiness-cmd", flags.readiness_cmd,
                  "shell command that must exit 0 before new tasks start (run via /bin/sh -c)");
   app.add_option("--readiness-timeout-s", flags.readiness_timeout_s,

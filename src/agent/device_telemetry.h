@@ -1,5 +1,5 @@
 // TelemetrySource: the role that produces the DeviceTelemetry an agent reports in a heartbeat
-// (model/agent_protocol.h, docs/api.md "Agents"): NVML, a dcgm-exporter endpoint, or the fixed
+// (model/agent_protocol.h, docs/api.md "Agents"): NVML, a GPU exporter's URL or file, or the fixed
 // values of a fake inventory.
 // Threading: a source is used by the agent's one thread.
 #pragma once
@@ -19,7 +19,7 @@ using model::DeviceTelemetry;
 class TelemetrySource {
  public:
   virtual ~TelemetrySource() = default;
-  // "nvml", "dcgm" or "fake": for logs and --print-inventory.
+  // "nvml", "exporter", "file" or "fake": for logs and --print-inventory.
   virtual std::string_view name() const = 0;
   // One reading per device it knows, ordered by index. An error says what to fix.
   virtual Result<std::vector<DeviceTelemetry>> Sample() = 0;

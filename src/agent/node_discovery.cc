@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "agent/dcgm_telemetry.h"
+#include "agent/exporter_source.h"
 #include "agent/fake_telemetry_source.h"
 #include "agent/host_facts.h"
 #include "agent/inventory_yaml.h"
@@ -61,10 +61,12 @@ Result<DiscoveredNode> DiscoverNode(const DiscoveryOptions& options) {
   node.inventory.cpu_milli = file ? file->cpu_milli : HostCpuMilli();
   node.inventory.memory_mib = file ? file->memory_mib : HostMemoryMib();
   if (!options.dcgm_url.empty()) {
-    if (auto valid = ValidateDcgmUrl(options.dcgm_url); !valid) {
+    if (auto valid = ValidateExporterUrl(options.dcgm_url); !valid) {
       return MakeError(ErrorCode::kInvalidArgument, "--dcgm-url: {}", valid.error().message);
     }
-    node.telemetry = MakeDcgmExporterSource({.url = options.dcgm_url});
+    node.telemetry = MakeExporterUrlSource({.url = options.dcgm_url});
+  } else if (!options.telemetry_file.empty()) {
+    node.telemetry = MakeExporterFileSource(options.telemetry_file);
   } else if (nvml) {
     node.telemetry = MakeNvmlTelemetrySource(nvml);
   } else {

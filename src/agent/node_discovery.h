@@ -2,8 +2,8 @@
 //   devices    NVML when libnvidia-ml.so.1 loads (mode auto or nvml), else the --inventory file
 //              (mode auto or inventory); neither is an error that says so.
 //   cpu/memory the inventory file's when given, else the host's.
-//   telemetry  the dcgm-exporter URL when given, else NVML when it discovered the devices, else
-//              the inventory's fake readings.
+//   telemetry  the exporter URL or file when given, else NVML when it discovered the devices,
+//              else the inventory's fake readings.
 // Promises: the notes explain each choice in one line (e.g. "NVML is not present: cannot load
 // libnvidia-ml.so.1 (...); devices from inventory.yaml"), for the log and --print-inventory.
 // Threading: call once at start.
@@ -26,6 +26,7 @@ struct DiscoveryOptions {
   DiscoveryMode mode = DiscoveryMode::kAuto;
   std::string inventory_path;  // Empty: none.
   std::string dcgm_url;        // Empty: none.
+  std::string telemetry_file;  // Empty: none.
   std::string nvml_library = kNvmlLibraryName;
 };
 

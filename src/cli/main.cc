@@ -43,9 +43,11 @@ int main(int argc, char** argv) {
       {"queues", [](CLI::App& a, const Connection& c) { return AddQueuesCommand(a, c); }},
       {"cancel", [](CLI::App& a, const Connection& c) { return AddCancelCommand(a, c); }},
       {"drain", [](CLI::App& a, const Connection& c) { return AddDrainCommand(a, c); }},
+      {"device", [](CLI::App& a, const Connection& c) { return AddDeviceCommand(a, c); }},
       {"services", [](CLI::App& a, const Connection& c) { return AddServicesCommand(a, c); }},
       {"scale", [](CLI::App& a, const Connection& c) { return AddScaleCommand(a, c); }},
       {"store", [](CLI::App& a, const Connection&) { return AddStoreCommand(a); }},
+      {"telemetry", [](CLI::App& a, const Connection&) { return AddTelemetryCommand(a); }},
       {"replay", [](CLI::App& a, const Connection&) { return AddReplayCommand(a); }},
       {"policy", [](CLI::App& a, const Connection& c) { return AddPolicyCommand(a, c); }},
   };

@@ -73,11 +73,16 @@ std::vector<ReportedExit> ExitsPlacedOn(DaemonState& state, const std::string& n
     if (it == state.jobs.end() || it->second.state != JobState::kRunning) continue;
     const JobRecord& job = it->second;
     if (exit.attempt && *exit.attempt != job.starts) continue;
-    const bool on_node = std::any_of(
-        job.placement.begin(), job.placement.end(),
-        [&](const TaskPlacement& task) { return task.rank == exit.rank && task.node == node; });
-    if (on_node) {
+    const auto task =
+        std::find_if(job.placement.begin(), job.placement.end(),
+                     [&](const TaskPlacement& t) { return t.rank == exit.rank && t.node == node; });
+    if (task != job.placement.end()) {
       placed.push_back(exit);
+      // A task that ended as its device failed was ended by the fault, not by its job.
+      const DeviceHealthBook& book = state.nodes.at(node).health_book;
+      placed.back().device_failed =
+          std::any_of(task->device_indices.begin(), task->device_indices.end(),
+                      [&](uint32_t index) { return book.state(index) == DeviceState::kFailed; });
       continue;
     }
     ++state.foreign_reports_total;
@@ -207,7 +212,10 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
       continue;
     }
     it->second.exits[exit.rank] = exit.exit_code;
-    if (exit.exit_code != 0) {
+    if (exit.exit_code != 0 && exit.device_failed) {
+      report.faulted_jobs.push_back(exit.job);
+      EraseGang(exit.job);
+    } else if (exit.exit_code != 0) {
       report.completions.push_back(
           {exit.job, exit.exit_code,
            fmt::format("rank {} exited with code {}", exit.rank, exit.exit_code)});

@@ -47,6 +47,8 @@ struct ReportedExit {
   uint32_t rank = 0;
   int32_t exit_code = 0;
   std::optional<uint32_t> attempt;  // Absent: an agent that does not send it; taken as current.
+  // A device of the task had failed when the exit was reported (ExitsPlacedOn sets it).
+  bool device_failed = false;
 };
 
 // The desired set of `node`, as a heartbeat reply carries it (model/agent_protocol.h): each
@@ -65,6 +67,7 @@ std::vector<std::pair<uint64_t, uint32_t>> RunningAttemptsOn(const DaemonState& 
 // Exits of an earlier attempt or of a job no longer running are dropped quietly (an agent
 // reports what it stopped); an exit of a task placed on another node is dropped with a warning
 // and counted in state.foreign_reports_total — an agent token acts for its own node only.
+// Marks device_failed on the exits of tasks with a device the node's health book has failed.
 // Caller holds state.mu.
 std::vector<ReportedExit> ExitsPlacedOn(DaemonState& state, const std::string& node,
                                         std::vector<ReportedExit> exits);

@@ -163,6 +163,11 @@ ApiResult<Reply> Register(ApiContext& context, const HttpRequest& request) {
   {
     std::lock_guard lock(context.state.mu);
     NodeStatus& status = context.state.nodes[*name];
+    if (auto parked = context.state.parked_health_books.find(*name);
+        parked != context.state.parked_health_books.end()) {
+      status.health_book = std::move(parked->second);
+      context.state.parked_health_books.erase(parked);
+    }
     status.record = record;
     status.health = NodeHealth::kUp;
     status.ready = *ready;
@@ -251,6 +256,16 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
     status.readiness_message = std::move(heartbeat->readiness_message);
     status.last_heartbeat_us = context.clock.WallNowUs();
     status.telemetry = std::move(heartbeat->telemetry);
+    const HealthRules& rules = context.state.health_rules;
+    auto failing = status.health_book.Observe(status.telemetry, status.last_heartbeat_us, rules);
+    auto cleared = status.health_book.Expire(status.last_heartbeat_us, rules);
+    if (!failing.empty() || !cleared.empty()) {
+      // The loop withdraws the devices from the engine, requeues what a failure ended, and
+      // stores the book.
+      ++status.health_version;
+      ++context.state.node_gates_version;
+      ready_changed = true;
+    }
     exits = ExitsPlacedOn(context.state, name, std::move(exits));
     tasks = DesiredTasks(context.state, name, stop_grace_s);
   }

@@ -89,6 +89,19 @@ Json NodeJson(const NodeStatus& node, const TopologyNode* topology, uint64_t all
               {"device_model", topology != nullptr ? topology->device_model : ""},
               {"path", topology != nullptr ? Json(topology->path) : Json::array()},
               {"last_heartbeat", TimeJson(node.last_heartbeat_us)}};
+  // Every device not healthy, with the evidence of its present state; counts by state.
+  Json unhealthy = Json::array();
+  Json counts = Json::object();
+  for (const auto& [index, health] : node.health_book.devices()) {
+    if (health.state == DeviceState::kHealthy) continue;
+    Json entry = DeviceHealthJson(health);
+    entry["index"] = index;
+    unhealthy.push_back(std::move(entry));
+    const std::string state(DeviceStateName(health.state));
+    counts[state] = counts.value(state, 0) + 1;
+  }
+  out["device_health"] = std::move(counts);
+  out["unhealthy_devices"] = std::move(unhealthy);
   return out;
 }
 

@@ -180,14 +180,29 @@ std::string MetricsBody(ApiContext& context) {
     }
     out.Sample("headroom_facility_headroom_watts", {}, limit_w - draw_w);
   }
-  out.Family("headroom_device_unhealthy", "gauge", "Devices reporting XID errors, per node.");
+  out.Family("headroom_devices_by_health", "gauge",
+             "Devices per node and health state (healthy, suspect, degraded, diagnosing, failed, "
+             "in_repair), as headroomd judged them.");
   for (const auto& [name, node] : state.nodes) {
-    if (node.telemetry.empty()) continue;
-    double unhealthy = 0;
-    for (const model::LabelledTelemetry& device : node.telemetry) {
-      unhealthy += device.reading.xid_errors.value_or(0) > 0 ? 1 : 0;
+    size_t devices = node.record.devices.size();
+    if (topology != nullptr && topology->cluster != nullptr) {
+      if (const model::Node* spec = topology->cluster->FindNode(name)) devices = spec->device_count;
     }
-    out.Sample("headroom_device_unhealthy", {{"node", name}}, unhealthy);
+    if (devices == 0 && node.health_book.empty()) continue;
+    std::map<DeviceState, double> by_state;
+    size_t judged = 0;
+    for (const auto& [index, health] : node.health_book.devices()) {
+      if (health.state != DeviceState::kHealthy) {
+        ++by_state[health.state];
+        ++judged;
+      }
+    }
+    by_state[DeviceState::kHealthy] = static_cast<double>(devices > judged ? devices - judged : 0);
+    for (DeviceState health : kDeviceStates) {
+      out.Sample("headroom_devices_by_health",
+                 {{"node", name}, {"state", std::string(DeviceStateName(health))}},
+                 by_state[health]);
+    }
   }
   const std::pair<const char*, std::optional<double> model::DeviceTelemetry::*> per_device[] = {
       {"headroom_device_temperature_celsius", &model::DeviceTelemetry::temp_c},

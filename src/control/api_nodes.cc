@@ -52,6 +52,44 @@ ApiResult<Reply> Drain(ApiContext& context, const HttpRequest& request, bool dra
                              it == allocated.end() ? 0 : it->second)};
 }
 
+// POST /v1/nodes/{name}/devices/{index}/{diagnose|repair|return}, body {"reason": ...} or none.
+ApiResult<Reply> OperateDevice(ApiContext& context, const HttpRequest& request) {
+  auto principal = AuthenticateAdmin(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  const std::string& verb = request.matches[3];
+  std::optional<OperatorAction> action;
+  if (verb == "diagnose") action = OperatorAction::kDiagnose;
+  if (verb == "repair") action = OperatorAction::kRepair;
+  if (verb == "return") action = OperatorAction::kReturn;
+  if (!action) {
+    return Fail(404, "no device action {}: expected diagnose, repair or return",
+                QuoteExcerpt(verb));
+  }
+  auto index = ParseId(request.matches[2], "device index");
+  if (!index) return tl::unexpected(index.error());
+  if (*index > static_cast<uint64_t>(model::kMaxDeviceIndex)) {
+    return Fail(404, "device index {} is above {}", *index, model::kMaxDeviceIndex);
+  }
+  std::string reason;
+  if (!request.body.empty()) {
+    auto body = ParseBody(request.body);
+    if (!body) return tl::unexpected(body.error());
+    if (auto ok = RejectUnknownFields(*body, "", {"reason"}); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    auto text = NameField(*body, "reason", "reason", NameKind::kReason);
+    if (!text) return tl::unexpected(text.error());
+    reason = *text;
+  }
+  auto health = context.loop.OperateDevice(request.matches[1], static_cast<uint32_t>(*index),
+                                           *action, reason);
+  if (!health) return tl::unexpected(health.error());
+  Json out = DeviceHealthJson(*health);
+  out["node"] = request.matches[1];
+  out["index"] = *index;
+  return Reply{200, std::move(out)};
+}
+
 ApiResult<Reply> ClusterSummary(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateReader(context, request);
   if (!principal) return tl::unexpected(principal.error());
@@ -129,14 +167,20 @@ ApiResult<Reply> Floor(ApiContext& context, const HttpRequest& request) {
                        {"devices", node.devices},
                        {"allocated_milli", milli},
                        {"state", known ? NodeStateName(status->second) : "unknown"},
-                       {"ready", known && status->second.ready}});
+                       {"ready", known && status->second.ready},
+                       {"unhealthy_devices", 0}});
       if (!known) continue;
       for (const model::LabelledTelemetry& labelled : status->second.telemetry) {
         const model::DeviceTelemetry& device = labelled.reading;
         if (device.power_w) power_w = power_w.value_or(0) + *device.power_w;
         if (device.temp_c) temp_c = std::max(temp_c.value_or(*device.temp_c), *device.temp_c);
-        if (device.xid_errors.value_or(0) > 0) ++unhealthy;
       }
+      uint64_t unhealthy_here = 0;
+      for (const auto& [index, health] : status->second.health_book.devices()) {
+        if (health.state != DeviceState::kHealthy) ++unhealthy_here;
+      }
+      nodes.back()["unhealthy_devices"] = unhealthy_here;
+      unhealthy += unhealthy_here;
     }
     std::optional<int64_t> limit_w;
     for (const model::PowerDomain& power : cluster.facility().power_domains) {
@@ -235,6 +279,10 @@ void RegisterNodeRoutes(Router& server, ApiContext& context) {
   server.Post("/v1/nodes/{}/undrain",
               [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Drain(context, request, false); });
+              });
+  server.Post("/v1/nodes/{}/devices/{}/{}",
+              [&context](const HttpRequest& request, HttpResponse& response) {
+                Respond(response, [&] { return OperateDevice(context, request); });
               });
   server.Get("/v1/cluster", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return ClusterSummary(context, request); });

@@ -31,6 +31,8 @@ struct BackendReport {
   std::vector<Completion> completions;
   std::vector<std::string> lost_nodes;  // Their running jobs go back to the queue.
   std::vector<uint64_t> lost_jobs;      // Running jobs whose tasks are gone: back to the queue.
+  // Running jobs a task of which exited as its device failed: requeued as an interruption.
+  std::vector<uint64_t> faulted_jobs;
   bool cluster_changed = false;
 };
 

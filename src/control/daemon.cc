@@ -277,6 +277,7 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
           : std::shared_ptr<Clock>(std::make_shared<SystemClock>(options.time_scale, origin_us));
 
   std::lock_guard lock(state_.mu);
+  state_.health_rules = options.health_rules;
   size_t pending = 0;
   size_t running = 0;
   state_.next_job_id = std::max(state_.next_job_id, next_job_id);
@@ -309,6 +310,25 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
       status.record = record;
       status.last_heartbeat_us = wall;
       state_.nodes.emplace(name, std::move(status));
+    }
+  }
+  for (const MetaRecord& meta : snapshot.meta) {
+    if (!meta.key.starts_with(kHealthKeyPrefix)) continue;
+    const std::string name = meta.key.substr(kHealthKeyPrefix.size());
+    const nlohmann::json json = nlohmann::json::parse(meta.value, nullptr, false);
+    auto book = json.is_discarded() ? Result<DeviceHealthBook>(MakeError(
+                                          ErrorCode::kInvalidArgument, "device health: not JSON"))
+                                    : DeviceHealthBook::FromJson(json);
+    if (!book) {
+      // Health is judged again from the next heartbeats; only operators' moves are lost.
+      LogWarn("meta row {}: {}; the node's device health starts afresh", meta.key,
+              book.error().message);
+      continue;
+    }
+    if (auto it = state_.nodes.find(name); it != state_.nodes.end()) {
+      it->second.health_book = std::move(*book);
+    } else {
+      state_.parked_health_books[name] = std::move(*book);
     }
   }
   for (const TokenRecord& token : snapshot.tokens) tokens_.Add(token);

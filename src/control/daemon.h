@@ -55,6 +55,8 @@ struct DaemonOptions {
   std::string tls_cert;
   std::string tls_key;
   AgentsOptions agents;
+  // Thresholds that judge device health from telemetry (device_health.h).
+  HealthRules health_rules;
   TimeUs series_interval_us = 5 * kUsPerSecond;
   TimeUs keep_finished_us = 24 * 3600 * kUsPerSecond;  // LoopOptions.
   size_t max_finished = 100'000;

@@ -2,6 +2,10 @@
 
 namespace headroom::control {
 
+std::string HealthKey(std::string_view node) {
+  return std::string(kHealthKeyPrefix) + std::string(node);
+}
+
 std::string_view NodeHealthName(NodeHealth health) {
   switch (health) {
     case NodeHealth::kUp:

@@ -20,6 +20,7 @@
 
 #include "base/time.h"
 #include "control/admission.h"
+#include "control/device_health.h"
 #include "control/job_table.h"
 #include "control/records.h"
 #include "model/agent_protocol.h"
@@ -42,7 +43,16 @@ struct NodeStatus {
   // after a 404), so those attempts' tasks are gone: they are handed out no more and the agents
   // backend has them requeued; entries leave once the job no longer runs that attempt.
   std::vector<std::pair<uint64_t, uint32_t>> abandoned_attempts;
+  // Each device's health, judged from the telemetry and moved by operators (device_health.h).
+  // health_version counts its changes; the loop stores the book as the meta row
+  // HealthKey(name) whenever it moved on.
+  DeviceHealthBook health_book;
+  uint64_t health_version = 0;
 };
+
+// The meta row that holds a node's device health book.
+std::string HealthKey(std::string_view node);
+inline constexpr std::string_view kHealthKeyPrefix = "device_health/";
 
 // Static facts of the engine's cluster for the API: per node, its place and devices.
 struct TopologyNode {
@@ -88,6 +98,9 @@ struct DaemonState {
   // Bumped whenever a node's drained, ready or health changes, so that the loop looks for
   // changes to apply to the engine only then, not at every step over 12,500 nodes.
   uint64_t node_gates_version = 0;
+  HealthRules health_rules;  // Set at start, then read only.
+  // Stored device health of nodes not known at start, for when their agents register.
+  std::map<std::string, DeviceHealthBook> parked_health_books;
   std::shared_ptr<const Topology> topology;
   std::deque<SeriesPoint> series;
   uint64_t next_job_id = 1;

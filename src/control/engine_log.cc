@@ -169,6 +169,10 @@ Json DrainEvent(std::string_view node, bool drained) {
   return {{"drain", node}, {"drained", drained}};
 }
 
+Json WithdrawEvent(std::string_view node, uint32_t index_on_node, bool withdrawn) {
+  return {{"withdraw", node}, {"device", index_on_node}, {"withdrawn", withdrawn}};
+}
+
 Json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& cluster,
                    const std::vector<uint64_t>& daemon_of_engine) {
   Json out = Json::array();

@@ -62,6 +62,8 @@ nlohmann::json FinishEvent(uint64_t job, bool failed);  // "failed": true only w
 nlohmann::json CancelEvent(uint64_t job);
 nlohmann::json InterruptEvent(uint64_t job);  // A fault ended its running attempt.
 nlohmann::json DrainEvent(std::string_view node, bool drained);
+// A device's health took it out of use (or returned it): by node name and index on the node.
+nlohmann::json WithdrawEvent(std::string_view node, uint32_t index_on_node, bool withdrawn);
 // `daemon_of_engine` maps the engine's job ids to the daemon's.
 nlohmann::json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& cluster,
                              const std::vector<uint64_t>& daemon_of_engine);

@@ -231,6 +231,23 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         return MakeError(ErrorCode::kInvalidArgument, "a drain names no node of the cluster");
       }
       inputs.push_back(engine::NodeDrained{node->id, (*drained)->get<bool>()});
+    } else if (event.contains("withdraw")) {
+      const model::Node* node = event["withdraw"].is_string()
+                                    ? cluster_->FindNode(event["withdraw"].get<std::string>())
+                                    : nullptr;
+      auto withdrawn = Member(event, "withdrawn", Json::value_t::boolean);
+      auto index = Member(event, "device", Json::value_t::number_unsigned);
+      std::optional<DeviceId> device;
+      for (uint32_t d = node == nullptr ? 0 : node->first_device;
+           node != nullptr && index && d < node->first_device + node->device_count; ++d) {
+        if (cluster_->devices()[d].index_on_node == (*index)->get<uint64_t>()) device = DeviceId(d);
+      }
+      if (!device || !withdrawn) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "a withdrawal names no device of the cluster: {}",
+                         event.dump().substr(0, 80));
+      }
+      inputs.push_back(engine::DeviceWithdrawn{*device, (*withdrawn)->get<bool>()});
     } else {
       return MakeError(ErrorCode::kInvalidArgument, "an event of no known kind: {}",
                        event.dump().substr(0, 80));

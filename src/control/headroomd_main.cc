@@ -89,6 +89,18 @@ int main(int argc, char** argv) {
                  "Agents: seconds from a task's SIGTERM (checkpoint now) to its SIGKILL "
                  "(default 30)")
       ->check(CLI::Range(0, 86400));
+  app.add_option("--health-degraded-temp-c", options.health_rules.degraded_temp_c,
+                 "Agents: a device at or above this temperature is degraded, out of use until "
+                 "it cools by 5 C (default 87, the H100's max operating temperature)")
+      ->check(CLI::Range(30.0, 150.0));
+  app.add_option("--health-remapped-rows", options.health_rules.remapped_rows_warn,
+                 "Agents: rows remapped for uncorrectable errors that make a device suspect "
+                 "(default 512, DCGM's limit)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("--health-nvlink-errors", options.health_rules.nvlink_errors_warn,
+                 "Agents: NVLink errors between two heartbeats that make a device suspect "
+                 "(default 100)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_option("--keep-finished-s", keep_finished_s,
                  "Forget finished jobs this many seconds after they ended (default 86400)");
   app.add_option("--engine-snapshot-s", engine_snapshot_s,

@@ -205,6 +205,9 @@ void LiveLoop::Iterate(TimeUs now) {
   }
   if (!report.completions.empty()) ApplyCompletions(report.completions, now);
   if (!report.lost_nodes.empty()) RequeueFrom(report.lost_nodes, now);
+  if (!report.faulted_jobs.empty()) {
+    Requeue(std::move(report.faulted_jobs), "a task exited as its device failed", now);
+  }
   if (!report.lost_jobs.empty()) {
     Requeue(std::move(report.lost_jobs), "the agent of its node restarted; its tasks ended", now);
   }
@@ -214,7 +217,7 @@ void LiveLoop::Iterate(TimeUs now) {
     Sample(now);
     return;
   }
-  SyncDrains();
+  SyncDrains(now);
   nlohmann::json logged_events(std::move(logged_events_));
   const engine::Decisions decisions = engine_->Step(events_, now);
   ClearEvents();
@@ -392,29 +395,6 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
     }
     Log("requeued", job.id, std::nullopt, fmt::format("job {} {}", job.id, job.message), now);
   }
-}
-
-void LiveLoop::SyncDrains() {
-  std::vector<engine::Event> changes;
-  std::vector<nlohmann::json> logged;
-  {
-    std::lock_guard lock(state_.mu);
-    if (synced_gates_version_ == state_.node_gates_version) return;
-    synced_gates_version_ = state_.node_gates_version;
-    for (const model::Node& node : cluster_->nodes()) {
-      const NodeStatus* status = status_of_node_[node.id.value()];
-      const bool blocked = status == nullptr || status->record.drained || !status->ready ||
-                           status->health != NodeHealth::kUp;
-      if (blocked != (drained_in_engine_[node.id.value()] != 0)) {
-        drained_in_engine_[node.id.value()] = blocked ? 1 : 0;
-        changes.push_back(engine::NodeDrained{node.id, blocked});
-        logged.push_back(DrainEvent(node.name, blocked));
-      }
-    }
-  }
-  // Drains go first so that this step's placements already avoid the node.
-  events_.insert(events_.begin(), changes.begin(), changes.end());
-  logged_events_.insert(logged_events_.begin(), logged.begin(), logged.end());
 }
 
 void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {

@@ -141,6 +141,10 @@ class LiveLoop {
   // An autoscaled service (spec.autoscaling) only within its [minReplicas, maxReplicas]: 409.
   ApiResult<ServiceScaled> ScaleService(uint64_t service, uint32_t replicas);
   ApiResult<NodeRecord> SetDrain(const std::string& node, bool drained, std::string reason);
+  // An operator moves a device to diagnosing, in repair or back to healthy; 404 for an unknown
+  // node or device, 409 for a move its state does not allow. Returns the device's health.
+  ApiResult<DeviceHealth> OperateDevice(const std::string& node, uint32_t index,
+                                        OperatorAction action, std::string reason);
   // Why `jobs` wait, as the loop last published it (after steps, at a bounded cost: see
   // PublishPending), without waiting for the loop; a job the publication does not know yet is
   // not_considered. `with_nodes`: also the node tallies.
@@ -186,7 +190,10 @@ class LiveLoop {
   void ApplyCompletions(const std::vector<Completion>& completions, TimeUs now);
   void RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs now);
   void Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeUs now);
-  void SyncDrains();
+  // Brings the engine's drains and device withdrawals up to the nodes' gates and device health,
+  // requeues the jobs a failed device ended and stores the health books that moved on
+  // (live_loop_health.cc).
+  void SyncDrains(TimeUs now);
   // Queues `event` for the next step, with its engine log form.
   void AddEvent(engine::Event event, nlohmann::json logged);
   void ClearEvents();
@@ -244,7 +251,10 @@ class LiveLoop {
   std::unique_ptr<engine::Engine> engine_;
   std::vector<uint64_t> daemon_of_engine_;
   std::unordered_map<uint64_t, JobId> engine_of_daemon_;
-  std::vector<uint8_t> drained_in_engine_;  // By NodeId.
+  std::vector<uint8_t> drained_in_engine_;    // By NodeId.
+  std::vector<uint8_t> withdrawn_in_engine_;  // By DeviceId.
+  // Per node name, the health_version of its book last stored.
+  std::map<std::string, uint64_t> stored_health_version_;
   // state_.node_gates_version when drained_in_engine_ was last brought up to date.
   std::optional<uint64_t> synced_gates_version_;
   // By NodeId: the node's entry in state_.nodes (nullptr: none); read under state_.mu.

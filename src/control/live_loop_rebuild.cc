@@ -100,6 +100,7 @@ void LiveLoop::Rebuild(TimeUs now) {
   next_snapshot_us_ = now + options_.engine_snapshot_interval_us;
   events_since_snapshot_ = 0;
   drained_in_engine_.assign(cluster_->nodes().size(), 0);
+  withdrawn_in_engine_.assign(cluster_->devices().size(), 0);
   synced_gates_version_.reset();
   std::vector<uint32_t> used_milli(cluster_->devices().size(), 0);
   std::vector<int64_t> used_cpu(cluster_->nodes().size(), 0);

@@ -254,6 +254,21 @@ Result<LabelledTelemetry> ParseTelemetry(const json& item, const std::string& pa
                               "an XID >= 0"));
     reading.xid_errors = *x;
   }
+  for (auto [key, counter] : {std::pair{"ecc_uncorrectable", &reading.ecc_uncorrectable},
+                              std::pair{"remapped_rows", &reading.remapped_rows},
+                              std::pair{"nvlink_errors", &reading.nvlink_errors}}) {
+    if (const json* value = Present(item, key)) {
+      YAML_FIELD_TRY(count, Integer(*value, fmt::format("{}.{}", path, key), 0,
+                                    std::numeric_limits<int64_t>::max(), "a count >= 0"));
+      *counter = *count;
+    }
+  }
+  if (const json* failed = Present(item, "row_remap_failure")) {
+    if (!failed->is_boolean()) {
+      return tl::unexpected(Invalid(path + ".row_remap_failure", "true or false", *failed));
+    }
+    reading.row_remap_failure = failed->get<bool>();
+  }
   if (const json* job = Present(item, "job")) {
     YAML_FIELD_TRY(
         j, Integer(*job, path + ".job", 0, std::numeric_limits<int64_t>::max(), "a job id >= 0"));
@@ -285,6 +300,10 @@ json TelemetryJson(const LabelledTelemetry& telemetry) {
   out["power_w"] = Optional(r.power_w);
   out["util"] = Optional(r.util);
   out["xid_errors"] = Optional(r.xid_errors);
+  out["ecc_uncorrectable"] = Optional(r.ecc_uncorrectable);
+  out["remapped_rows"] = Optional(r.remapped_rows);
+  out["row_remap_failure"] = Optional(r.row_remap_failure);
+  out["nvlink_errors"] = Optional(r.nvlink_errors);
   out["job"] = Optional(telemetry.job);
   out["tenant"] = Optional(telemetry.tenant);
   return out;

@@ -110,6 +110,13 @@ struct DeviceTelemetry {
   std::optional<double> util;  // Fraction of time a kernel ran, in [0, 1].
   // The last XID error the device raised, 0 for none (DCGM_FI_DEV_XID_ERRORS' meaning).
   std::optional<int64_t> xid_errors;
+  // Health counters (model/exporter_readings.h names their sources): uncorrectable ECC errors
+  // since the driver loaded, rows remapped for uncorrectable errors, whether a row remap failed,
+  // and NVLink errors (CRC, replay, recovery) since the driver loaded.
+  std::optional<int64_t> ecc_uncorrectable;
+  std::optional<int64_t> remapped_rows;
+  std::optional<bool> row_remap_failure;
+  std::optional<int64_t> nvlink_errors;
 
   friend bool operator==(const DeviceTelemetry&, const DeviceTelemetry&) = default;
 };

@@ -120,13 +120,29 @@ class HeartbeatEvents : public ScalarEvents<HeartbeatEvents> {
   enum class Where { kStart, kTop, kTasks, kTask, kTelemetry, kDevice, kEnd };
   enum TopKey { kReady, kReadinessMessage, kTasksKey, kTelemetryKey };
   enum TaskKeyName { kJob, kRank, kAttempt, kState, kExitCode, kPid, kMessage };
-  enum DeviceKey { kIndex, kTempC, kPowerW, kUtil, kXidErrors, kDeviceJob, kTenant };
+  enum DeviceKey {
+    kIndex,
+    kTempC,
+    kPowerW,
+    kUtil,
+    kXidErrors,
+    kEccUncorrectable,
+    kRemappedRows,
+    kRowRemapFailure,
+    kNvlinkErrors,
+    kDeviceJob,
+    kTenant
+  };
   static constexpr std::string_view kTopNames[] = {"ready", "readiness_message", "tasks",
                                                    "telemetry"};
   static constexpr std::string_view kTaskNames[] = {"job",       "rank", "attempt", "state",
                                                     "exit_code", "pid",  "message"};
-  static constexpr std::string_view kDeviceNames[] = {"index",      "temp_c", "power_w", "util",
-                                                      "xid_errors", "job",    "tenant"};
+  static constexpr std::string_view kDeviceNames[] = {"index",         "temp_c",
+                                                      "power_w",       "util",
+                                                      "xid_errors",    "ecc_uncorrectable",
+                                                      "remapped_rows", "row_remap_failure",
+                                                      "nvlink_errors", "job",
+                                                      "tenant"};
 
  public:
   HeartbeatRequest request;
@@ -322,6 +338,20 @@ class HeartbeatEvents : public ScalarEvents<HeartbeatEvents> {
         return OptionalNumber(value, reading.util);
       case kXidErrors:
         return OptionalIntegerIn(value, 0, std::numeric_limits<int64_t>::max(), reading.xid_errors);
+      case kEccUncorrectable:
+        return OptionalIntegerIn(value, 0, std::numeric_limits<int64_t>::max(),
+                                 reading.ecc_uncorrectable);
+      case kRemappedRows:
+        return OptionalIntegerIn(value, 0, std::numeric_limits<int64_t>::max(),
+                                 reading.remapped_rows);
+      case kRowRemapFailure:
+        if (null) return true;
+        if (!std::holds_alternative<bool>(value)) return false;
+        reading.row_remap_failure = std::get<bool>(value);
+        return true;
+      case kNvlinkErrors:
+        return OptionalIntegerIn(value, 0, std::numeric_limits<int64_t>::max(),
+                                 reading.nvlink_errors);
       case kDeviceJob:
         return OptionalIntegerIn(value, 0, std::numeric_limits<int64_t>::max(), device_.job);
       default:  // kTenant

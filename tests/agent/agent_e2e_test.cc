@@ -227,7 +227,8 @@ TEST(AgentEndToEnd, RunsAGangAgainstAFakeDaemonAndStopsCleanly) {
   const json beat = daemon.heartbeats().back();
   EXPECT_EQ(beat["ready"], true);
   EXPECT_EQ(beat["telemetry"][0], json::parse(R"({"index": 0, "temp_c": 41.0, "power_w": null,
-      "util": null, "xid_errors": null, "job": 7, "tenant": "team-a"})"));
+      "util": null, "xid_errors": null, "ecc_uncorrectable": null, "remapped_rows": null,
+      "row_remap_failure": null, "nvlink_errors": null, "job": 7, "tenant": "team-a"})"));
   EXPECT_EQ(beat["telemetry"][1]["job"], 7);
 
   // Drop rank 1: SIGTERM lets it checkpoint; its exit is reported.

@@ -27,9 +27,11 @@ inline std::string Bin(const std::string& name) { return headroom::testing::Bina
 
 // headroom-agent for `node` against the daemon on 127.0.0.1:`port`, with `devices` H100s of
 // 80 GiB (uuids GPU-NODE-INDEX) written to DIR/NODE.yaml; its log is DIR/NODE.log, its work dir
-// DIR/NODE-work, and its tasks see NODE_TAG=NODE.
+// DIR/NODE-work, and its tasks see NODE_TAG=NODE. `flags` are added, each "{node}" in them
+// replaced by the node's name.
 inline Result<ChildProcess> SpawnAgent(const ScratchDir& dir, int port, const std::string& token,
-                                       const std::string& node, int devices) {
+                                       const std::string& node, int devices,
+                                       const std::vector<std::string>& flags = {}) {
   std::ofstream inventory(dir.File(node + ".yaml"));
   inventory << "cpu: 4\nmemory: 8Gi\ndevices:\n";
   for (int index = 0; index < devices; ++index) {
@@ -37,13 +39,29 @@ inline Result<ChildProcess> SpawnAgent(const ScratchDir& dir, int port, const st
               << ", model: H100, memory: 80Gi}\n";
   }
   inventory.close();
-  return ChildProcess::Spawn(
-      {.argv = {Bin("headroom-agent"), "--server", "http://127.0.0.1:" + std::to_string(port),
-                "--token", token, "--node", node, "--inventory", dir.File(node + ".yaml"),
-                "--work-dir", dir.File(node + "-work"), "--address", "127.0.0.1"},
-       .env = {"PATH=/usr/bin:/bin", "NODE_TAG=" + node},
-       .stdout_path = dir.File(node + ".log"),
-       .stderr_path = dir.File(node + ".log")});
+  std::vector<std::string> argv = {Bin("headroom-agent"),
+                                   "--server",
+                                   "http://127.0.0.1:" + std::to_string(port),
+                                   "--token",
+                                   token,
+                                   "--node",
+                                   node,
+                                   "--inventory",
+                                   dir.File(node + ".yaml"),
+                                   "--work-dir",
+                                   dir.File(node + "-work"),
+                                   "--address",
+                                   "127.0.0.1"};
+  for (std::string flag : flags) {
+    for (size_t at = flag.find("{node}"); at != std::string::npos; at = flag.find("{node}")) {
+      flag.replace(at, 6, node);
+    }
+    argv.push_back(std::move(flag));
+  }
+  return ChildProcess::Spawn({.argv = std::move(argv),
+                              .env = {"PATH=/usr/bin:/bin", "NODE_TAG=" + node},
+                              .stdout_path = dir.File(node + ".log"),
+                              .stderr_path = dir.File(node + ".log")});
 }
 
 // The admin token headroomd wrote to DATA_DIR/admin.token, without trailing whitespace.
@@ -92,14 +110,16 @@ inline std::string CheckpointingTask(const std::string& d) {
 
 // headroomd on the agents backend under `policy` (a preset name or a policy file) with one
 // headroom-agent of `devices` fake devices per node, every node up: the floor of the end-to-end
-// tests of scheduling decisions; `daemon_flags` are added to headroomd's. Start and Stop return
+// tests of scheduling decisions; `daemon_flags` are added to headroomd's, `agent_flags` to each
+// agent's (as SpawnAgent takes them). Start and Stop return
 // what went wrong, with the logs; "" when all went well.
 class AgentsFloor {
  public:
   explicit AgentsFloor(const ScratchDir& dir) : dir_(dir), data_(dir.File("data")) {}
 
   std::string Start(const std::string& policy, const std::vector<std::string>& nodes, int devices,
-                    const std::vector<std::string>& daemon_flags = {}) {
+                    const std::vector<std::string>& daemon_flags = {},
+                    const std::vector<std::string>& agent_flags = {}) {
     nodes_ = nodes;
     std::vector<std::string> argv = {Bin("headroomd"),
                                      "--listen",
@@ -134,7 +154,8 @@ class AgentsFloor {
     for (const std::string& node : nodes) {
       auto [status, token] = admin_->Post("/v1/tokens", {{"role", "agent"}, {"node", node}});
       if (status != 201) return "no agent token for " + node + ": " + token.dump() + "\n" + Logs();
-      auto agent = SpawnAgent(dir_, port, token["token"].get<std::string>(), node, devices);
+      auto agent =
+          SpawnAgent(dir_, port, token["token"].get<std::string>(), node, devices, agent_flags);
       if (!agent) return agent.error().message;
       agents_.emplace(node, std::move(*agent));
     }

@@ -4,6 +4,7 @@
 // when headroomd cannot be reached or fails, env vars used only when flags are absent.
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -120,16 +121,17 @@ TEST_F(ClientVerbs, NodesPrintsSinfoColumns) {
      "allocated_milli": 4500, "device_model": "H100", "path": ["dc", "row-1", "rack-03"],
      "last_heartbeat": null},
     {"name": "n2", "state": "drained", "ready": true, "drain_reason": "bad fan", "devices": 8,
-     "allocated_milli": 0, "device_model": "H100", "path": ["dc", "row-1", "rack-03"]},
+     "allocated_milli": 0, "device_model": "H100", "path": ["dc", "row-1", "rack-03"],
+     "device_health": {"failed": 1, "suspect": 2}},
     {"name": "n10", "state": "up", "ready": false, "devices": 8, "allocated_milli": 8000,
      "device_model": "A100", "path": ["dc", "row-2", "rack-11"]}]})"});
   const CommandOutcome run = Run({"nodes"});
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out,
-            "NODE  STATE          GPUS  ALLOC  MODEL  RACK     REASON\n"
-            "n1    up                8    4.5  H100   rack-03\n"
-            "n2    drained           8      0  H100   rack-03  bad fan\n"
-            "n10   up(not ready)     8      8  A100   rack-11\n");
+            "NODE  STATE          GPUS  ALLOC  MODEL  RACK     HEALTH              REASON\n"
+            "n1    up                8    4.5  H100   rack-03  ok\n"
+            "n2    drained           8      0  H100   rack-03  failed:1 suspect:2  bad fan\n"
+            "n10   up(not ready)     8      8  A100   rack-11  ok\n");
 }
 
 TEST_F(ClientVerbs, ServicesTable) {
@@ -289,6 +291,57 @@ TEST_F(ClientVerbs, DrainSendsTheReasonAndUndoUndrains) {
   const CommandOutcome no_reason = Run({"drain", "n3"});
   EXPECT_EQ(no_reason.status, 2);
   EXPECT_NE(no_reason.err.find("--reason is required"), std::string::npos);
+}
+
+TEST_F(ClientVerbs, DeviceMovesOneDeviceWithItsReason) {
+  api_.Answer("POST", "/v1/nodes/n3/devices/2/repair",
+              {200, R"({"node": "n3", "index": 2, "state": "in_repair"})"});
+  api_.Answer("POST", "/v1/nodes/n3/devices/2/return",
+              {409, R"({"error": "device 2 is already healthy"})"});
+  const CommandOutcome repair = Run({"device", "repair", "n3", "2", "--reason", "RMA 77"});
+  ASSERT_EQ(repair.status, 0) << repair.err;
+  EXPECT_EQ(repair.out, "n3 device 2 in_repair\n");
+  const CommandOutcome again = Run({"device", "return", "n3", "2"});
+  EXPECT_EQ(again.status, 2);  // A 4xx answer.
+  EXPECT_NE(again.err.find("already healthy"), std::string::npos) << again.err;
+  const auto requests = api_.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(json::parse(requests[0].body), json::parse(R"({"reason": "RMA 77"})"));
+  EXPECT_EQ(requests[1].body, "");
+  EXPECT_EQ(Run({"device", "fix", "n3", "2"}).status, 2);
+  EXPECT_EQ(Run({"device", "repair", "n3", "1024"}).status, 2);
+  EXPECT_EQ(Run({"device", "repair", "n3/x", "1"}).status, 2);
+}
+
+TEST(TelemetryParse, PrintsTheDevicesOfAnExporterFileOrTheLineThatIsWrong) {
+  const std::string path = ::testing::TempDir() + "/telemetry_parse_test.prom";
+  std::ofstream(path) << "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-a\",modelName=\"H100\"} 41\n"
+                         "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-b\"} 79\n"
+                         "gpu_gfx_activity{gpu_id=\"2\",card_series=\"MI300X\"} 50\n";
+  const CommandOutcome table = RunHeadroom({"telemetry", "parse", path});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("GPU-a"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("3 devices\n"), std::string::npos) << table.out;
+  const CommandOutcome as_json = RunHeadroom({"telemetry", "parse", path, "--json"});
+  ASSERT_EQ(as_json.status, 0) << as_json.err;
+  const json devices = json::parse(as_json.out);
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_EQ(devices[1]["xid_errors"], 79);
+  EXPECT_EQ(devices[2]["vendor"], "amd");
+  EXPECT_EQ(devices[2]["util"], 0.5);
+  EXPECT_EQ(devices[2]["model"], "MI300X");
+
+  std::ofstream(path)
+      << "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 41\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 140\n";
+  const CommandOutcome bad = RunHeadroom({"telemetry", "parse", path});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "headroom: telemetry parse: " + path +
+                         ": line 2: DCGM_FI_DEV_GPU_UTIL: expected a percentage in 0..100, got "
+                         "140\n");
+  const CommandOutcome missing = RunHeadroom({"telemetry", "parse", path + ".none"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("cannot be read"), std::string::npos);
+  std::filesystem::remove(path);
 }
 
 TEST_F(ClientVerbs, EnvironmentIsUsedWhenFlagsAreAbsent) {

@@ -10,20 +10,26 @@ namespace {
 using nlohmann::json;
 
 TEST(AgentProtocol, HeartbeatBodyHasTasksAndLabelledTelemetry) {
-  HeartbeatRequest request{
-      .ready = false,
-      .readiness_message = "GPU 3 failed",
-      .tasks = {{.key = {42, 0}, .state = TaskState::kRunning, .pid = 1234},
-                {.key = {42, 1, 2},
-                 .state = TaskState::kExited,
-                 .exit_code = 127,
-                 .pid = 0,
-                 .message = "cannot start 'x'"}},
-      .telemetry = {
-          {.reading = {.index = 0, .temp_c = 41.0, .power_w = 312.5, .util = 0.93, .xid_errors = 0},
-           .job = 42,
-           .tenant = "team-a"},
-          {.reading = {.index = 1}}}};
+  HeartbeatRequest request{.ready = false,
+                           .readiness_message = "GPU 3 failed",
+                           .tasks = {{.key = {42, 0}, .state = TaskState::kRunning, .pid = 1234},
+                                     {.key = {42, 1, 2},
+                                      .state = TaskState::kExited,
+                                      .exit_code = 127,
+                                      .pid = 0,
+                                      .message = "cannot start 'x'"}},
+                           .telemetry = {{.reading = {.index = 0,
+                                                      .temp_c = 41.0,
+                                                      .power_w = 312.5,
+                                                      .util = 0.93,
+                                                      .xid_errors = 0,
+                                                      .ecc_uncorrectable = 2,
+                                                      .remapped_rows = 1,
+                                                      .row_remap_failure = true,
+                                                      .nvlink_errors = 7},
+                                          .job = 42,
+                                          .tenant = "team-a"},
+                                         {.reading = {.index = 1}}}};
   EXPECT_EQ(HeartbeatJson(request), json::parse(R"({
       "ready": false, "readiness_message": "GPU 3 failed",
       "tasks": [{"job": 42, "rank": 0, "attempt": 1, "state": "running", "exit_code": null,
@@ -31,9 +37,13 @@ TEST(AgentProtocol, HeartbeatBodyHasTasksAndLabelledTelemetry) {
                 {"job": 42, "rank": 1, "attempt": 2, "state": "exited", "exit_code": 127, "pid": 0,
                  "message": "cannot start 'x'"}],
       "telemetry": [{"index": 0, "temp_c": 41.0, "power_w": 312.5, "util": 0.93,
-                     "xid_errors": 0, "job": 42, "tenant": "team-a"},
+                     "xid_errors": 0, "ecc_uncorrectable": 2, "remapped_rows": 1,
+                     "row_remap_failure": true, "nvlink_errors": 7, "job": 42,
+                     "tenant": "team-a"},
                     {"index": 1, "temp_c": null, "power_w": null, "util": null,
-                     "xid_errors": null, "job": null, "tenant": null}]})"));
+                     "xid_errors": null, "ecc_uncorrectable": null, "remapped_rows": null,
+                     "row_remap_failure": null, "nvlink_errors": null, "job": null,
+                     "tenant": null}]})"));
 }
 
 TEST(AgentProtocol, ParsesDesiredTasksWithDefaults) {
@@ -106,7 +116,12 @@ TEST(AgentProtocol, AHeartbeatReadsBackAsItWasSentAndAnAbsentAttemptIsZero) {
       .readiness_message = "GPU 3 failed",
       .tasks = {{.key = {42, 0, 1}, .state = TaskState::kRunning, .pid = 1234},
                 {.key = {42, 1, 2}, .state = TaskState::kExited, .exit_code = -9, .pid = 77}},
-      .telemetry = {{.reading = {.index = 3, .temp_c = 41.5, .xid_errors = 79},
+      .telemetry = {{.reading = {.index = 3,
+                                 .temp_c = 41.5,
+                                 .xid_errors = 79,
+                                 .ecc_uncorrectable = 1,
+                                 .row_remap_failure = true,
+                                 .nvlink_errors = 12},
                      .job = 42,
                      .tenant = "team-a"},
                     {.reading = {.index = 4}}}};

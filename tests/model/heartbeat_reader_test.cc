@@ -26,21 +26,26 @@ std::optional<HeartbeatRequest> ReadSlowly(std::string_view body) {
 }
 
 HeartbeatRequest Sample() {
-  return HeartbeatRequest{
-      .ready = false,
-      .readiness_message = "GPU 3 failed \"ECC\"",
-      .tasks = {{.key = {42, 0, 1}, .state = TaskState::kRunning, .pid = 1234},
-                {.key = {std::numeric_limits<int64_t>::max(), 7, 4294967295},
-                 .state = TaskState::kExited,
-                 .exit_code = -9,
-                 .pid = 0,
-                 .message = "cannot start 'x'\n"}},
-      .telemetry = {
-          {.reading =
-               {.index = 0, .temp_c = 41.0, .power_w = 312.5, .util = 0.93, .xid_errors = 79},
-           .job = 42,
-           .tenant = "team-a"},
-          {.reading = {.index = 1023, .temp_c = -5}}}};
+  return HeartbeatRequest{.ready = false,
+                          .readiness_message = "GPU 3 failed \"ECC\"",
+                          .tasks = {{.key = {42, 0, 1}, .state = TaskState::kRunning, .pid = 1234},
+                                    {.key = {std::numeric_limits<int64_t>::max(), 7, 4294967295},
+                                     .state = TaskState::kExited,
+                                     .exit_code = -9,
+                                     .pid = 0,
+                                     .message = "cannot start 'x'\n"}},
+                          .telemetry = {{.reading = {.index = 0,
+                                                     .temp_c = 41.0,
+                                                     .power_w = 312.5,
+                                                     .util = 0.93,
+                                                     .xid_errors = 79,
+                                                     .ecc_uncorrectable = 3,
+                                                     .remapped_rows = 0,
+                                                     .row_remap_failure = false,
+                                                     .nvlink_errors = 1'000'000'000'000},
+                                         .job = 42,
+                                         .tenant = "team-a"},
+                                        {.reading = {.index = 1023, .temp_c = -5}}}};
 }
 
 TEST(HeartbeatReader, ReadsWhatAgentsSendAsTheSlowWayDoes) {
@@ -97,6 +102,16 @@ TEST(HeartbeatReader, LeavesEverythingElseToTheSlowWay) {
            R"({"telemetry": [{"index": 0, "tenant": 7}]})",
        }) {
     EXPECT_EQ(ReadPlainHeartbeat(body), std::nullopt) << body;
+  }
+  // Health counters out of their ranges: both readers refuse them.
+  for (const std::string body : {
+           R"({"telemetry": [{"index": 0, "ecc_uncorrectable": -1}]})",
+           R"({"telemetry": [{"index": 0, "remapped_rows": 1.5}]})",
+           R"({"telemetry": [{"index": 0, "row_remap_failure": 1}]})",
+           R"({"telemetry": [{"index": 0, "nvlink_errors": "many"}]})",
+       }) {
+    EXPECT_EQ(ReadPlainHeartbeat(body), std::nullopt) << body;
+    EXPECT_EQ(ReadSlowly(body), std::nullopt) << body;
   }
   const std::string long_tenant =
       R"({"telemetry": [{"index": 0, "tenant": ")" + std::string(257, 'a') + R"("}]})";

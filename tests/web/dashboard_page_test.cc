@@ -72,7 +72,8 @@ void AnswerFloor(FakeApi& api, const std::string& pending_name) {
   api.Answer("GET", "/v1/floor", {200, R"({"racks": [
       {"name": "rack-01", "path": ["dc", "rack-01"], "devices": 16, "allocated_milli": 12500,
        "power_w": 9200, "power_limit_w": 12000, "temp_c": 31.5, "unhealthy_devices": 1,
-       "nodes": [{"name": "n1", "devices": 8, "allocated_milli": 8000, "state": "up", "ready": true},
+       "nodes": [{"name": "n1", "devices": 8, "allocated_milli": 8000, "state": "up", "ready": true,
+                  "unhealthy_devices": 1},
                  {"name": "n2", "devices": 8, "allocated_milli": 4500, "state": "up", "ready": true}]},
       {"name": "rack-02", "path": ["dc", "rack-02"], "devices": 16, "allocated_milli": 0,
        "power_w": null, "power_limit_w": null, "temp_c": null, "unhealthy_devices": 0,
@@ -114,6 +115,11 @@ TEST_F(DashboardBrowser, DrawsFloorQueueAndChartFromTheApi) {
       std::regex_search(dom, std::regex("class=\"node down not-ready\"[^>]*data-node=\"n4\"")));
   EXPECT_NE(dom.find("9.2 kW of 12.0 (2.8 kW headroom)"), std::string::npos);
   EXPECT_NE(dom.find("1 unhealthy"), std::string::npos);
+  // A node with a device not healthy is marked, and its title says how many.
+  EXPECT_TRUE(
+      std::regex_search(dom, std::regex("class=\"node up unhealthy\"[^>]*data-node=\"n1\"[^>]*"
+                                        "title=\"n1: [^\"]*1 GPUs not healthy\"")))
+      << dom;
   // The job's markup-like name is shown as text, escaped by the serializer.
   EXPECT_NE(dom.find("&lt;b&gt;sweep&lt;/b&gt;"), std::string::npos);
   EXPECT_NE(dom.find("capacity: needs 32 GPUs"), std::string::npos);

@@ -176,8 +176,14 @@ std::string FormatQueue(const json& jobs, double now_s) {
 }
 
 std::string FormatNodes(const json& nodes) {
-  Table table(
-      {{"NODE"}, {"STATE"}, {"GPUS", true}, {"ALLOC", true}, {"MODEL"}, {"RACK"}, {"REASON"}});
+  Table table({{"NODE"},
+               {"STATE"},
+               {"GPUS", true},
+               {"ALLOC", true},
+               {"MODEL"},
+               {"RACK"},
+               {"HEALTH"},
+               {"REASON"}});
   for (const json& node : List(nodes, "nodes")) {
     std::string state = Text(node, "state");
     if (node.contains("ready") && node["ready"].is_boolean() && !node["ready"].get<bool>() &&
@@ -190,8 +196,17 @@ std::string FormatNodes(const json& nodes) {
       rack = node["path"].back().get<std::string>();
     }
     const auto milli = Integer(node, "allocated_milli");
+    // "ok", or the devices not healthy by state: "failed:3 suspect:1".
+    std::string health;
+    if (node.contains("device_health") && node["device_health"].is_object()) {
+      for (const auto& [name, count] : node["device_health"].items()) {
+        if (!count.is_number_integer()) continue;
+        health += fmt::format("{}{}:{}", health.empty() ? "" : " ", name, count.get<int64_t>());
+      }
+    }
     table.AddRow({Text(node, "name"), state, Text(node, "devices"),
                   milli ? FormatMilli(*milli) : "-", Text(node, "device_model"), rack,
+                  health.empty() ? "ok" : health,
                   Text(node, "drain_reason") == "-" ? "" : Text(node, "drain_reason")});
   }
   return table.Render();

@@ -25,6 +25,8 @@ std::function<int()> AddSimCommand(CLI::App& app);
 std::function<int()> AddGenClusterCommand(CLI::App& app);
 // Registers `store check --data-dir DIR`: a headroomd data dir checked offline.
 std::function<int()> AddStoreCommand(CLI::App& app);
+// Registers `telemetry parse FILE [--json]`: a GPU exporter's text read offline.
+std::function<int()> AddTelemetryCommand(CLI::App& app);
 std::function<int()> AddReplayCommand(CLI::App& app);
 // Offline explain (replay_command.cc): why `job` waited at `at_us` (kNever: the log's end), by
 // the engine log of headroomd's data dir `data_dir`.
@@ -46,6 +48,8 @@ std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddQueuesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);
 std::function<int()> AddDrainCommand(CLI::App& app, Connection connection);
+// `device diagnose|repair|return NODE INDEX [--reason R]` (drain_command.cc).
+std::function<int()> AddDeviceCommand(CLI::App& app, Connection connection);
 std::function<int()> AddServicesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddScaleCommand(CLI::App& app, Connection connection);
 

@@ -1,6 +1,8 @@
 #include <cstdio>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "cli/client/api_client.h"
 #include "cli/client/output.h"
 #include "cli/commands/commands.h"
@@ -52,6 +54,52 @@ std::function<int()> AddDrainCommand(CLI::App& app, Connection connection) {
                   model::PrintableLine(
                       answer->value("state", std::string(options->undo ? "up" : "drained")))
                       .c_str());
+    }
+    return 0;
+  };
+}
+
+std::function<int()> AddDeviceCommand(CLI::App& app, Connection connection) {
+  struct DeviceOptions {
+    std::string action;
+    std::string node;
+    uint32_t index = 0;
+    std::string reason;
+    bool json = false;
+  };
+  auto options = std::make_shared<DeviceOptions>();
+  CLI::App* command = app.add_subcommand(
+      "device",
+      "Move a device: diagnose or repair (out of use; its jobs keep running), return (back to "
+      "healthy, baselines reset)");
+  command->add_option("action", options->action, "diagnose, repair or return")
+      ->required()
+      ->check(CLI::IsMember({"diagnose", "repair", "return"}));
+  command->add_option("node", options->node, "Node name")->required();
+  command->add_option("index", options->index, "Device index on the node")
+      ->required()
+      ->check(CLI::Range(0, 1023));
+  command->add_option("-r,--reason", options->reason, "Why (kept in the device's history)");
+  command->add_flag("--json", options->json, "Print the device's health as the API's JSON");
+  return [options, connection] {
+    if (options->node.find_first_of("/?#% ") != std::string::npos) {
+      return Fail(
+          Error{ErrorCode::kInvalidArgument, "device: '" + options->node + "' is not a node name"});
+    }
+    auto client = ApiClient::Create(*connection);
+    if (!client) return Fail(client.error());
+    const std::string path =
+        fmt::format("/v1/nodes/{}/devices/{}/{}", options->node, options->index, options->action);
+    const std::string body = options->reason.empty()
+                                 ? std::string()
+                                 : nlohmann::json{{"reason", options->reason}}.dump();
+    auto answer = client->Post(path, body);
+    if (!answer) return Fail(answer.error());
+    if (options->json) {
+      PrintJson(*answer);
+    } else {
+      std::printf("%s device %u %s\n", model::PrintableLine(options->node).c_str(), options->index,
+                  model::PrintableLine(answer->value("state", std::string("?"))).c_str());
     }
     return 0;
   };

@@ -25,7 +25,7 @@
 
 #include "base/result.h"
 
-namespace headroom::agent {
+namespace headroom::model {
 
 struct PrometheusLabel {
   std::string name;
@@ -46,4 +46,4 @@ struct PrometheusSample {
 // Parses a whole exposition. Errors read "line N: expected ..., got ..." (kInvalidArgument).
 Result<std::vector<PrometheusSample>> ParsePrometheusText(std::string_view text);
 
-}  // namespace headroom::agent
+}  // namespace headroom::model

@@ -1,4 +1,4 @@
-#include "agent/prometheus_text.h"
+#include "model/prometheus_text.h"
 
 #include <charconv>
 #include <cmath>
@@ -8,10 +8,8 @@
 
 #include "model/yaml_field.h"
 
-namespace headroom::agent {
+namespace headroom::model {
 namespace {
-
-using model::QuoteForMessage;
 
 bool IsMetricStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
@@ -307,4 +305,4 @@ Result<std::vector<PrometheusSample>> ParsePrometheusText(std::string_view text)
   return samples;
 }
 
-}  // namespace headroom::agent
+}  // namespace headroom::model

@@ -1,7 +1,7 @@
 // Prometheus text parser: exact samples from dcgm-exporter-shaped text, one clear error per
 // malformed line, and properties — any input parses or fails with "line N: ...", and rendered
 // samples parse back to themselves.
-#include "agent/prometheus_text.h"
+#include "model/prometheus_text.h"
 
 #include <cmath>
 #include <string>
@@ -10,7 +10,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
-namespace headroom::agent {
+namespace headroom::model {
 namespace {
 
 constexpr const char* kDcgmText =
@@ -170,4 +170,4 @@ RC_GTEST_PROP(AgentPrometheusTextProperty, RenderedSamplesParseBackExactly, ()) 
 }
 
 }  // namespace
-}  // namespace headroom::agent
+}  // namespace headroom::model

@@ -1,0 +1,137 @@
+// The live loop's side of node gates and device health: drains and device withdrawals brought
+// into the engine, jobs a failed device ended requeued, health books stored, and operators'
+// moves of a device (device_health.h has the lifecycle).
+#include <set>
+
+#include <fmt/format.h>
+
+#include "control/engine_log.h"
+#include "control/live_loop.h"
+#include "control/logging.h"
+
+namespace headroom::control {
+
+void LiveLoop::SyncDrains(TimeUs now) {
+  std::vector<engine::Event> changes;
+  std::vector<nlohmann::json> logged;
+  std::vector<StoreWrite> books;
+  std::vector<std::pair<std::string, uint64_t>> stored;  // (node, health_version) once written.
+  std::vector<uint64_t> ended;                           // Jobs a failed device ended.
+  std::vector<std::string> failures;                     // "device 3 of node n1 (XID 79)"
+  {
+    std::lock_guard lock(state_.mu);
+    if (synced_gates_version_ == state_.node_gates_version) return;
+    synced_gates_version_ = state_.node_gates_version;
+    std::set<std::pair<std::string, uint32_t>> failed;  // (node, device index) failed just now.
+    for (const model::Node& node : cluster_->nodes()) {
+      const NodeStatus* status = status_of_node_[node.id.value()];
+      const bool blocked = status == nullptr || status->record.drained || !status->ready ||
+                           status->health != NodeHealth::kUp;
+      if (blocked != (drained_in_engine_[node.id.value()] != 0)) {
+        drained_in_engine_[node.id.value()] = blocked ? 1 : 0;
+        changes.push_back(engine::NodeDrained{node.id, blocked});
+        logged.push_back(DrainEvent(node.name, blocked));
+      }
+      if (status == nullptr) continue;
+      for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+        const uint32_t index = cluster_->devices()[d].index_on_node;
+        const DeviceState health = status->health_book.state(index);
+        const bool out = !TakesWork(health);
+        if (out == (withdrawn_in_engine_[d] != 0)) continue;
+        withdrawn_in_engine_[d] = out ? 1 : 0;
+        changes.push_back(engine::DeviceWithdrawn{DeviceId(d), out});
+        logged.push_back(WithdrawEvent(node.name, index, out));
+        if (health == DeviceState::kFailed) {
+          failed.emplace(node.name, index);
+          failures.push_back(fmt::format("device {} of node {} ({})", index, node.name,
+                                         status->health_book.devices().at(index).evidence));
+        }
+      }
+      auto written = stored_health_version_.find(node.name);
+      const uint64_t version = written == stored_health_version_.end() ? 0 : written->second;
+      if (status->health_version != version) {
+        books.push_back(MetaRecord{HealthKey(node.name), status->health_book.ToJson().dump()});
+        stored.emplace_back(node.name, status->health_version);
+      }
+    }
+    for (const auto& [name, index] : failed) {
+      for (uint64_t id : state_.jobs.RunningOn(name)) {
+        const JobRecord& job = state_.jobs.at(id);
+        for (const TaskPlacement& task : job.placement) {
+          if (task.node == name && std::find(task.device_indices.begin(), task.device_indices.end(),
+                                             index) != task.device_indices.end()) {
+            ended.push_back(id);
+          }
+        }
+      }
+    }
+  }
+  // Drains and withdrawals go first so that this step's placements already avoid them.
+  events_.insert(events_.begin(), changes.begin(), changes.end());
+  logged_events_.insert(logged_events_.begin(), logged.begin(), logged.end());
+  if (!books.empty()) {
+    if (auto ok = journal_.Commit(std::move(books)); !ok) {
+      // Not stored: look again at the next step.
+      LogError("journal: device health not committed: {}", ok.error().message);
+      synced_gates_version_.reset();
+    } else {
+      for (auto& [name, version] : stored) stored_health_version_[name] = version;
+    }
+  }
+  for (const std::string& failure : failures) {
+    Log("device_failed", std::nullopt, std::nullopt, fmt::format("{} failed", failure), now);
+  }
+  if (!ended.empty()) {
+    std::sort(ended.begin(), ended.end());
+    ended.erase(std::unique(ended.begin(), ended.end()), ended.end());
+    Requeue(std::move(ended), fmt::format("{} failed", fmt::join(failures, ", ")), now);
+  }
+}
+
+ApiResult<DeviceHealth> LiveLoop::OperateDevice(const std::string& name, uint32_t index,
+                                                OperatorAction action, std::string reason) {
+  ApiResult<DeviceHealth> result = Fail(500, "the loop did not run the device move");
+  RunCall([&] {
+    const TimeUs wall = clock_.WallNowUs();
+    std::lock_guard lock(state_.mu);
+    auto it = state_.nodes.find(name);
+    if (it == state_.nodes.end()) {
+      result = Fail(404, "node '{}' does not exist; list nodes with GET /v1/nodes", name);
+      return;
+    }
+    NodeStatus& status = it->second;
+    const size_t devices = status.record.registered
+                               ? status.record.devices.size()
+                               : (cluster_ != nullptr && cluster_->FindNode(name) != nullptr
+                                      ? cluster_->FindNode(name)->device_count
+                                      : 0);
+    bool known = false;
+    if (status.record.registered) {
+      for (const model::RegisteredDevice& device : status.record.devices) {
+        known = known || device.index == index;
+      }
+    } else {
+      known = index < devices;
+    }
+    if (!known) {
+      result = Fail(404, "node '{}' has no device {} ({} devices)", name, index, devices);
+      return;
+    }
+    if (auto moved = status.health_book.Operate(index, action, wall, reason); !moved) {
+      result = Fail(409, "{}", moved.error().message);
+      return;
+    }
+    ++status.health_version;
+    ++state_.node_gates_version;
+    const DeviceHealth& health = status.health_book.devices().at(index);
+    Log("device_" + std::string(DeviceStateName(health.state)), std::nullopt, name,
+        fmt::format("device {} of node {}: {} {}", index, name, DeviceStateName(health.state),
+                    health.evidence),
+        Now());
+    result = health;
+  });
+  Wake();
+  return result;
+}
+
+}  // namespace headroom::control

@@ -1,0 +1,138 @@
+// End to end, device health with real processes: headroomd on the agents backend and two
+// headroom-agents of two fake devices, each reading its telemetry from a dcgm-exporter text file
+// (--telemetry-file). A fatal XID written to the file of the node that runs a job moves that
+// device to failed; the job is requeued as an interruption and runs again on the other node; a
+// job that needs both devices of the first node waits until an operator repairs and returns the
+// failed one; /metrics and the API show each state; and the daemon's history replays offline.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "agent_processes.h"
+
+namespace headroom::agent {
+namespace {
+
+using nlohmann::json;
+using testing::FileExists;
+using testing::ReadFile;
+using testing::ScratchDir;
+using testing::WaitUntil;
+
+// dcgm-exporter text for a node of two devices, with `xid` as device 1's last XID.
+void WriteTelemetry(const std::string& path, int xid) {
+  std::ofstream(path + ".tmp")
+      << "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"
+      << "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\",UUID=\"GPU-0\",modelName=\"H100\"} 0\n"
+      << "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-1\",modelName=\"H100\"} " << xid << "\n"
+      << "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 40\nDCGM_FI_DEV_GPU_TEMP{gpu=\"1\"} 41\n";
+  std::filesystem::rename(path + ".tmp", path);
+}
+
+TEST(AgentHealthEndToEnd, AFatalXidFailsTheDeviceRequeuesItsJobAndAnOperatorReturnsIt) {
+  ScratchDir dir;
+  WriteTelemetry(dir.File("a1.prom"), 0);
+  WriteTelemetry(dir.File("a2.prom"), 0);
+  testing::AgentsFloor floor(dir);
+  ASSERT_EQ(
+      floor.Start("fifo", {"a1", "a2"}, 2, {}, {"--telemetry-file", dir.File("") + "{node}.prom"}),
+      "");
+  testing::DaemonApi& admin = floor.admin();
+  const auto logs = [&] { return floor.Logs(); };
+  const std::string script = testing::CheckpointingTask(dir.File(""));
+  const auto submit = [&] {
+    const json spec = {{"metadata", {{"name", "train"}}},
+                       {"spec",
+                        {{"tenant", "team-a"},
+                         {"timeLimit", "1h"},
+                         {"command", {"/bin/sh", "-c", script}},
+                         {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                         {"devices", {{"requests", {{{"name", "gpus"}, {"count", 2}}}}}}}}};
+    auto [code, job] = admin.Post("/v1/jobs", spec);
+    EXPECT_EQ(code, 201) << job.dump();
+    return job.value("id", int64_t{0});
+  };
+  const auto job_of = [&](int64_t id) { return admin.Get("/v1/jobs/" + std::to_string(id)); };
+  const auto node_of = [&](int64_t id) -> std::string {
+    const json job = job_of(id);
+    if (job["state"] != "running" || job["placement"].empty()) return "";
+    return job["placement"][0].value("node", "");
+  };
+  const auto health_of = [&](const std::string& node) -> json {
+    const json nodes = admin.Get("/v1/nodes");
+    for (const json& entry : nodes["nodes"]) {
+      if (entry["name"] == node) return entry;
+    }
+    return nullptr;
+  };
+
+  const int64_t job = submit();
+  ASSERT_TRUE(WaitUntil([&] { return !node_of(job).empty(); })) << logs();
+  const std::string first = node_of(job);
+  const std::string other = first == "a1" ? "a2" : "a1";
+  ASSERT_TRUE(WaitUntil([&] { return FileExists(dir.File("run-" + std::to_string(job) + "-1")); }))
+      << logs();
+  EXPECT_EQ(health_of(first)["device_health"], json::object());
+
+  // Device 1 of the job's node raises XID 79 (fallen off the bus).
+  WriteTelemetry(dir.File(first + ".prom"), 79);
+  ASSERT_TRUE(WaitUntil([&] { return health_of(first)["device_health"].value("failed", 0) == 1; }))
+      << health_of(first).dump() << logs();
+  const json failed = health_of(first)["unhealthy_devices"][0];
+  EXPECT_EQ(failed["index"], 1);
+  EXPECT_EQ(failed["state"], "failed");
+  EXPECT_EQ(failed["evidence"], "XID 79");
+  ASSERT_TRUE(WaitUntil([&] { return node_of(job) == other; }, std::chrono::milliseconds(20'000)))
+      << job_of(job).dump() << logs();
+  EXPECT_EQ(job_of(job)["attempt"], 2);
+  EXPECT_TRUE(WaitUntil([&] { return FileExists(dir.File("run-" + std::to_string(job) + "-2")); }))
+      << logs();
+  auto metrics = admin.client().Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(
+      metrics->body.find("headroom_devices_by_health{node=\"" + first + "\",state=\"failed\"} 1"),
+      std::string::npos)
+      << metrics->body.substr(0, 4000);
+  EXPECT_NE(
+      metrics->body.find("headroom_devices_by_health{node=\"" + first + "\",state=\"healthy\"} 1"),
+      std::string::npos);
+
+  // A second two-device job has one usable device on the first node: it waits.
+  const int64_t waiting = submit();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(job_of(waiting)["state"], "pending") << job_of(waiting).dump();
+
+  // The operator sends the device to repair, then returns it: the waiting job starts there.
+  const std::string device = "/v1/nodes/" + first + "/devices/1/";
+  auto [repair_code, repaired] = admin.Post(device + "repair", {{"reason", "RMA 77"}});
+  EXPECT_EQ(repair_code, 200) << repaired.dump();
+  EXPECT_EQ(repaired["state"], "in_repair");
+  EXPECT_EQ(std::get<0>(admin.Post(device + "return", json::object())), 200);
+  ASSERT_TRUE(
+      WaitUntil([&] { return node_of(waiting) == first; }, std::chrono::milliseconds(20'000)))
+      << job_of(waiting).dump() << logs();
+  EXPECT_EQ(health_of(first)["device_health"], json::object());
+  EXPECT_EQ(std::get<0>(admin.Post(device + "return", json::object())), 409);
+  EXPECT_EQ(std::get<0>(admin.Post("/v1/nodes/" + first + "/devices/7/repair", json::object())),
+            404);
+  EXPECT_EQ(std::get<0>(admin.Post(device + "explode", json::object())), 404);
+
+  std::ofstream(dir.File("stop-" + std::to_string(job)));
+  std::ofstream(dir.File("stop-" + std::to_string(waiting)));
+  EXPECT_TRUE(WaitUntil([&] { return job_of(waiting)["state"] == "completed"; })) << logs();
+  EXPECT_EQ(floor.Stop(), "");
+
+  // The withdrawal and the return are in the engine log; every decision replays.
+  EXPECT_EQ(floor.RunHeadroom({"replay", "--data-dir", floor.data()}, "replay.out"), 0)
+      << ReadFile(dir.File("replay.out"));
+  EXPECT_NE(ReadFile(dir.File("replay.out")).find("every decision reproduced"), std::string::npos)
+      << ReadFile(dir.File("replay.out"));
+}
+
+}  // namespace
+}  // namespace headroom::agent
