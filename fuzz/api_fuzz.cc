@@ -142,6 +142,7 @@ const std::vector<Shape>& Shapes() {
         {"state", Kind::kString},
         {"evidence", Kind::kString},
         {"history", Kind::kArray}}},
+      {"POST", "/v1/health/resume", 200, {{"was_tripped", Kind::kBoolean}}},
       {"POST",
        "/v1/agents/register",
        200,

@@ -180,6 +180,9 @@ std::string MetricsBody(ApiContext& context) {
     }
     out.Sample("headroom_facility_headroom_watts", {}, limit_w - draw_w);
   }
+  out.Family("headroom_health_storm", "gauge",
+             "1 while the storm guard holds health back from taking devices out of use.");
+  out.Sample("headroom_health_storm", {}, state.health_storm.tripped ? 1 : 0);
   out.Family("headroom_devices_by_health", "gauge",
              "Devices per node and health state (healthy, suspect, degraded, diagnosing, failed, "
              "in_repair), as headroomd judged them.");

@@ -135,7 +135,25 @@ ApiResult<Reply> ClusterSummary(ApiContext& context, const HttpRequest& request)
                 {"by_tenant", std::move(by_tenant)},
                 {"by_class", std::move(by_class)},
                 {"policy", {{"name", policy.name}, {"description", policy.description}}},
+                {"health_storm",
+                 {{"tripped", context.state.health_storm.tripped},
+                  {"since", context.state.health_storm.tripped
+                                ? TimeJson(context.state.health_storm.since_us)
+                                : Json(nullptr)},
+                  {"message", context.state.health_storm.message}}},
                 {"time", UsToSeconds(context.clock.NowUs())}}};
+}
+
+// POST /v1/health/resume: resets a tripped storm guard.
+ApiResult<Reply> ResumeHealth(ApiContext& context, const HttpRequest& request) {
+  auto principal = AuthenticateAdmin(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  if (!request.body.empty()) {
+    auto body = ParseBody(request.body);
+    if (!body) return tl::unexpected(body.error());
+    if (auto ok = RejectUnknownFields(*body, "", {}); !ok) return tl::unexpected(ok.error());
+  }
+  return Reply{200, {{"was_tripped", context.loop.ResumeHealth()}}};
 }
 
 ApiResult<Reply> Floor(ApiContext& context, const HttpRequest& request) {
@@ -284,6 +302,9 @@ void RegisterNodeRoutes(Router& server, ApiContext& context) {
               [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return OperateDevice(context, request); });
               });
+  server.Post("/v1/health/resume", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return ResumeHealth(context, request); });
+  });
   server.Get("/v1/cluster", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return ClusterSummary(context, request); });
   });

@@ -50,6 +50,12 @@ struct NodeStatus {
   uint64_t health_version = 0;
 };
 
+struct HealthStormState {
+  bool tripped = false;
+  TimeUs since_us = 0;
+  std::string message;
+};
+
 // The meta row that holds a node's device health book.
 std::string HealthKey(std::string_view node);
 inline constexpr std::string_view kHealthKeyPrefix = "device_health/";
@@ -101,6 +107,9 @@ struct DaemonState {
   HealthRules health_rules;  // Set at start, then read only.
   // Stored device health of nodes not known at start, for when their agents register.
   std::map<std::string, DeviceHealthBook> parked_health_books;
+  // The storm guard (HealthRules::storm_share): tripped, health takes no device out of use
+  // until an operator resumes it (POST /v1/health/resume). Not stored: a restart resumes.
+  HealthStormState health_storm;
   std::shared_ptr<const Topology> topology;
   std::deque<SeriesPoint> series;
   uint64_t next_job_id = 1;

@@ -1,5 +1,7 @@
 #include "control/device_health.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/check.h"
@@ -116,9 +118,10 @@ XidClass ClassifyXid(int64_t xid) {
   }
 }
 
-bool DeviceHealthBook::Move(DeviceHealth& device, DeviceState to, TimeUs now,
-                            std::string evidence) {
+bool DeviceHealthBook::Move(DeviceHealth& device, DeviceState to, TimeUs now, std::string evidence,
+                            bool by_operator) {
   if (device.state == to) return false;
+  device.by_operator = by_operator;
   device.history.push_back(HealthTransition{now, device.state, to, evidence});
   while (device.history.size() > kMaxHistory) device.history.pop_front();
   device.state = to;
@@ -212,6 +215,18 @@ std::vector<uint32_t> DeviceHealthBook::Observe(std::span<const model::LabelledT
       continue;
     }
     if (finding.to == DeviceState::kSuspect) device.last_warning_us = now;
+    if (finding.to == DeviceState::kFailed && rules.repeat_failures > 0) {
+      const auto failures = std::count_if(
+          device.history.begin(), device.history.end(), [&](const HealthTransition& t) {
+            return t.to == DeviceState::kFailed && now - t.at_us < rules.repeat_window_us;
+          });
+      if (static_cast<uint32_t>(failures) + 1 >= rules.repeat_failures) {
+        finding.to = DeviceState::kInRepair;
+        finding.evidence =
+            fmt::format("{}; failure {} within {:.0f} days: sent to repair", finding.evidence,
+                        failures + 1, UsToSeconds(rules.repeat_window_us) / 86400);
+      }
+    }
     // A warning does not lift a degraded device; cooling does.
     if (finding.to == DeviceState::kSuspect && device.state == DeviceState::kDegraded) continue;
     if (Move(device, finding.to, now, std::move(finding.evidence))) changed.push_back(index);
@@ -239,16 +254,16 @@ Result<void> DeviceHealthBook::Operate(uint32_t index, OperatorAction action, Ti
       reason.empty() ? "by the operator" : fmt::format("by the operator: {}", reason);
   switch (action) {
     case OperatorAction::kDiagnose:
-      Move(device, DeviceState::kDiagnosing, now, why);
+      Move(device, DeviceState::kDiagnosing, now, why, true);
       return {};
     case OperatorAction::kRepair:
-      Move(device, DeviceState::kInRepair, now, why);
+      Move(device, DeviceState::kInRepair, now, why, true);
       return {};
     case OperatorAction::kReturn:
       if (device.state == DeviceState::kHealthy) {
         return MakeError(ErrorCode::kInvalidArgument, "device {} is already healthy", index);
       }
-      Move(device, DeviceState::kHealthy, now, fmt::format("returned {}", why));
+      Move(device, DeviceState::kHealthy, now, fmt::format("returned {}", why), true);
       return {};
   }
   return {};
@@ -277,6 +292,7 @@ Json DeviceHealthBook::ToJson() const {
   Json out = Json::object();
   for (const auto& [index, device] : devices_) {
     Json entry = DeviceHealthJson(device);
+    entry["by_operator"] = device.by_operator;
     entry["seen_xid"] = device.seen_xid;
     entry["seen_ecc"] = device.seen_ecc;
     entry["seen_nvlink"] = device.seen_nvlink;
@@ -320,6 +336,7 @@ Result<DeviceHealthBook> DeviceHealthBook::FromJson(const Json& json) {
                                                   t.at("evidence").get<std::string>()});
       }
       while (device.history.size() > kMaxHistory) device.history.pop_front();
+      device.by_operator = entry.at("by_operator").get<bool>();
       device.seen_xid = entry.at("seen_xid").get<int64_t>();
       device.seen_ecc = entry.at("seen_ecc").get<int64_t>();
       device.seen_nvlink = entry.at("seen_nvlink").get<int64_t>();

@@ -2,7 +2,8 @@
 // (model/exporter_readings.h) against HealthRules, with the evidence of every transition.
 //
 //   healthy ─warning─▶ suspect ─(no warning for suspect_clear)─▶ healthy
-//   healthy | suspect | degraded ─fatal─▶ failed
+//   healthy | suspect | degraded ─fatal─▶ failed (in_repair at the repeat_failures-th failure
+//                                                within repeat_window)
 //   healthy | suspect ─temp_c ≥ degraded_temp_c─▶ degraded ─(cooled by the hysteresis)─▶ healthy
 //   any ─operator diagnose─▶ diagnosing;  any ─operator repair─▶ in_repair
 //   failed | diagnosing | in_repair | suspect | degraded ─operator return─▶ healthy
@@ -59,6 +60,17 @@ struct HealthRules {
   // NVLink errors (CRC, replay, recovery) between two readings; DCGM's CRC limit is 100 a second.
   int64_t nvlink_errors_warn = 100;
   TimeUs suspect_clear_us = 3600 * kUsPerSecond;
+  // A device that failed repeat_failures - 1 times within repeat_window goes to in_repair at its
+  // next failure, not to failed: a device that keeps failing needs its hardware serviced, not
+  // another reset (Meta's RSC: 1.2% of nodes, the "lemons", were behind 13% of daily jobs).
+  uint32_t repeat_failures = 3;
+  TimeUs repeat_window_us = 7 * 24 * 3600 * kUsPerSecond;
+  // Storm guard (the circuit breaker of NVIDIA's NVSentinel, 50% of nodes in 5 minutes): once
+  // health took devices of more than storm_share of the nodes out of use within storm_window,
+  // it takes no more until an operator resumes it. A sudden mass failure is likelier a broken
+  // monitor than broken hardware, and withdrawing the floor would stop the line.
+  double storm_share = 0.5;
+  TimeUs storm_window_us = 300 * kUsPerSecond;
 };
 
 enum class OperatorAction : uint8_t { kDiagnose, kRepair, kReturn };
@@ -73,7 +85,8 @@ struct HealthTransition {
 struct DeviceHealth {
   DeviceState state = DeviceState::kHealthy;
   TimeUs since_us = 0;
-  std::string evidence;  // Of the transition into the present state; "" for a fresh device.
+  std::string evidence;      // Of the transition into the present state; "" for a fresh device.
+  bool by_operator = false;  // Whether an operator, not telemetry, made the present state.
   std::deque<HealthTransition> history;
   // What was already judged: the last XID value and counters seen (-1: none yet).
   int64_t seen_xid = 0;
@@ -106,7 +119,8 @@ class DeviceHealthBook {
 
  private:
   // Moves to `to` with the evidence; false when it already was there.
-  bool Move(DeviceHealth& device, DeviceState to, TimeUs now, std::string evidence);
+  bool Move(DeviceHealth& device, DeviceState to, TimeUs now, std::string evidence,
+            bool by_operator = false);
 
   std::map<uint32_t, DeviceHealth> devices_;
 };

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   double grace_s = 10;
   double heartbeat_s = 2;
   double keep_finished_s = 86400;
+  double health_storm_window_s = 300;
   double engine_snapshot_s = 3600;
   double engine_log_keep_s = 7 * 86400;
   double autoscale_interval_s = 15;
@@ -101,6 +102,13 @@ int main(int argc, char** argv) {
                  "Agents: NVLink errors between two heartbeats that make a device suspect "
                  "(default 100)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("--health-storm-share", options.health_rules.storm_share,
+                 "Agents: the storm guard trips when health would take devices of more than this "
+                 "share of the nodes out of use within --health-storm-window-s (default 0.5)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--health-storm-window-s", health_storm_window_s,
+                 "Agents: the storm guard's window (default 300)")
+      ->check(CLI::Range(1.0, 86400.0));
   app.add_option("--keep-finished-s", keep_finished_s,
                  "Forget finished jobs this many seconds after they ended (default 86400)");
   app.add_option("--engine-snapshot-s", engine_snapshot_s,
@@ -198,6 +206,7 @@ int main(int argc, char** argv) {
     return Usage("--keep-finished-s: expected seconds in [0, 1e9]");
   }
   options.keep_finished_us = headroom::SecondsToUs(keep_finished_s);
+  options.health_rules.storm_window_us = headroom::SecondsToUs(health_storm_window_s);
   if (!(engine_snapshot_s >= 1 && engine_snapshot_s <= 1e9) ||
       !(engine_log_keep_s >= 0 && engine_log_keep_s <= 1e9)) {
     return Usage(

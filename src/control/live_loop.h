@@ -18,6 +18,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -145,6 +146,9 @@ class LiveLoop {
   // node or device, 409 for a move its state does not allow. Returns the device's health.
   ApiResult<DeviceHealth> OperateDevice(const std::string& node, uint32_t index,
                                         OperatorAction action, std::string reason);
+  // Resets a tripped storm guard: the withdrawals it held back apply at the next step. Returns
+  // whether it was tripped.
+  bool ResumeHealth();
   // Why `jobs` wait, as the loop last published it (after steps, at a bounded cost: see
   // PublishPending), without waiting for the loop; a job the publication does not know yet is
   // not_considered. `with_nodes`: also the node tallies.
@@ -194,6 +198,9 @@ class LiveLoop {
   // requeues the jobs a failed device ended and stores the health books that moved on
   // (live_loop_health.cc).
   void SyncDrains(TimeUs now);
+  // Whether health may take a device of `node` out of use now (the storm guard); trips the
+  // guard, logging why, when it may not. Caller holds state_.mu.
+  bool StormAllows(const std::string& node, TimeUs wall);
   // Queues `event` for the next step, with its engine log form.
   void AddEvent(engine::Event event, nlohmann::json logged);
   void ClearEvents();
@@ -255,6 +262,8 @@ class LiveLoop {
   std::vector<uint8_t> withdrawn_in_engine_;  // By DeviceId.
   // Per node name, the health_version of its book last stored.
   std::map<std::string, uint64_t> stored_health_version_;
+  // (wall time, node) of each node health took a device of out of use, within the storm window.
+  std::deque<std::pair<TimeUs, std::string>> health_withdrawals_;
   // state_.node_gates_version when drained_in_engine_ was last brought up to date.
   std::optional<uint64_t> synced_gates_version_;
   // By NodeId: the node's entry in state_.nodes (nullptr: none); read under state_.mu.

@@ -1,6 +1,7 @@
 // The live loop's side of node gates and device health: drains and device withdrawals brought
 // into the engine, jobs a failed device ended requeued, health books stored, and operators'
 // moves of a device (device_health.h has the lifecycle).
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -23,6 +24,12 @@ void LiveLoop::SyncDrains(TimeUs now) {
     if (synced_gates_version_ == state_.node_gates_version) return;
     synced_gates_version_ = state_.node_gates_version;
     std::set<std::pair<std::string, uint32_t>> failed;  // (node, device index) failed just now.
+    const HealthRules& rules = state_.health_rules;
+    const TimeUs wall = clock_.WallNowUs();
+    while (!health_withdrawals_.empty() &&
+           wall - health_withdrawals_.front().first >= rules.storm_window_us) {
+      health_withdrawals_.pop_front();
+    }
     for (const model::Node& node : cluster_->nodes()) {
       const NodeStatus* status = status_of_node_[node.id.value()];
       const bool blocked = status == nullptr || status->record.drained || !status->ready ||
@@ -38,6 +45,10 @@ void LiveLoop::SyncDrains(TimeUs now) {
         const DeviceState health = status->health_book.state(index);
         const bool out = !TakesWork(health);
         if (out == (withdrawn_in_engine_[d] != 0)) continue;
+        if (out && !status->health_book.devices().at(index).by_operator &&
+            !StormAllows(node.name, wall)) {
+          continue;  // Held back: the device stays in use until an operator resumes health.
+        }
         withdrawn_in_engine_[d] = out ? 1 : 0;
         changes.push_back(engine::DeviceWithdrawn{DeviceId(d), out});
         logged.push_back(WithdrawEvent(node.name, index, out));
@@ -86,6 +97,46 @@ void LiveLoop::SyncDrains(TimeUs now) {
     ended.erase(std::unique(ended.begin(), ended.end()), ended.end());
     Requeue(std::move(ended), fmt::format("{} failed", fmt::join(failures, ", ")), now);
   }
+}
+
+bool LiveLoop::StormAllows(const std::string& node, TimeUs wall) {
+  HealthStormState& storm = state_.health_storm;
+  if (storm.tripped) return false;
+  const bool counted = std::any_of(
+      health_withdrawals_.begin(), health_withdrawals_.end(),
+      [&](const std::pair<TimeUs, std::string>& entry) { return entry.second == node; });
+  const size_t nodes = health_withdrawals_.size() + (counted ? 0 : 1);
+  const HealthRules& rules = state_.health_rules;
+  if (static_cast<double>(nodes) >
+      rules.storm_share * static_cast<double>(cluster_->nodes().size())) {
+    storm.tripped = true;
+    storm.since_us = wall;
+    storm.message = fmt::format(
+        "health would take devices of {} of {} nodes out of use within {:.0f} s (more than "
+        "{:.0f}%): no more are taken until an operator resumes (POST /v1/health/resume); node "
+        "{} is the first held back",
+        nodes, cluster_->nodes().size(), UsToSeconds(rules.storm_window_us),
+        100 * rules.storm_share, node);
+    LogWarn("storm guard: {}", storm.message);
+    Log("health_storm", std::nullopt, node, storm.message, Now());
+    return false;
+  }
+  if (!counted) health_withdrawals_.emplace_back(wall, node);
+  return true;
+}
+
+bool LiveLoop::ResumeHealth() {
+  bool was = false;
+  RunCall([&] {
+    std::lock_guard lock(state_.mu);
+    was = state_.health_storm.tripped;
+    state_.health_storm = {};
+    health_withdrawals_.clear();
+    ++state_.node_gates_version;
+    if (was) Log("health_resumed", std::nullopt, std::nullopt, "storm guard reset", Now());
+  });
+  Wake();
+  return was;
 }
 
 ApiResult<DeviceHealth> LiveLoop::OperateDevice(const std::string& name, uint32_t index,

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -132,6 +133,127 @@ TEST(AgentHealthEndToEnd, AFatalXidFailsTheDeviceRequeuesItsJobAndAnOperatorRetu
       << ReadFile(dir.File("replay.out"));
   EXPECT_NE(ReadFile(dir.File("replay.out")).find("every decision reproduced"), std::string::npos)
       << ReadFile(dir.File("replay.out"));
+}
+
+// A readiness command that exits non-zero keeps work off its node, with real processes: a1's
+// check fails, so a job runs on a2; when a2 is busy the next job waits, although a1 is free,
+// until a1's check passes.
+TEST(AgentHealthEndToEnd, AFailingReadinessCommandKeepsWorkOffTheNode) {
+  ScratchDir dir;
+  std::ofstream(dir.File("ready-a2")) << "";
+  testing::AgentsFloor floor(dir);
+  // The floor waits for both nodes up: a not-ready node is still up.
+  ASSERT_EQ(floor.Start("fifo", {"a1", "a2"}, 1, {},
+                        {"--readiness-cmd", "test -e " + dir.File("ready-{node}"),
+                         "--readiness-interval-s", "1"}),
+            "");
+  testing::DaemonApi& admin = floor.admin();
+  const auto logs = [&] { return floor.Logs(); };
+  const auto ready_of = [&](const std::string& node) {
+    const json nodes = admin.Get("/v1/nodes");
+    for (const json& entry : nodes["nodes"]) {
+      if (entry["name"] == node) return entry["ready"] == true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(WaitUntil([&] { return !ready_of("a1") && ready_of("a2"); })) << logs();
+  const std::string script = testing::CheckpointingTask(dir.File(""));
+  const auto submit = [&] {
+    const json spec = {{"spec",
+                        {{"tenant", "team-a"},
+                         {"timeLimit", "1h"},
+                         {"command", {"/bin/sh", "-c", script}},
+                         {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                         {"devices", {{"requests", {{{"name", "gpus"}, {"count", 1}}}}}}}}};
+    auto [code, job] = admin.Post("/v1/jobs", spec);
+    EXPECT_EQ(code, 201) << job.dump();
+    return job.value("id", int64_t{0});
+  };
+  const auto job_of = [&](int64_t id) { return admin.Get("/v1/jobs/" + std::to_string(id)); };
+  const int64_t first = submit();
+  ASSERT_TRUE(WaitUntil([&] { return job_of(first)["state"] == "running"; })) << logs();
+  EXPECT_EQ(job_of(first)["placement"][0]["node"], "a2");
+  const int64_t second = submit();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(job_of(second)["state"], "pending") << job_of(second).dump();
+  EXPECT_FALSE(FileExists(dir.File("run-" + std::to_string(second) + "-1")));
+  std::ofstream(dir.File("ready-a1")) << "";
+  ASSERT_TRUE(WaitUntil([&] { return job_of(second)["state"] == "running"; },
+                        std::chrono::milliseconds(20'000)))
+      << logs();
+  EXPECT_EQ(job_of(second)["placement"][0]["node"], "a1");
+  for (int64_t id : {first, second}) std::ofstream(dir.File("stop-" + std::to_string(id)));
+  EXPECT_EQ(floor.Stop(), "");
+}
+
+// The storm guard with real processes: three agents, a share of 0.5; XID 79 on two nodes'
+// devices in the window trips it at the second, whose device stays in use and takes a job;
+// `headroom device resume` lets the withdrawal through and that job goes back to the queue.
+TEST(AgentHealthEndToEnd, TheStormGuardStopsTakingDevicesOutOfUseUntilResumed) {
+  ScratchDir dir;
+  for (const char* node : {"a1", "a2", "a3"}) {
+    std::ofstream(dir.File(std::string(node) + ".prom")) << "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\"} 0\n";
+  }
+  testing::AgentsFloor floor(dir);
+  ASSERT_EQ(floor.Start("fifo", {"a1", "a2", "a3"}, 1, {"--health-storm-share", "0.5"},
+                        {"--telemetry-file", dir.File("") + "{node}.prom"}),
+            "");
+  testing::DaemonApi& admin = floor.admin();
+  const auto logs = [&] { return floor.Logs(); };
+  const auto storm = [&] { return admin.Get("/v1/cluster")["health_storm"]; };
+  const auto fail = [&](const char* node) {
+    std::ofstream(dir.File(std::string(node) + ".tmp")) << "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\"} 79\n";
+    std::filesystem::rename(dir.File(std::string(node) + ".tmp"),
+                            dir.File(std::string(node) + ".prom"));
+  };
+  const auto failed_devices = [&] {
+    int failed = 0;
+    const json nodes = admin.Get("/v1/nodes");
+    for (const json& node : nodes["nodes"]) failed += node["device_health"].value("failed", 0);
+    return failed;
+  };
+  fail("a1");
+  ASSERT_TRUE(WaitUntil([&] { return failed_devices() == 1; })) << logs();
+  fail("a2");
+  ASSERT_TRUE(WaitUntil([&] { return storm()["tripped"] == true; })) << storm().dump() << logs();
+  EXPECT_EQ(failed_devices(), 2);  // Judged failed, but held in use.
+
+  const std::string script = testing::CheckpointingTask(dir.File(""));
+  std::vector<int64_t> jobs;
+  for (int i = 0; i < 2; ++i) {
+    const json spec = {{"spec",
+                        {{"tenant", "team-a"},
+                         {"timeLimit", "1h"},
+                         {"command", {"/bin/sh", "-c", script}},
+                         {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                         {"devices", {{"requests", {{{"name", "gpus"}, {"count", 1}}}}}}}}};
+    auto [code, job] = admin.Post("/v1/jobs", spec);
+    ASSERT_EQ(code, 201) << job.dump();
+    jobs.push_back(job["id"].get<int64_t>());
+  }
+  const auto node_of = [&](int64_t id) -> std::string {
+    const json job = admin.Get("/v1/jobs/" + std::to_string(id));
+    return job["state"] == "running" ? job["placement"][0].value("node", "") : "";
+  };
+  ASSERT_TRUE(WaitUntil([&] { return !node_of(jobs[0]).empty() && !node_of(jobs[1]).empty(); }))
+      << logs();
+  EXPECT_EQ((std::set<std::string>{node_of(jobs[0]), node_of(jobs[1])}),
+            (std::set<std::string>{"a2", "a3"}));
+  const int64_t on_a2 = node_of(jobs[0]) == "a2" ? jobs[0] : jobs[1];
+
+  EXPECT_EQ(floor.RunHeadroom({"--server", "http://127.0.0.1:" + std::to_string(floor.port()),
+                               "--token", floor.admin_token(), "device", "resume"},
+                              "resume.out"),
+            0)
+      << ReadFile(dir.File("resume.out"));
+  EXPECT_EQ(ReadFile(dir.File("resume.out")),
+            "storm guard reset: health takes devices out of use again\n");
+  EXPECT_TRUE(WaitUntil([&] {
+    return admin.Get("/v1/jobs/" + std::to_string(on_a2))["state"] == "pending";
+  })) << logs();
+  EXPECT_EQ(storm()["tripped"], false);
+  for (int64_t id : jobs) std::ofstream(dir.File("stop-" + std::to_string(id)));
+  EXPECT_EQ(floor.Stop(), "");
 }
 
 }  // namespace

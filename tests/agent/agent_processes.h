@@ -202,6 +202,8 @@ class AgentsFloor {
     return logs;
   }
   DaemonApi& admin() { return *admin_; }
+  int port() const { return std::stoi(ReadFile(dir_.File("port"))); }
+  std::string admin_token() const { return AdminToken(data_); }
   const std::string& data() const { return data_; }
 
  private:

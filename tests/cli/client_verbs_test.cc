@@ -309,6 +309,12 @@ TEST_F(ClientVerbs, DeviceMovesOneDeviceWithItsReason) {
   EXPECT_EQ(json::parse(requests[0].body), json::parse(R"({"reason": "RMA 77"})"));
   EXPECT_EQ(requests[1].body, "");
   EXPECT_EQ(Run({"device", "fix", "n3", "2"}).status, 2);
+  EXPECT_EQ(Run({"device", "repair", "n3"}).status, 2);
+  EXPECT_EQ(Run({"device", "resume", "n3", "2"}).status, 2);
+  api_.Answer("POST", "/v1/health/resume", {200, R"({"was_tripped": true})"});
+  const CommandOutcome resume = Run({"device", "resume"});
+  ASSERT_EQ(resume.status, 0) << resume.err;
+  EXPECT_EQ(resume.out, "storm guard reset: health takes devices out of use again\n");
   EXPECT_EQ(Run({"device", "repair", "n3", "1024"}).status, 2);
   EXPECT_EQ(Run({"device", "repair", "n3/x", "1"}).status, 2);
 }

@@ -1,7 +1,11 @@
 // Device health in headroomd, driven over HTTP by fake agents: a task that exits as its device
 // fails is requeued as an interruption (not failed) and runs on the other node; a failed device
 // is not handed out again; the book survives a restart; operators' moves are checked.
+#include <map>
+#include <set>
+
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include "daemon_fixture.h"
 
@@ -104,6 +108,65 @@ TEST(DaemonDeviceHealth, ATaskThatExitsAsItsDeviceFailsIsRequeuedAndRunsElsewher
     const Json tasks = heartbeat(first, Json::array(), Telemetry(2, 1, 79));
     return tasks.size() == 1 && tasks[0]["job"] == second;
   })) << daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body.dump();
+}
+
+// Four nodes of one device: health takes two (half the nodes) out of use; the third failure in
+// the window trips the storm guard, which leaves that device in use, says so in /v1/cluster,
+// /metrics and the event log, and lets it go only when an operator resumes.
+TEST(DaemonDeviceHealth, TheStormGuardHoldsBackMassFailuresUntilResumed) {
+  DaemonOptions options;
+  options.backend = BackendKind::kAgents;
+  options.http_workers = 16;
+  TestDaemon daemon(options);
+  const std::vector<std::string> names = {"n1", "n2", "n3", "n4"};
+  std::map<std::string, std::string> tokens;
+  for (const std::string& node : names) {
+    tokens[node] = daemon.Token({{"role", "agent"}, {"node", node}});
+    ASSERT_EQ(
+        daemon.Post("/v1/agents/register", tokens[node], AgentRegistration(node, 1).dump()).status,
+        200);
+  }
+  const auto heartbeat = [&](const std::string& node, int64_t xid) {
+    return daemon
+        .Post("/v1/agents/" + node + "/heartbeat", tokens[node],
+              Json{{"ready", true}, {"tasks", Json::array()}, {"telemetry", Telemetry(1, 0, xid)}}
+                  .dump())
+        .body["tasks"];
+  };
+  const auto storm = [&] { return daemon.Get("/v1/cluster", daemon.admin()).body["health_storm"]; };
+  for (const std::string node : {"n1", "n2", "n3"}) heartbeat(node, 79);
+  ASSERT_TRUE(WaitFor([&] { return storm()["tripped"] == true; })) << storm().dump();
+  EXPECT_NE(storm()["message"].get<std::string>().find("3 of 4 nodes"), std::string::npos)
+      << storm().dump();
+  const auto metrics = httplib::Client("127.0.0.1", daemon.port()).Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("headroom_health_storm 1"), std::string::npos);
+
+  // Two one-device jobs: n4 and the held-back n3 take them.
+  const uint64_t a = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0)).body["id"];
+  const uint64_t b = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0)).body["id"];
+  std::set<std::string> used;
+  ASSERT_TRUE(WaitFor([&] {
+    for (const std::string& node : names) {
+      if (heartbeat(node, 79).size() == 1 || (node == "n4" && heartbeat(node, 0).size() == 1)) {
+        used.insert(node);
+      }
+    }
+    return used.size() == 2;
+  }));
+  EXPECT_EQ(used, (std::set<std::string>{"n3", "n4"}));
+
+  // Resumed: n3's device goes out of use and its job back to the queue.
+  const testing::HttpReply resumed = daemon.Post("/v1/health/resume", daemon.admin(), "");
+  ASSERT_EQ(resumed.status, 200);
+  EXPECT_EQ(resumed.body["was_tripped"], true);
+  EXPECT_EQ(daemon.Post("/v1/health/resume", tokens["n1"], "").status, 403);
+  ASSERT_TRUE(WaitFor([&] { return heartbeat("n3", 79).empty(); }));
+  EXPECT_EQ(storm()["tripped"], false);
+  const auto state_of = [&](uint64_t id) {
+    return daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body["state"];
+  };
+  EXPECT_TRUE(WaitFor([&] { return state_of(a) == "pending" || state_of(b) == "pending"; }));
 }
 
 }  // namespace

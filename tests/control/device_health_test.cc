@@ -136,6 +136,29 @@ TEST(DeviceHealthTest, OperatorsMoveDevicesAndAReturnedDeviceIsNotFailedByTheSta
   EXPECT_FALSE(TakesWork(DeviceState::kInRepair));
 }
 
+TEST(DeviceHealthTest, TheThirdFailureWithinAWeekSendsTheDeviceToRepair) {
+  DeviceHealthBook book;
+  const HealthRules rules;  // 3 failures in 7 days.
+  const TimeUs day = 86400 * kSecond;
+  const int64_t fatal[] = {79, 48, 95, 119};  // Each a new value of the XID gauge.
+  size_t next = 0;
+  const auto fail_and_return = [&](TimeUs at) {
+    std::vector<model::LabelledTelemetry> readings = {WithXid(0, fatal[next++])};
+    book.Observe(readings, at, rules);
+    const DeviceState state = book.state(0);
+    EXPECT_TRUE(book.Operate(0, OperatorAction::kReturn, at + 1, "reset"));
+    return state;
+  };
+  EXPECT_EQ(fail_and_return(day), DeviceState::kFailed);
+  EXPECT_EQ(fail_and_return(9 * day), DeviceState::kFailed);  // The first is 8 days old.
+  EXPECT_EQ(fail_and_return(10 * day), DeviceState::kFailed);
+  EXPECT_EQ(fail_and_return(11 * day), DeviceState::kInRepair);  // 3 in the last week.
+  EXPECT_EQ(book.devices().at(0).history.back().from, DeviceState::kInRepair);
+  const auto& history = book.devices().at(0).history;
+  EXPECT_EQ(history[history.size() - 2].evidence,
+            "XID 119; failure 3 within 7 days: sent to repair");
+}
+
 TEST(DeviceHealthTest, TheBookRoundTripsThroughJsonAndBadJsonIsRefused) {
   DeviceHealthBook book;
   const HealthRules rules;

@@ -48,7 +48,7 @@ std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddQueuesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);
 std::function<int()> AddDrainCommand(CLI::App& app, Connection connection);
-// `device diagnose|repair|return NODE INDEX [--reason R]` (drain_command.cc).
+// `device diagnose|repair|return NODE INDEX [--reason R]`, `device resume` (drain_command.cc).
 std::function<int()> AddDeviceCommand(CLI::App& app, Connection connection);
 std::function<int()> AddServicesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddScaleCommand(CLI::App& app, Connection connection);

@@ -72,22 +72,42 @@ std::function<int()> AddDeviceCommand(CLI::App& app, Connection connection) {
       "device",
       "Move a device: diagnose or repair (out of use; its jobs keep running), return (back to "
       "healthy, baselines reset)");
-  command->add_option("action", options->action, "diagnose, repair or return")
+  command
+      ->add_option("action", options->action,
+                   "diagnose, repair or return (NODE INDEX); resume (none): reset a tripped "
+                   "storm guard")
       ->required()
-      ->check(CLI::IsMember({"diagnose", "repair", "return"}));
-  command->add_option("node", options->node, "Node name")->required();
-  command->add_option("index", options->index, "Device index on the node")
-      ->required()
-      ->check(CLI::Range(0, 1023));
+      ->check(CLI::IsMember({"diagnose", "repair", "return", "resume"}));
+  CLI::Option* node = command->add_option("node", options->node, "Node name");
+  CLI::Option* index = command->add_option("index", options->index, "Device index on the node")
+                           ->check(CLI::Range(0, 1023));
   command->add_option("-r,--reason", options->reason, "Why (kept in the device's history)");
   command->add_flag("--json", options->json, "Print the device's health as the API's JSON");
-  return [options, connection] {
+  return [options, connection, node, index] {
+    const bool resume = options->action == "resume";
+    if (resume != (node->count() == 0) || resume != (index->count() == 0)) {
+      return Fail(Error{ErrorCode::kInvalidArgument,
+                        resume ? "device resume takes no node or index"
+                               : "device " + options->action + ": give NODE and INDEX"});
+    }
     if (options->node.find_first_of("/?#% ") != std::string::npos) {
       return Fail(
           Error{ErrorCode::kInvalidArgument, "device: '" + options->node + "' is not a node name"});
     }
     auto client = ApiClient::Create(*connection);
     if (!client) return Fail(client.error());
+    if (resume) {
+      auto answer = client->Post("/v1/health/resume", "");
+      if (!answer) return Fail(answer.error());
+      if (options->json) {
+        PrintJson(*answer);
+      } else {
+        std::printf("%s\n", answer->value("was_tripped", false)
+                                ? "storm guard reset: health takes devices out of use again"
+                                : "the storm guard was not tripped");
+      }
+      return 0;
+    }
     const std::string path =
         fmt::format("/v1/nodes/{}/devices/{}/{}", options->node, options->index, options->action);
     const std::string body = options->reason.empty()
