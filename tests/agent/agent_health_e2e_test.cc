@@ -35,6 +35,20 @@ void WriteTelemetry(const std::string& path, int xid) {
   std::filesystem::rename(path + ".tmp", path);
 }
 
+// Submits a one-task job of `devices` devices running `script` (testing::CheckpointingTask);
+// returns its id, 0 when refused.
+int64_t Submit(testing::DaemonApi& admin, const std::string& script, int devices) {
+  const json spec = {{"spec",
+                      {{"tenant", "team-a"},
+                       {"timeLimit", "1h"},
+                       {"command", {"/bin/sh", "-c", script}},
+                       {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                       {"devices", {{"requests", {{{"name", "gpus"}, {"count", devices}}}}}}}}};
+  auto [code, job] = admin.Post("/v1/jobs", spec);
+  EXPECT_EQ(code, 201) << job.dump();
+  return job.value("id", int64_t{0});
+}
+
 TEST(AgentHealthEndToEnd, AFatalXidFailsTheDeviceRequeuesItsJobAndAnOperatorReturnsIt) {
   ScratchDir dir;
   WriteTelemetry(dir.File("a1.prom"), 0);
@@ -46,18 +60,7 @@ TEST(AgentHealthEndToEnd, AFatalXidFailsTheDeviceRequeuesItsJobAndAnOperatorRetu
   testing::DaemonApi& admin = floor.admin();
   const auto logs = [&] { return floor.Logs(); };
   const std::string script = testing::CheckpointingTask(dir.File(""));
-  const auto submit = [&] {
-    const json spec = {{"metadata", {{"name", "train"}}},
-                       {"spec",
-                        {{"tenant", "team-a"},
-                         {"timeLimit", "1h"},
-                         {"command", {"/bin/sh", "-c", script}},
-                         {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
-                         {"devices", {{"requests", {{{"name", "gpus"}, {"count", 2}}}}}}}}};
-    auto [code, job] = admin.Post("/v1/jobs", spec);
-    EXPECT_EQ(code, 201) << job.dump();
-    return job.value("id", int64_t{0});
-  };
+  const auto submit = [&] { return Submit(admin, script, 2); };
   const auto job_of = [&](int64_t id) { return admin.Get("/v1/jobs/" + std::to_string(id)); };
   const auto node_of = [&](int64_t id) -> std::string {
     const json job = job_of(id);
@@ -158,17 +161,7 @@ TEST(AgentHealthEndToEnd, AFailingReadinessCommandKeepsWorkOffTheNode) {
   };
   ASSERT_TRUE(WaitUntil([&] { return !ready_of("a1") && ready_of("a2"); })) << logs();
   const std::string script = testing::CheckpointingTask(dir.File(""));
-  const auto submit = [&] {
-    const json spec = {{"spec",
-                        {{"tenant", "team-a"},
-                         {"timeLimit", "1h"},
-                         {"command", {"/bin/sh", "-c", script}},
-                         {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
-                         {"devices", {{"requests", {{{"name", "gpus"}, {"count", 1}}}}}}}}};
-    auto [code, job] = admin.Post("/v1/jobs", spec);
-    EXPECT_EQ(code, 201) << job.dump();
-    return job.value("id", int64_t{0});
-  };
+  const auto submit = [&] { return Submit(admin, script, 1); };
   const auto job_of = [&](int64_t id) { return admin.Get("/v1/jobs/" + std::to_string(id)); };
   const int64_t first = submit();
   ASSERT_TRUE(WaitUntil([&] { return job_of(first)["state"] == "running"; })) << logs();
@@ -220,17 +213,7 @@ TEST(AgentHealthEndToEnd, TheStormGuardStopsTakingDevicesOutOfUseUntilResumed) {
 
   const std::string script = testing::CheckpointingTask(dir.File(""));
   std::vector<int64_t> jobs;
-  for (int i = 0; i < 2; ++i) {
-    const json spec = {{"spec",
-                        {{"tenant", "team-a"},
-                         {"timeLimit", "1h"},
-                         {"command", {"/bin/sh", "-c", script}},
-                         {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
-                         {"devices", {{"requests", {{{"name", "gpus"}, {"count", 1}}}}}}}}};
-    auto [code, job] = admin.Post("/v1/jobs", spec);
-    ASSERT_EQ(code, 201) << job.dump();
-    jobs.push_back(job["id"].get<int64_t>());
-  }
+  for (int i = 0; i < 2; ++i) jobs.push_back(Submit(admin, script, 1));
   const auto node_of = [&](int64_t id) -> std::string {
     const json job = admin.Get("/v1/jobs/" + std::to_string(id));
     return job["state"] == "running" ? job["placement"][0].value("node", "") : "";
