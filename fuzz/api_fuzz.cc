@@ -148,6 +148,8 @@ const std::vector<Shape>& Shapes() {
        200,
        {{"heartbeat_interval_s", Kind::kNumber}, {"grace_s", Kind::kNumber}}},
       {"POST", "/v1/agents/n1/heartbeat", 200, {{"tasks", Kind::kArray}}},
+      {"GET", "/v1/agents/n1/diagnostics", 200, {{"diagnose", Kind::kArray}}},
+      {"POST", "/v1/agents/n1/diagnostics", 200, {{"accepted", Kind::kUnsigned}}},
       {"GET", "/v1/jobs", 200, {{"jobs", Kind::kArray}}},
       {"GET", "/v1/jobs/1", 200, kJobMembers},
       {"GET", "/v1/services", 200, {{"services", Kind::kArray}}},

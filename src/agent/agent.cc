@@ -22,12 +22,13 @@ TimeUs SteadyNowUs() {
 }
 
 Agent::Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, TaskLauncher launcher,
-             ReadinessCheck readiness, StopSignal& stop)
+             ReadinessCheck readiness, DeviceDiagnostics diagnostics, StopSignal& stop)
     : options_(std::move(options)),
       node_(std::move(node)),
       client_(std::move(client)),
       launcher_(std::move(launcher)),
       readiness_(std::move(readiness)),
+      diagnostics_(std::move(diagnostics)),
       stop_(stop),
       jitter_(static_cast<unsigned>(getpid()) ^
               static_cast<unsigned>(std::hash<std::string>{}(options_.node))) {}
@@ -47,6 +48,36 @@ void Agent::TickReadiness(TimeUs now_us) {
   }
 }
 
+void Agent::TickDiagnostics(TimeUs now_us) {
+  if (!diagnostics_.enabled()) return;
+  diagnostics_.Tick(now_us);
+  for (model::DiagnosticsResult& result : diagnostics_.TakeResults()) {
+    Log("diagnostics of device {} {}{}", result.index, result.passed ? "passed" : "failed",
+        result.message.empty() ? "" : ": " + result.message);
+    unreported_.push_back(std::move(result));
+  }
+  if (!registered_ || now_us < next_diagnostics_us_) return;
+  // Every few heartbeats: diagnostics take minutes, and the heartbeat stays lean.
+  next_diagnostics_us_ =
+      now_us + std::clamp<TimeUs>(SecondsToUs(5 * interval_s_), kUsPerSecond, 30 * kUsPerSecond);
+  if (!unreported_.empty()) {
+    if (auto sent = client_.ReportDiagnostics(unreported_); !sent) {
+      Log("diagnostics results not taken: {}; retrying", sent.error().message);
+      return;
+    }
+    unreported_.clear();
+  }
+  if (diagnostics_.busy()) return;
+  auto wanted = client_.Diagnose();
+  if (!wanted) {
+    Log("diagnostics request failed: {}", wanted.error().message);
+    return;
+  }
+  if (!wanted->empty()) Log("diagnosing {} device(s) as headroomd asks", wanted->size());
+  diagnostics_.Want(*wanted);
+  diagnostics_.Tick(now_us);
+}
+
 int Agent::Run() {
   for (const std::string& note : node_.notes) Log("{}", note);
   Log("{} device(s) from {}, {} millicores, {} MiB; address {}", node_.inventory.devices.size(),
@@ -61,6 +92,7 @@ int Agent::Run() {
   while (stop_.requests() == 0) {
     const TimeUs now_us = SteadyNowUs();
     TickReadiness(now_us);
+    TickDiagnostics(now_us);
     // A task exit is worth telling the daemon at once rather than at the next interval.
     if (launcher_.Poll(now_us) > 0) next_heartbeat_us_ = now_us;
     Step step = Step::kContinue;
@@ -178,6 +210,7 @@ Agent::Step Agent::SendHeartbeat(TimeUs now_us) {
 }
 
 int Agent::Shutdown(int exit_code) {
+  diagnostics_.Stop();
   if (!launcher_.HasRunningTasks()) {
     Log("stopped");
     return exit_code;

@@ -11,6 +11,9 @@
 //     running and retries at the next interval (the daemon decides whether to requeue).
 //  2. No new task starts while the readiness check fails; running tasks are left alone.
 //  3. A task exit triggers an early heartbeat, so the daemon hears of it promptly.
+//  5. With a diagnostics command, it asks headroomd which devices to diagnose every few
+//     heartbeat intervals while none is being diagnosed, runs them (device_diagnostics.h) and
+//     reports each result until headroomd took it.
 //  4. A stop request (SIGINT/SIGTERM) sends SIGTERM to every task's group, waits for each up to
 //     its stop_grace_s, SIGKILLs the rest — at once on a second request — reaps them all and
 //     ends Run with exit code 0. No final heartbeat is sent: the daemon's grace period decides
@@ -23,6 +26,7 @@
 #include <string>
 
 #include "agent/daemon_client.h"
+#include "agent/device_diagnostics.h"
 #include "agent/node_discovery.h"
 #include "agent/readiness_check.h"
 #include "agent/stop_signal.h"
@@ -40,7 +44,7 @@ struct AgentOptions {
 class Agent {
  public:
   Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, TaskLauncher launcher,
-        ReadinessCheck readiness, StopSignal& stop);
+        ReadinessCheck readiness, DeviceDiagnostics diagnostics, StopSignal& stop);
 
   // Runs until stopped; returns the process exit code.
   int Run();
@@ -52,6 +56,7 @@ class Agent {
   Step SendHeartbeat(TimeUs now_us);
   std::vector<LabelledTelemetry> Telemetry();
   void TickReadiness(TimeUs now_us);
+  void TickDiagnostics(TimeUs now_us);
   int Shutdown(int exit_code);
 
   AgentOptions options_;
@@ -59,6 +64,9 @@ class Agent {
   DaemonClient client_;
   TaskLauncher launcher_;
   ReadinessCheck readiness_;
+  DeviceDiagnostics diagnostics_;
+  std::vector<model::DiagnosticsResult> unreported_;  // Results headroomd has not taken yet.
+  TimeUs next_diagnostics_us_ = 0;
   StopSignal& stop_;
   std::minstd_rand jitter_;
 

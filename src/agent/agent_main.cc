@@ -40,6 +40,8 @@ struct Flags {
   std::string dcgm_url;
   std::string telemetry_file;
   std::string readiness_cmd;
+  std::string diagnostics_cmd;
+  double diagnostics_timeout_s = 1800.0;
   double readiness_timeout_s = 60.0;
   double readiness_interval_s = 300.0;
   std::string work_dir = "/var/lib/headroom-agent";
@@ -210,6 +212,10 @@ int Run(const Flags& flags_in) {
                             .interval_us = headroom::SecondsToUs(flags.readiness_interval_s),
                             .output_path = flags.work_dir + "/readiness.out",
                             .env = agent_env});
+  DeviceDiagnostics diagnostics({.command = flags.diagnostics_cmd,
+                                 .timeout_us = headroom::SecondsToUs(flags.diagnostics_timeout_s),
+                                 .output_path = flags.work_dir + "/diagnostics.out",
+                                 .env = agent_env});
   StopSignal& stop = StopSignal::Install();
   DaemonClient client({.server = *server, .token = token, .node = flags.node});
   Agent agent({.node = flags.node,
@@ -217,7 +223,7 @@ int Run(const Flags& flags_in) {
                .heartbeat_s =
                    flags.heartbeat_s > 0 ? std::optional<double>(flags.heartbeat_s) : std::nullopt},
               std::move(*node), std::move(client), std::move(*launcher), std::move(readiness),
-              stop);
+              std::move(diagnostics), stop);
   return agent.Run();
 }
 
@@ -245,6 +251,14 @@ int main(int argc, char** argv) {
       ->excludes(dcgm_url);
   app.add_option("--readiness-cmd", flags.readiness_cmd,
                  "shell command that must exit 0 before new tasks start (run via /bin/sh -c)");
+  app.add_option("--diagnostics-cmd", flags.diagnostics_cmd,
+                 "active diagnostics of one device when headroomd asks, run via /bin/sh -c with "
+                 "{device} replaced by its index, e.g. 'dcgmi diag -r 3 -i {device}'; exit 0 "
+                 "passes it");
+  app.add_option("--diagnostics-timeout-s", flags.diagnostics_timeout_s,
+                 "kill a diagnostics run after this long (counts as failed)")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
   app.add_option("--readiness-timeout-s", flags.readiness_timeout_s,
                  "kill the readiness command after this long (counts as not ready)")
       ->check(CLI::Range(0.1, 86400.0))

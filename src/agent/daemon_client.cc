@@ -78,6 +78,36 @@ DaemonResult<std::string> DaemonClient::Post(const std::string& path, const std:
   return ClassifyReply(url, response->status, response->body);
 }
 
+DaemonResult<std::string> DaemonClient::Get(const std::string& path) {
+  const std::string url = options_.server.Origin() + path;
+  const httplib::Result response = client_->Get(path.c_str());
+  if (!response) {
+    return tl::unexpected(
+        Unreachable(url, fmt::format("{} error", httplib::to_string(response.error()))));
+  }
+  return ClassifyReply(url, response->status, response->body);
+}
+
+DaemonResult<std::vector<uint32_t>> DaemonClient::Diagnose() {
+  auto body = Get(fmt::format("/v1/agents/{}/diagnostics", EncodePathSegment(options_.node)));
+  if (!body) return tl::unexpected(std::move(body).error());
+  auto devices = model::ParseDiagnose(*body);
+  if (!devices) {
+    return tl::unexpected(
+        DaemonError{DaemonError::Kind::kBadReply, "diagnostics reply: " + devices.error().message});
+  }
+  return *devices;
+}
+
+DaemonResult<void> DaemonClient::ReportDiagnostics(
+    const std::vector<model::DiagnosticsResult>& results) {
+  auto body = Post(fmt::format("/v1/agents/{}/diagnostics", EncodePathSegment(options_.node)),
+                   model::DiagnosticsResultsJson(results).dump(
+                       -1, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (!body) return tl::unexpected(std::move(body).error());
+  return {};
+}
+
 DaemonResult<RegisterReply> DaemonClient::Register(const RegisterRequest& request) {
   auto body =
       Post("/v1/agents/register",

@@ -1,5 +1,6 @@
 // DaemonClient: the agent's HTTP client for headroomd's agent endpoints (docs/api.md "Agents"):
-// POST /v1/agents/register and POST /v1/agents/{node}/heartbeat with the agent's bearer token.
+// POST /v1/agents/register, POST /v1/agents/{node}/heartbeat and GET/POST
+// /v1/agents/{node}/diagnostics with the agent's bearer token.
 //
 // Failures come back as a DaemonError whose kind tells the agent loop what to do, so this is the
 // one boundary where a Result's error carries more than a message:
@@ -20,6 +21,7 @@
 
 #include "agent/agent_protocol.h"
 #include "agent/http_url.h"
+#include "model/diagnostics_protocol.h"
 
 namespace httplib {
 class Client;
@@ -58,9 +60,13 @@ class DaemonClient {
 
   DaemonResult<RegisterReply> Register(const RegisterRequest& request);
   DaemonResult<std::vector<DesiredTask>> Heartbeat(const HeartbeatRequest& request);
+  // The devices headroomd wants diagnosed now, and the results of those diagnosed.
+  DaemonResult<std::vector<uint32_t>> Diagnose();
+  DaemonResult<void> ReportDiagnostics(const std::vector<model::DiagnosticsResult>& results);
 
  private:
   DaemonResult<std::string> Post(const std::string& path, const std::string& body);
+  DaemonResult<std::string> Get(const std::string& path);
 
   DaemonClientOptions options_;
   std::unique_ptr<httplib::Client> client_;

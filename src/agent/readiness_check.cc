@@ -71,16 +71,16 @@ void ReadinessCheck::Finish(int exit_code) {
     current_ = {.ready = true, .message = ""};
     return;
   }
-  const std::string last = LastOutputLine();
+  const std::string last = LastOutputLine(options_.output_path);
   current_ = {.ready = false,
               .message = last.empty()
                              ? fmt::format("readiness check exited {}", exit_code)
                              : fmt::format("readiness check exited {}: {}", exit_code, last)};
 }
 
-std::string ReadinessCheck::LastOutputLine() const {
+std::string LastOutputLine(const std::string& path) {
   // Only the tail matters; a chatty diagnostic may write megabytes.
-  std::ifstream in(options_.output_path, std::ios::binary | std::ios::ate);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
   in.seekg(std::max<std::streamoff>(0, size - kTailBytes));
   std::string line;

@@ -36,6 +36,10 @@ struct Readiness {
   std::string message;
 };
 
+// The last non-blank line a check wrote to `path` (read from its last 64 KiB), at most 200
+// characters; "" when none.
+std::string LastOutputLine(const std::string& path);
+
 class ReadinessCheck {
  public:
   explicit ReadinessCheck(ReadinessOptions options);
@@ -49,7 +53,6 @@ class ReadinessCheck {
  private:
   void Start(TimeUs now_us);
   void Finish(int exit_code);
-  std::string LastOutputLine() const;
 
   ReadinessOptions options_;
   Readiness current_;

@@ -1,9 +1,12 @@
-// Routes: agent registration and heartbeats (docs/api.md "Agents").
+// Routes: agent registration, heartbeats and diagnostics (docs/api.md "Agents").
 #include "control/api_routes.h"
 
+#include <algorithm>
 #include <optional>
+#include <set>
 #include <utility>
 
+#include "model/diagnostics_protocol.h"
 #include "model/heartbeat_reader.h"
 
 namespace headroom::control {
@@ -191,6 +194,104 @@ ApiResult<Reply> Register(ApiContext& context, const HttpRequest& request) {
                          .grace_s = UsToSeconds(options.grace_us)})};
 }
 
+// The device indices of `node` that its running tasks use. Caller holds state.mu.
+std::set<uint32_t> DevicesInUse(const DaemonState& state, const std::string& node) {
+  std::set<uint32_t> used;
+  for (uint64_t id : state.jobs.RunningOn(node)) {
+    for (const TaskPlacement& task : state.jobs.at(id).placement) {
+      if (task.node == node) used.insert(task.device_indices.begin(), task.device_indices.end());
+    }
+  }
+  return used;
+}
+
+// Suspect devices of `status` that no task uses go to diagnostics while fewer than the rules'
+// share of all devices diagnose; returns whether any did. Caller holds state.mu.
+bool StartDiagnoses(DaemonState& state, const std::string& node, NodeStatus& status) {
+  const double share = state.health_rules.diagnose_share;
+  if (!status.runs_diagnostics || share <= 0 ||
+      status.health_book.count(DeviceState::kSuspect) == 0) {
+    return false;
+  }
+  size_t devices = 0;
+  size_t diagnosing = 0;
+  for (const auto& [name, other] : state.nodes) {
+    devices += other.record.devices.size();
+    diagnosing += other.health_book.count(DeviceState::kDiagnosing);
+  }
+  const auto cap = std::max<size_t>(1, static_cast<size_t>(share * static_cast<double>(devices)));
+  const std::set<uint32_t> used = DevicesInUse(state, node);
+  bool started = false;
+  for (const auto& [index, health] : status.health_book.devices()) {
+    if (diagnosing >= cap) break;
+    if (health.state != DeviceState::kSuspect || used.count(index) != 0) continue;
+    if (status.health_book.StartDiagnosis(index, status.last_heartbeat_us)) {
+      ++diagnosing;
+      started = true;
+    }
+  }
+  return started;
+}
+
+// GET /v1/agents/{node}/diagnostics: the node's diagnosing devices that no task uses.
+ApiResult<Reply> DiagnosticsWanted(ApiContext& context, const HttpRequest& request) {
+  const std::string name = request.matches[1];
+  auto principal = AuthenticateAgent(context, request, name);
+  if (!principal) return tl::unexpected(principal.error());
+  if (auto ok = RequireAgentsBackend(context); !ok) return tl::unexpected(ok.error());
+  std::vector<uint32_t> wanted;
+  {
+    std::lock_guard lock(context.state.mu);
+    auto it = context.state.nodes.find(name);
+    if (it == context.state.nodes.end() || !it->second.record.registered) {
+      return Fail(404, "node {} is not registered; POST /v1/agents/register first",
+                  QuoteExcerpt(name));
+    }
+    it->second.runs_diagnostics = true;
+    const std::set<uint32_t> used = DevicesInUse(context.state, name);
+    for (const auto& [index, health] : it->second.health_book.devices()) {
+      if (health.state == DeviceState::kDiagnosing && used.count(index) == 0) {
+        wanted.push_back(index);
+      }
+    }
+  }
+  return Reply{200, model::DiagnoseJson(wanted)};
+}
+
+// POST /v1/agents/{node}/diagnostics: results move diagnosing devices to healthy or failed.
+ApiResult<Reply> DiagnosticsDone(ApiContext& context, const HttpRequest& request) {
+  const std::string name = request.matches[1];
+  auto principal = AuthenticateAgent(context, request, name);
+  if (!principal) return tl::unexpected(principal.error());
+  if (auto ok = RequireAgentsBackend(context); !ok) return tl::unexpected(ok.error());
+  auto body = ParseBody(request.body);
+  if (!body) return tl::unexpected(body.error());
+  auto results = model::ParseDiagnosticsResults(*body);
+  if (!results) return Fail(400, "{}", results.error().message);
+  size_t accepted = 0;
+  {
+    std::lock_guard lock(context.state.mu);
+    auto it = context.state.nodes.find(name);
+    if (it == context.state.nodes.end() || !it->second.record.registered) {
+      return Fail(404, "node {} is not registered; POST /v1/agents/register first",
+                  QuoteExcerpt(name));
+    }
+    NodeStatus& status = it->second;
+    for (const model::DiagnosticsResult& result : *results) {
+      if (status.health_book.Diagnosed(result.index, result.passed, result.message,
+                                       context.clock.WallNowUs())) {
+        ++accepted;
+      }
+    }
+    if (accepted > 0) {
+      ++status.health_version;
+      ++context.state.node_gates_version;
+    }
+  }
+  if (accepted > 0) context.loop.Wake();
+  return Reply{200, {{"accepted", accepted}}};
+}
+
 // Heartbeats are answered on the event thread (12,500 agents send 1,250 a second, and a hand-off
 // to the pool and back cost more than the handler), unless the state's lock is held: the loop
 // may hold it for a second while it rebuilds, and the event thread must keep serving /healthz.
@@ -259,7 +360,8 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
     const HealthRules& rules = context.state.health_rules;
     auto failing = status.health_book.Observe(status.telemetry, status.last_heartbeat_us, rules);
     auto cleared = status.health_book.Expire(status.last_heartbeat_us, rules);
-    if (!failing.empty() || !cleared.empty()) {
+    const bool diagnosing = StartDiagnoses(context.state, name, status);
+    if (!failing.empty() || !cleared.empty() || diagnosing) {
       // The loop withdraws the devices from the engine, requeues what a failure ended, and
       // stores the book.
       ++status.health_version;
@@ -281,6 +383,14 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
 }  // namespace
 
 void RegisterAgentRoutes(Router& server, ApiContext& context) {
+  server.Get("/v1/agents/{}/diagnostics",
+             [&context](const HttpRequest& request, HttpResponse& response) {
+               Respond(response, [&] { return DiagnosticsWanted(context, request); });
+             });
+  server.Post("/v1/agents/{}/diagnostics",
+              [&context](const HttpRequest& request, HttpResponse& response) {
+                Respond(response, [&] { return DiagnosticsDone(context, request); });
+              });
   server.Post("/v1/agents/register",
               [&context](const HttpRequest& request, HttpResponse& response) {
                 Respond(response, [&] { return Register(context, request); });

@@ -48,6 +48,8 @@ struct NodeStatus {
   // HealthKey(name) whenever it moved on.
   DeviceHealthBook health_book;
   uint64_t health_version = 0;
+  // Its agent asked for diagnostics work (GET /v1/agents/{node}/diagnostics): it has a command.
+  bool runs_diagnostics = false;
 };
 
 struct HealthStormState {

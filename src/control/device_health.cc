@@ -269,6 +269,29 @@ Result<void> DeviceHealthBook::Operate(uint32_t index, OperatorAction action, Ti
   return {};
 }
 
+bool DeviceHealthBook::StartDiagnosis(uint32_t index, TimeUs now) {
+  auto it = devices_.find(index);
+  if (it == devices_.end() || it->second.state != DeviceState::kSuspect) return false;
+  return Move(it->second, DeviceState::kDiagnosing, now,
+              fmt::format("diagnosing: suspect since {}", it->second.evidence));
+}
+
+bool DeviceHealthBook::Diagnosed(uint32_t index, bool passed, std::string_view message,
+                                 TimeUs now) {
+  auto it = devices_.find(index);
+  if (it == devices_.end() || it->second.state != DeviceState::kDiagnosing) return false;
+  if (passed) return Move(it->second, DeviceState::kHealthy, now, "diagnostics passed");
+  return Move(it->second, DeviceState::kFailed, now,
+              message.empty() ? std::string("diagnostics failed")
+                              : fmt::format("diagnostics failed: {}", message));
+}
+
+size_t DeviceHealthBook::count(DeviceState state) const {
+  return static_cast<size_t>(
+      std::count_if(devices_.begin(), devices_.end(),
+                    [&](const auto& entry) { return entry.second.state == state; }));
+}
+
 DeviceState DeviceHealthBook::state(uint32_t index) const {
   auto it = devices_.find(index);
   return it == devices_.end() ? DeviceState::kHealthy : it->second.state;

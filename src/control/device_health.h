@@ -6,6 +6,8 @@
 //                                                within repeat_window)
 //   healthy | suspect ─temp_c ≥ degraded_temp_c─▶ degraded ─(cooled by the hysteresis)─▶ healthy
 //   any ─operator diagnose─▶ diagnosing;  any ─operator repair─▶ in_repair
+//   suspect ─(headroomd, within HealthRules::diagnose_share)─▶ diagnosing
+//   diagnosing ─agent's diagnostics passed─▶ healthy | ─failed─▶ failed
 //   failed | diagnosing | in_repair | suspect | degraded ─operator return─▶ healthy
 //
 // XIDs are classed by the driver catalog's immediate action (NVIDIA's Xid catalog as NVSentinel
@@ -71,6 +73,9 @@ struct HealthRules {
   // monitor than broken hardware, and withdrawing the floor would stop the line.
   double storm_share = 0.5;
   TimeUs storm_window_us = 300 * kUsPerSecond;
+  // Suspect devices no task uses go to active diagnostics on nodes whose agent runs them, while
+  // fewer than this share of all devices are diagnosing (0: only operators start diagnostics).
+  double diagnose_share = 0.02;
 };
 
 enum class OperatorAction : uint8_t { kDiagnose, kRepair, kReturn };
@@ -108,6 +113,13 @@ class DeviceHealthBook {
   std::vector<uint32_t> Expire(TimeUs now, const HealthRules& rules);
   // An operator's move; an error names the state it cannot come from.
   Result<void> Operate(uint32_t index, OperatorAction action, TimeUs now, std::string_view reason);
+  // A suspect device goes to diagnosing (headroomd's own decision, not an operator's); false
+  // when it is not suspect.
+  bool StartDiagnosis(uint32_t index, TimeUs now);
+  // The agent's diagnostics of a diagnosing device: healthy when passed, failed otherwise;
+  // false (nothing changes) when the device is not diagnosing.
+  bool Diagnosed(uint32_t index, bool passed, std::string_view message, TimeUs now);
+  size_t count(DeviceState state) const;
 
   // Healthy when never seen.
   DeviceState state(uint32_t index) const;

@@ -179,6 +179,41 @@ TEST(AgentHealthEndToEnd, AFailingReadinessCommandKeepsWorkOffTheNode) {
   EXPECT_EQ(floor.Stop(), "");
 }
 
+// Active diagnostics with real processes: the operator sends both devices of a node to
+// diagnosis; the agent runs its --diagnostics-cmd on each ({device} replaced), which passes
+// device 0 and fails device 1; headroomd returns one to service and fails the other.
+TEST(AgentHealthEndToEnd, AnAgentsDiagnosticsReturnOrFailTheDevicesItDiagnoses) {
+  ScratchDir dir;
+  testing::AgentsFloor floor(dir);
+  ASSERT_EQ(floor.Start("fifo", {"a1"}, 2, {},
+                        {"--diagnostics-cmd",
+                         "echo testing {device}; [ {device} = 0 ] || { echo 'GPU {device}: "
+                         "EUD memory test failed'; exit 4; }"}),
+            "");
+  testing::DaemonApi& admin = floor.admin();
+  for (int index : {0, 1}) {
+    auto [code, moved] =
+        admin.Post("/v1/nodes/a1/devices/" + std::to_string(index) + "/diagnose", json::object());
+    ASSERT_EQ(code, 200) << moved.dump();
+    EXPECT_EQ(moved["state"], "diagnosing");
+  }
+  const auto a1 = [&] {
+    const json nodes = admin.Get("/v1/nodes");
+    return nodes["nodes"][0];
+  };
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        return a1()["device_health"] == json({{"failed", 1}});
+      },
+      std::chrono::milliseconds(20'000)))
+      << a1().dump() << floor.Logs();
+  EXPECT_EQ(a1()["unhealthy_devices"][0]["index"], 1);
+  EXPECT_EQ(a1()["unhealthy_devices"][0]["evidence"],
+            "diagnostics failed: diagnostics exited 4: GPU 1: EUD memory test failed");
+  EXPECT_EQ(floor.Stop(), "");
+  EXPECT_NE(ReadFile(dir.File("a1.log")).find("diagnostics of device 0 passed"), std::string::npos);
+}
+
 // The storm guard with real processes: three agents, a share of 0.5; XID 79 on two nodes'
 // devices in the window trips it at the second, whose device stays in use and takes a job;
 // `headroom device resume` lets the withdrawal through and that job goes back to the queue.

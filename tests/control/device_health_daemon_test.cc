@@ -110,6 +110,60 @@ TEST(DaemonDeviceHealth, ATaskThatExitsAsItsDeviceFailsIsRequeuedAndRunsElsewher
   })) << daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body.dump();
 }
 
+// Active diagnostics: a node whose agent polls for diagnostics work gets its suspect, idle
+// devices diagnosed, no more at once than the share allows (here 1 of 8); a passing result
+// returns a device to healthy, a failing one fails it.
+TEST(DaemonDeviceHealth, SuspectIdleDevicesAreDiagnosedWithinTheShareAndJudgedByTheResult) {
+  DaemonOptions options;
+  options.backend = BackendKind::kAgents;
+  options.http_workers = 16;
+  options.health_rules.diagnose_share = 0.2;  // 8 devices: one diagnosing at a time.
+  TestDaemon daemon(options);
+  std::map<std::string, std::string> tokens;
+  for (const std::string node : {"n1", "n2"}) {
+    tokens[node] = daemon.Token({{"role", "agent"}, {"node", node}});
+    ASSERT_EQ(
+        daemon.Post("/v1/agents/register", tokens[node], AgentRegistration(node, 4).dump()).status,
+        200);
+  }
+  const auto heartbeat = [&](const Json& telemetry) {
+    return daemon.Post(
+        "/v1/agents/n1/heartbeat", tokens["n1"],
+        Json{{"ready", true}, {"tasks", Json::array()}, {"telemetry", telemetry}}.dump());
+  };
+  const auto wanted = [&] {
+    return daemon.Get("/v1/agents/n1/diagnostics", tokens["n1"]).body["diagnose"];
+  };
+  const Json suspect =
+      Json::array({{{"index", 0}, {"xid_errors", 94}}, {{"index", 1}, {"xid_errors", 94}}});
+  heartbeat(suspect);
+  // The agent has not polled yet: headroomd does not know it runs diagnostics.
+  EXPECT_EQ(wanted(), Json::array());
+  heartbeat(suspect);
+  EXPECT_EQ(wanted(), Json::array({0}));  // One at a time: the share's cap.
+  EXPECT_EQ(daemon.Get("/v1/agents/n1/diagnostics", tokens["n2"]).status, 403);
+
+  const auto post = [&](const Json& results) {
+    return daemon.Post("/v1/agents/n1/diagnostics", tokens["n1"],
+                       Json{{"results", results}}.dump());
+  };
+  EXPECT_EQ(post(Json::array({{{"index", 0}, {"passed", true}}})).body["accepted"], 1);
+  EXPECT_EQ(post(Json::array({{{"index", 0}, {"passed", true}}})).body["accepted"], 0);
+  EXPECT_EQ(post(Json::array({{{"index", 0}}})).status, 400);
+  heartbeat(suspect);
+  EXPECT_EQ(wanted(), Json::array({1}));
+  EXPECT_EQ(
+      post(Json::array({{{"index", 1}, {"passed", false}, {"message", "EUD failed"}}})).status,
+      200);
+  Json n1;
+  const Json nodes = daemon.Get("/v1/nodes", daemon.admin()).body;
+  for (const Json& node : nodes["nodes"]) {
+    if (node["name"] == "n1") n1 = node;
+  }
+  EXPECT_EQ(n1["device_health"], Json({{"failed", 1}})) << n1.dump();
+  EXPECT_EQ(n1["unhealthy_devices"][0]["evidence"], "diagnostics failed: EUD failed");
+}
+
 // Four nodes of one device: health takes two (half the nodes) out of use; the third failure in
 // the window trips the storm guard, which leaves that device in use, says so in /v1/cluster,
 // /metrics and the event log, and lets it go only when an operator resumes.

@@ -159,6 +159,27 @@ TEST(DeviceHealthTest, TheThirdFailureWithinAWeekSendsTheDeviceToRepair) {
             "XID 119; failure 3 within 7 days: sent to repair");
 }
 
+TEST(DeviceHealthTest, DiagnosticsPassOrFailOnlyADiagnosingDevice) {
+  DeviceHealthBook book;
+  const HealthRules rules;
+  std::vector<model::LabelledTelemetry> readings = {WithXid(0, 94), WithXid(1, 94), Reading(2)};
+  book.Observe(readings, kSecond, rules);
+  EXPECT_FALSE(book.StartDiagnosis(2, 2 * kSecond));       // Healthy: nothing to diagnose.
+  EXPECT_FALSE(book.Diagnosed(0, true, "", 2 * kSecond));  // Not diagnosing yet.
+  ASSERT_TRUE(book.StartDiagnosis(0, 2 * kSecond));
+  ASSERT_TRUE(book.StartDiagnosis(1, 2 * kSecond));
+  EXPECT_EQ(book.count(DeviceState::kDiagnosing), 2u);
+  EXPECT_EQ(book.devices().at(0).evidence, "diagnosing: suspect since XID 94");
+  EXPECT_FALSE(book.devices().at(0).by_operator);
+  EXPECT_TRUE(book.Diagnosed(0, true, "", 3 * kSecond));
+  EXPECT_TRUE(book.Diagnosed(1, false, "EUD failed", 3 * kSecond));
+  EXPECT_EQ(book.state(0), DeviceState::kHealthy);
+  EXPECT_EQ(book.devices().at(0).evidence, "diagnostics passed");
+  EXPECT_EQ(book.state(1), DeviceState::kFailed);
+  EXPECT_EQ(book.devices().at(1).evidence, "diagnostics failed: EUD failed");
+  EXPECT_EQ(book.count(DeviceState::kDiagnosing), 0u);
+}
+
 TEST(DeviceHealthTest, TheBookRoundTripsThroughJsonAndBadJsonIsRefused) {
   DeviceHealthBook book;
   const HealthRules rules;
