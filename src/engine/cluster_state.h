@@ -47,6 +47,12 @@ class ClusterState {
   bool withdrawn(DeviceId device) const { return device_withdrawn_[device.value()] != 0; }
   // Of a withdrawn device, the milli no running work holds (0 for others).
   uint32_t held_milli(DeviceId device) const { return device_held_milli_[device.value()]; }
+  // What work already placed on the device may take again where it is (restored after a
+  // rebuild, or reprieved after a speculative release): its free milli, or what a withdrawn
+  // device holds back.
+  uint32_t milli_in_place(DeviceId device) const {
+    return device_free_milli_[device.value()] + device_held_milli_[device.value()];
+  }
   // Grows whenever anything of the node changes (an allocation, a release, a drain, or the
   // undoing of one), so a cache of a per-node computation stays valid while it is unchanged.
   uint64_t node_version(NodeId node) const { return node_version_[node.value()]; }

@@ -322,7 +322,7 @@ void Engine::Restore(JobRestored& restored) {
     for (DeviceId device : task.devices) {
       HR_CHECK(device.value() < cluster_.devices().size());
       HR_CHECK(cluster_.device(device).node == task.node);
-      HR_CHECK(state_.free_milli(device) >= task.milli_per_device);
+      HR_CHECK(state_.milli_in_place(device) >= task.milli_per_device);
     }
     state_.Allocate(task);
   }

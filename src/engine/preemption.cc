@@ -9,14 +9,15 @@
 namespace headroom::engine {
 namespace {
 
-// Whether `task` fits the state's free capacity on its own devices and node.
+// Whether `task` fits the state's free capacity on its own devices and node (a victim kept
+// where it runs, also on a device withdrawn since).
 bool FitsAgain(const ClusterState& state, const TaskAllocation& task) {
   if (state.free_cpu_milli(task.node) < task.cpu_milli ||
       state.free_memory_mib(task.node) < task.memory_mib) {
     return false;
   }
   return std::all_of(task.devices.begin(), task.devices.end(), [&](DeviceId device) {
-    return state.free_milli(device) >= task.milli_per_device;
+    return state.milli_in_place(device) >= task.milli_per_device;
   });
 }
 

@@ -91,6 +91,25 @@ TEST(DeviceWithdrawnTest, WorkOnAWithdrawnDeviceRunsOnAndWhatItFreesIsHeld) {
   EXPECT_EQ(engine.CheckInvariants(), "");
 }
 
+// A rebuilt engine learns of a withdrawal before it restores the job running on the device (the
+// daemon's order): the job is restored in place, and what it frees stays held.
+TEST(DeviceWithdrawnTest, AJobOnAWithdrawnDeviceIsRestoredInPlace) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 2}}).Build();
+  Engine engine(cluster, Preset("fifo"));
+  const TaskAllocation task{.node = NodeId(0), .devices = {DeviceId(1)}};
+  std::vector<Event> rebuild = {DeviceWithdrawn{DeviceId(1), true},
+                                JobRestored{JobId(0), JobOf(1, 1), {task}, 0}};
+  engine.Step(rebuild, kSecond);
+  EXPECT_EQ(engine.state(JobId(0)), JobState::kRunning);
+  EXPECT_EQ(engine.cluster_state().held_milli(DeviceId(1)), 0u);
+  EXPECT_EQ(engine.CheckInvariants(), "");
+  std::vector<Event> finish = {JobFinished{JobId(0)}};
+  engine.Step(finish, 2 * kSecond);
+  EXPECT_EQ(engine.cluster_state().held_milli(DeviceId(1)), 1000u);
+  EXPECT_EQ(engine.cluster_state().free_milli(DeviceId(1)), 0u);
+  EXPECT_EQ(engine.CheckInvariants(), "");
+}
+
 TEST(DeviceWithdrawnTest, AWithdrawalOfAnUnknownDeviceChangesNothing) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 2}}).Build();
   Engine engine(cluster, Preset("fifo"));
