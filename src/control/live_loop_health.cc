@@ -106,17 +106,21 @@ bool LiveLoop::StormAllows(const std::string& node, TimeUs wall) {
       health_withdrawals_.begin(), health_withdrawals_.end(),
       [&](const std::pair<TimeUs, std::string>& entry) { return entry.second == node; });
   const size_t nodes = health_withdrawals_.size() + (counted ? 0 : 1);
+  // Out of every node known, registered or in the engine's cluster: at a start, agents register
+  // one by one and the engine's cluster lags behind them.
+  const size_t registered = static_cast<size_t>(
+      std::count_if(state_.nodes.begin(), state_.nodes.end(),
+                    [](const auto& entry) { return entry.second.record.registered; }));
+  const size_t total = std::max(cluster_->nodes().size(), registered);
   const HealthRules& rules = state_.health_rules;
-  if (static_cast<double>(nodes) >
-      rules.storm_share * static_cast<double>(cluster_->nodes().size())) {
+  if (static_cast<double>(nodes) > rules.storm_share * static_cast<double>(total)) {
     storm.tripped = true;
     storm.since_us = wall;
     storm.message = fmt::format(
         "health would take devices of {} of {} nodes out of use within {:.0f} s (more than "
         "{:.0f}%): no more are taken until an operator resumes (POST /v1/health/resume); node "
         "{} is the first held back",
-        nodes, cluster_->nodes().size(), UsToSeconds(rules.storm_window_us),
-        100 * rules.storm_share, node);
+        nodes, total, UsToSeconds(rules.storm_window_us), 100 * rules.storm_share, node);
     LogWarn("storm guard: {}", storm.message);
     Log("health_storm", std::nullopt, node, storm.message, Now());
     return false;
