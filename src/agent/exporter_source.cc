@@ -1,7 +1,5 @@
 #include "agent/exporter_source.h"
 
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include <httplib.h>
@@ -58,18 +56,9 @@ class ExporterFileSource final : public TelemetrySource {
   std::string_view name() const override { return "file"; }
 
   Result<std::vector<DeviceTelemetry>> Sample() override {
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) return MakeError(ErrorCode::kIo, "{}: cannot be read", path_);
-    std::string text;
-    text.resize(kMaxExporterFileBytes + 1);
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    if (in.bad()) return MakeError(ErrorCode::kIo, "{}: read failed", path_);
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxExporterFileBytes) {
-      return MakeError(ErrorCode::kInvalidArgument, "{}: larger than {} bytes", path_,
-                       kMaxExporterFileBytes);
-    }
-    return ReadingsFromText(text, path_);
+    auto devices = model::LoadExporterFile(path_);
+    if (!devices) return tl::unexpected(std::move(devices).error());
+    return ReadingsOf(std::move(*devices));
   }
 
  private:

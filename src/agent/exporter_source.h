@@ -28,9 +28,7 @@ tl::expected<void, Error> ValidateExporterUrl(const std::string& url);
 // Scrapes the exporter on every Sample(). name() is "exporter".
 std::unique_ptr<TelemetrySource> MakeExporterUrlSource(ExporterUrlOptions options);
 
-// Reads the file on every Sample(); a file larger than kMaxExporterFileBytes is an error.
-// name() is "file".
-inline constexpr size_t kMaxExporterFileBytes = 16u << 20;
+// Reads the file on every Sample() (model::LoadExporterFile). name() is "file".
 std::unique_ptr<TelemetrySource> MakeExporterFileSource(std::string path);
 
 // The readings of `devices`, in their order.

@@ -158,13 +158,23 @@ Result<double> CsvTable::Double(size_t row, size_t column) const {
   return value;
 }
 
-Result<std::string> ReadTextFile(const std::string& path) {
+Result<std::string> ReadTextFile(const std::string& path, size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return MakeError(ErrorCode::kNotFound, "{}: cannot open file", path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  if (max_bytes == SIZE_MAX) {
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) return MakeError(ErrorCode::kIo, "{}: read failed", path);
+    return buffer.str();
+  }
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return MakeError(ErrorCode::kIo, "{}: read failed", path);
-  return buffer.str();
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > max_bytes) {
+    return MakeError(ErrorCode::kInvalidArgument, "{}: larger than {} bytes", path, max_bytes);
+  }
+  return text;
 }
 
 }  // namespace headroom

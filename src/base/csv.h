@@ -51,7 +51,8 @@ class CsvTable {
   std::vector<Row> rows_;
 };
 
-// Reads a whole file into a string, or an error naming the path.
-Result<std::string> ReadTextFile(const std::string& path);
+// Reads a whole file into a string, or an error naming the path; a file of more than
+// `max_bytes` is an error too (read no further than that).
+Result<std::string> ReadTextFile(const std::string& path, size_t max_bytes = SIZE_MAX);
 
 }  // namespace headroom

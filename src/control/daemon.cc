@@ -315,10 +315,8 @@ tl::expected<void, Error> Daemon::Recover(const DaemonOptions& options, StoreSna
   for (const MetaRecord& meta : snapshot.meta) {
     if (!meta.key.starts_with(kHealthKeyPrefix)) continue;
     const std::string name = meta.key.substr(kHealthKeyPrefix.size());
-    const nlohmann::json json = nlohmann::json::parse(meta.value, nullptr, false);
-    auto book = json.is_discarded() ? Result<DeviceHealthBook>(MakeError(
-                                          ErrorCode::kInvalidArgument, "device health: not JSON"))
-                                    : DeviceHealthBook::FromJson(json);
+    // Text that is not JSON parses as "discarded", which FromJson refuses as not an object.
+    auto book = DeviceHealthBook::FromJson(nlohmann::json::parse(meta.value, nullptr, false));
     if (!book) {
       // Health is judged again from the next heartbeats; only operators' moves are lost.
       LogWarn("meta row {}: {}; the node's device health starts afresh", meta.key,

@@ -200,9 +200,12 @@ std::vector<uint32_t> DeviceHealthBook::Observe(std::span<const model::LabelledT
     if (worst) findings[index] = std::move(*worst);
   }
   if (nvlink_domain_failed) {
-    for (auto& [index, device] : devices_) {
-      if (Severity(findings.count(index) ? findings[index].to : DeviceState::kHealthy) < 3) {
-        findings[index] = Finding{DeviceState::kFailed, nvlink_evidence};
+    // Every device of the node fails; one that failed on its own evidence keeps it.
+    for (const auto& [index, device] : devices_) {
+      auto [it, added] =
+          findings.try_emplace(index, Finding{DeviceState::kFailed, nvlink_evidence});
+      if (!added && it->second.to != DeviceState::kFailed) {
+        it->second = Finding{DeviceState::kFailed, nvlink_evidence};
       }
     }
   }

@@ -155,21 +155,17 @@ ApiResult<DeviceHealth> LiveLoop::OperateDevice(const std::string& name, uint32_
       return;
     }
     NodeStatus& status = it->second;
-    const size_t devices = status.record.registered
-                               ? status.record.devices.size()
-                               : (cluster_ != nullptr && cluster_->FindNode(name) != nullptr
-                                      ? cluster_->FindNode(name)->device_count
-                                      : 0);
-    bool known = false;
-    if (status.record.registered) {
-      for (const model::RegisteredDevice& device : status.record.devices) {
-        known = known || device.index == index;
-      }
-    } else {
-      known = index < devices;
-    }
+    // An agent's node has the devices it registered; a simulated node its cluster's.
+    const model::Node* spec = cluster_ != nullptr ? cluster_->FindNode(name) : nullptr;
+    const std::vector<model::RegisteredDevice>& registered = status.record.devices;
+    const bool known = status.record.registered
+                           ? std::any_of(registered.begin(), registered.end(),
+                                         [&](const model::RegisteredDevice& device) {
+                                           return device.index == index;
+                                         })
+                           : spec != nullptr && index < spec->device_count;
     if (!known) {
-      result = Fail(404, "node '{}' has no device {} ({} devices)", name, index, devices);
+      result = Fail(404, "node '{}' has no device {}", name, index);
       return;
     }
     if (auto moved = status.health_book.Operate(index, action, wall, reason); !moved) {

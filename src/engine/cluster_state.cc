@@ -76,13 +76,8 @@ void ClusterState::Apply(const TaskAllocation& task, int sign) {
   int run_whole_delta = 0;
   int64_t run_milli_delta = 0;
   auto flush_run = [&] {
-    if (!counted || run_class == UINT32_MAX) return;
-    for (DomainId domain = cluster_->node(task.node).domain; domain.valid();
-         domain = cluster_->domain(domain).parent) {
-      const size_t i = Index(domain.value(), run_class);
-      domain_whole_free_[i] += run_whole_delta;
-      domain_free_milli_[i] += run_milli_delta;
-      if (run_whole_delta != 0) WholeFreeChanged(i);
+    if (counted && run_class != UINT32_MAX) {
+      AddToAncestors(task.node, run_class, run_whole_delta, run_milli_delta);
     }
   };
   for (DeviceId device : task.devices) {
@@ -159,12 +154,17 @@ void ClusterState::ApplyWithdraw(DeviceId device, bool withdrawn) {
   const int whole_delta = (after == static_cast<int>(kMilliPerDevice) ? 1 : 0) -
                           (before == static_cast<int>(kMilliPerDevice) ? 1 : 0);
   node_whole_free_[Index(node, device_class)] += whole_delta;
-  if (node_drained_[node] != 0) return;
-  for (DomainId domain = cluster_->node(spec.node).domain; domain.valid();
+  if (node_drained_[node] == 0)
+    AddToAncestors(spec.node, device_class, whole_delta, after - before);
+}
+
+void ClusterState::AddToAncestors(NodeId node, uint32_t device_class, int whole_delta,
+                                  int64_t milli_delta) {
+  for (DomainId domain = cluster_->node(node).domain; domain.valid();
        domain = cluster_->domain(domain).parent) {
     const size_t i = Index(domain.value(), device_class);
     domain_whole_free_[i] += whole_delta;
-    domain_free_milli_[i] += after - before;
+    domain_free_milli_[i] += milli_delta;
     if (whole_delta != 0) WholeFreeChanged(i);
   }
 }

@@ -132,6 +132,8 @@ class ClusterState {
   void Apply(const TaskAllocation& task, int sign);
   void ApplyDrain(NodeId node, bool drained);
   void ApplyWithdraw(DeviceId device, bool withdrawn);
+  // Adds the deltas of one device class to the aggregates of the domains above `node`.
+  void AddToAncestors(NodeId node, uint32_t device_class, int whole_delta, int64_t milli_delta);
   // Adds `sign` × the node's free capacity to its ancestors' aggregates.
   void AddNodeToAggregates(NodeId node, int sign);
   // domain_whole_free_[i] changed: the index, if any level has one, catches up at its next use.

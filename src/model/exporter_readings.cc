@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "base/csv.h"
 #include "model/yaml_field.h"
 
 namespace headroom::model {
@@ -256,6 +257,14 @@ Result<std::vector<ExporterDevice>> ParseExporterText(std::string_view text) {
   auto samples = ParsePrometheusText(text);
   if (!samples) return tl::unexpected(std::move(samples).error());
   return ExporterDevicesFromSamples(*samples);
+}
+
+Result<std::vector<ExporterDevice>> LoadExporterFile(const std::string& path) {
+  auto text = ReadTextFile(path, kMaxExporterFileBytes);
+  if (!text) return tl::unexpected(std::move(text).error());
+  auto devices = ParseExporterText(*text);
+  if (!devices) return tl::unexpected(WithContext(std::move(devices).error(), path));
+  return devices;
 }
 
 nlohmann::json ExporterDeviceJson(const ExporterDevice& device) {

@@ -55,6 +55,10 @@ Result<std::vector<ExporterDevice>> ExporterDevicesFromSamples(
 // The same from a whole exposition (ParsePrometheusText first).
 Result<std::vector<ExporterDevice>> ParseExporterText(std::string_view text);
 
+// The same from a file of at most kMaxExporterFileBytes; errors start with the path.
+inline constexpr size_t kMaxExporterFileBytes = 16u << 20;
+Result<std::vector<ExporterDevice>> LoadExporterFile(const std::string& path);
+
 nlohmann::json ExporterDeviceJson(const ExporterDevice& device);
 
 }  // namespace headroom::model

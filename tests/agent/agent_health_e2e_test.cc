@@ -25,14 +25,20 @@ using testing::ReadFile;
 using testing::ScratchDir;
 using testing::WaitUntil;
 
+// Replaces `path` at once, so that an agent never reads half of it.
+void WriteAtomically(const std::string& path, const std::string& text) {
+  std::ofstream(path + ".tmp") << text;
+  std::filesystem::rename(path + ".tmp", path);
+}
+
 // dcgm-exporter text for a node of two devices, with `xid` as device 1's last XID.
 void WriteTelemetry(const std::string& path, int xid) {
-  std::ofstream(path + ".tmp")
-      << "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"
-      << "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\",UUID=\"GPU-0\",modelName=\"H100\"} 0\n"
-      << "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-1\",modelName=\"H100\"} " << xid << "\n"
-      << "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 40\nDCGM_FI_DEV_GPU_TEMP{gpu=\"1\"} 41\n";
-  std::filesystem::rename(path + ".tmp", path);
+  WriteAtomically(path,
+                  "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"
+                  "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\",UUID=\"GPU-0\",modelName=\"H100\"} 0\n"
+                  "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\",UUID=\"GPU-1\",modelName=\"H100\"} " +
+                      std::to_string(xid) +
+                      "\nDCGM_FI_DEV_GPU_TEMP{gpu=\"0\"} 40\nDCGM_FI_DEV_GPU_TEMP{gpu=\"1\"} 41\n");
 }
 
 // Submits a one-task job of `devices` devices running `script` (testing::CheckpointingTask);
@@ -230,9 +236,8 @@ TEST(AgentHealthEndToEnd, TheStormGuardStopsTakingDevicesOutOfUseUntilResumed) {
   const auto logs = [&] { return floor.Logs(); };
   const auto storm = [&] { return admin.Get("/v1/cluster")["health_storm"]; };
   const auto fail = [&](const char* node) {
-    std::ofstream(dir.File(std::string(node) + ".tmp")) << "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\"} 79\n";
-    std::filesystem::rename(dir.File(std::string(node) + ".tmp"),
-                            dir.File(std::string(node) + ".prom"));
+    WriteAtomically(dir.File(std::string(node) + ".prom"),
+                    "DCGM_FI_DEV_XID_ERRORS{gpu=\"0\"} 79\n");
   };
   const auto failed_devices = [&] {
     int failed = 0;

@@ -56,7 +56,7 @@ TEST(AgentExporterSource, FileSourceReadsTheFileAtEverySample) {
   std::filesystem::remove(path);
   auto missing = source->Sample();
   ASSERT_FALSE(missing.has_value());
-  EXPECT_EQ(missing.error().message, path.string() + ": cannot be read");
+  EXPECT_EQ(missing.error().message, path.string() + ": cannot open file");
   write(kExporterText);
   auto first = source->Sample();
   ASSERT_TRUE(first.has_value()) << first.error().message;

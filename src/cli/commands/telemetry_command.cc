@@ -4,7 +4,6 @@
 // report before pointing one at it. Exit status: 0 parsed, 2 unreadable or bad input, with one
 // line naming the file and the line.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,25 +16,10 @@
 namespace headroom::cli {
 namespace {
 
-constexpr size_t kMaxFileBytes = 16u << 20;
-
 struct TelemetryOptions {
   std::string file;
   bool json = false;
 };
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return MakeError(ErrorCode::kIo, "{}: cannot be read", path);
-  std::string text(kMaxFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return MakeError(ErrorCode::kIo, "{}: read failed", path);
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxFileBytes) {
-    return MakeError(ErrorCode::kInvalidArgument, "{}: larger than {} bytes", path, kMaxFileBytes);
-  }
-  return text;
-}
 
 template <typename T>
 std::string Shown(const std::optional<T>& value) {
@@ -46,15 +30,9 @@ std::string Shown(const std::optional<T>& value) {
 }
 
 int RunParse(const TelemetryOptions& options) {
-  auto text = ReadFile(options.file);
-  if (!text) {
-    std::fprintf(stderr, "headroom: telemetry parse: %s\n", text.error().message.c_str());
-    return 2;
-  }
-  auto devices = model::ParseExporterText(*text);
+  auto devices = model::LoadExporterFile(options.file);
   if (!devices) {
-    std::fprintf(stderr, "headroom: telemetry parse: %s: %s\n", options.file.c_str(),
-                 devices.error().message.c_str());
+    std::fprintf(stderr, "headroom: telemetry parse: %s\n", devices.error().message.c_str());
     return 2;
   }
   if (options.json) {
