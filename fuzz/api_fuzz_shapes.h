@@ -30,6 +30,8 @@ const std::vector<Shape>& Shapes() {
   static const std::vector<Shape> shapes = {
       {"POST", "/v1/jobs", 201, {{"id", Kind::kUnsigned}, {"state", Kind::kString}}},
       {"POST", "/v1/jobs/1/cancel", 200, kJobMembers},
+      {"POST", "/v1/jobs/1/hold", 200, kJobMembers},
+      {"POST", "/v1/jobs/1/release", 200, kJobMembers},
       {"POST",
        "/v1/services/1/cancel",
        200,

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
       {"nodes", [](CLI::App& a, const Connection& c) { return AddNodesCommand(a, c); }},
       {"queues", [](CLI::App& a, const Connection& c) { return AddQueuesCommand(a, c); }},
       {"cancel", [](CLI::App& a, const Connection& c) { return AddCancelCommand(a, c); }},
+      {"hold", [](CLI::App& a, const Connection& c) { return AddHoldCommand(a, c); }},
+      {"release", [](CLI::App& a, const Connection& c) { return AddReleaseCommand(a, c); }},
       {"drain", [](CLI::App& a, const Connection& c) { return AddDrainCommand(a, c); }},
       {"device", [](CLI::App& a, const Connection& c) { return AddDeviceCommand(a, c); }},
       {"services", [](CLI::App& a, const Connection& c) { return AddServicesCommand(a, c); }},

@@ -83,6 +83,7 @@ std::vector<ReportedExit> ExitsPlacedOn(DaemonState& state, const std::string& n
       placed.back().device_failed =
           std::any_of(task->device_indices.begin(), task->device_indices.end(),
                       [&](uint32_t index) { return book.state(index) == DeviceState::kFailed; });
+      placed.back().node = node;
       continue;
     }
     ++state.foreign_reports_total;
@@ -213,7 +214,7 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
     }
     it->second.exits[exit.rank] = exit.exit_code;
     if (exit.exit_code != 0 && exit.device_failed) {
-      report.faulted_jobs.push_back(exit.job);
+      report.faulted_jobs.push_back({exit.job, exit.node});
       EraseGang(exit.job);
     } else if (exit.exit_code != 0) {
       report.completions.push_back(
@@ -244,7 +245,7 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
         auto job = state_.jobs.find(attempt.first);
         const bool current = job != state_.jobs.end() && job->second.state == JobState::kRunning &&
                              job->second.starts == attempt.second;
-        if (current) report.lost_jobs.push_back(attempt.first);
+        if (current) report.lost_jobs.push_back({attempt.first, name});
         return !current;
       });
       abandoned_left = abandoned_left || !status.abandoned_attempts.empty();

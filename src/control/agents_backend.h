@@ -47,8 +47,10 @@ struct ReportedExit {
   uint32_t rank = 0;
   int32_t exit_code = 0;
   std::optional<uint32_t> attempt;  // Absent: an agent that does not send it; taken as current.
-  // A device of the task had failed when the exit was reported (ExitsPlacedOn sets it).
+  // A device of the task had failed when the exit was reported (ExitsPlacedOn sets it, and the
+  // node that reported it).
   bool device_failed = false;
+  std::string node;
 };
 
 // The desired set of `node`, as a heartbeat reply carries it (model/agent_protocol.h): each

@@ -246,6 +246,23 @@ ApiResult<Reply> Cancel(ApiContext& context, const HttpRequest& request) {
   return Reply{200, JobJson(*cancelled, nullptr)};
 }
 
+// POST /v1/jobs/{id}/hold (body {"reason": ...} or none) and /release: an operator's.
+ApiResult<Reply> Hold(ApiContext& context, const HttpRequest& request, bool held) {
+  auto principal = AuthenticateAdmin(context, request);
+  if (!principal) return tl::unexpected(principal.error());
+  auto job = FindJob(context, request, *principal);
+  if (!job) return tl::unexpected(job.error());
+  std::string reason;
+  if (held) {
+    auto text = ReasonOf(request.body);
+    if (!text) return tl::unexpected(text.error());
+    reason = text->empty() ? "no reason given" : std::move(*text);
+  }
+  auto changed = context.loop.Hold(job->id, held, std::move(reason));
+  if (!changed) return tl::unexpected(changed.error());
+  return Reply{200, JobJson(*changed, nullptr)};
+}
+
 ApiResult<Reply> CreateToken(ApiContext& context, const HttpRequest& request) {
   auto principal = AuthenticateAdmin(context, request);
   if (!principal) return tl::unexpected(principal.error());
@@ -301,6 +318,13 @@ void RegisterJobRoutes(Router& server, ApiContext& context) {
   server.Post("/v1/jobs/{}/cancel", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return Cancel(context, request); });
   });
+  server.Post("/v1/jobs/{}/hold", [&context](const HttpRequest& request, HttpResponse& response) {
+    Respond(response, [&] { return Hold(context, request, true); });
+  });
+  server.Post("/v1/jobs/{}/release",
+              [&context](const HttpRequest& request, HttpResponse& response) {
+                Respond(response, [&] { return Hold(context, request, false); });
+              });
   server.Post("/v1/tokens", [&context](const HttpRequest& request, HttpResponse& response) {
     Respond(response, [&] { return CreateToken(context, request); });
   });

@@ -42,7 +42,8 @@ Json JobJson(const JobRecord& job, const PendingInfo* pending) {
               {"requeues", job.requeues},
               {"attempt", job.starts},
               {"service", job.service_id != 0 ? Json(job.service_id) : Json(nullptr)},
-              {"message", job.message}};
+              {"message", job.message},
+              {"hold_reason", job.hold_reason.empty() ? Json(nullptr) : Json(job.hold_reason)}};
   // An elastic job's range; `placement` has the tasks it runs with.
   out["elastic"] = nullptr;
   if (job.spec.min_tasks > 0) {
@@ -273,6 +274,16 @@ ApiResult<Json> ParseBody(std::string_view body) {
                 PathForMessage(*builder.duplicate()));
   }
   return parsed;
+}
+
+ApiResult<std::string> ReasonOf(std::string_view text) {
+  if (text.empty()) return std::string();
+  auto body = ParseBody(text);
+  if (!body) return tl::unexpected(body.error());
+  if (auto ok = RejectUnknownFields(*body, "", {"reason"}); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  return NameField(*body, "reason", "reason", NameKind::kReason);
 }
 
 ApiResult<void> RejectUnknownFields(const Json& object, std::string_view path,

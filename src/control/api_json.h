@@ -40,6 +40,8 @@ inline constexpr size_t kMaxJsonDepth = 32;
 // value is built), each key at most once per object. 400 naming the problem otherwise, with the
 // path of a duplicated key ("devices[1].uuid").
 ApiResult<Json> ParseBody(std::string_view body);
+// The body of a drain, a device move or a hold: empty, or {"reason": "..."}; "" when empty.
+ApiResult<std::string> ReasonOf(std::string_view body);
 // 400 naming the first member of `object` not in `known`, and listing the known ones; for the
 // bodies whose fields are fixed (tokens, registrations, drains, scaling). `path` is the
 // object's own path ("" for the body, "devices[2]").

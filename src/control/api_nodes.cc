@@ -27,23 +27,12 @@ ApiResult<Reply> Nodes(ApiContext& context, const HttpRequest& request) {
   return Reply{200, {{"nodes", std::move(out)}}};
 }
 
-// The body of a drain or a device move: empty, or {"reason": "..."}; "" when empty.
-ApiResult<std::string> ReasonOf(const HttpRequest& request) {
-  if (request.body.empty()) return std::string();
-  auto body = ParseBody(request.body);
-  if (!body) return tl::unexpected(body.error());
-  if (auto ok = RejectUnknownFields(*body, "", {"reason"}); !ok) {
-    return tl::unexpected(ok.error());
-  }
-  return NameField(*body, "reason", "reason", NameKind::kReason);
-}
-
 ApiResult<Reply> Drain(ApiContext& context, const HttpRequest& request, bool drained) {
   auto principal = AuthenticateAdmin(context, request);
   if (!principal) return tl::unexpected(principal.error());
   std::string reason;
   if (drained) {
-    auto text = ReasonOf(request);
+    auto text = ReasonOf(request.body);
     if (!text) return tl::unexpected(text.error());
     reason = std::move(*text);
   }
@@ -76,7 +65,7 @@ ApiResult<Reply> OperateDevice(ApiContext& context, const HttpRequest& request) 
   if (*index > static_cast<uint64_t>(model::kMaxDeviceIndex)) {
     return Fail(404, "device index {} is above {}", *index, model::kMaxDeviceIndex);
   }
-  auto reason = ReasonOf(request);
+  auto reason = ReasonOf(request.body);
   if (!reason) return tl::unexpected(reason.error());
   auto health = context.loop.OperateDevice(request.matches[1], static_cast<uint32_t>(*index),
                                            *action, std::move(*reason));

@@ -27,12 +27,20 @@ struct Completion {
   TimeUs end_us = 0;  // When it ended, where the backend knows exactly; 0: when reported.
 };
 
+// A running job a fault ended, and the node where it was (empty: not known): the policy's
+// recovery.hold_after counts the different nodes (engine/event.h JobInterrupted).
+struct EndedJob {
+  uint64_t job = 0;
+  std::string node;
+};
+
 struct BackendReport {
   std::vector<Completion> completions;
   std::vector<std::string> lost_nodes;  // Their running jobs go back to the queue.
-  std::vector<uint64_t> lost_jobs;      // Running jobs whose tasks are gone: back to the queue.
+  // Running jobs whose tasks are gone (their agent restarted): back to the queue.
+  std::vector<EndedJob> lost_jobs;
   // Running jobs a task of which exited as its device failed: requeued as an interruption.
-  std::vector<uint64_t> faulted_jobs;
+  std::vector<EndedJob> faulted_jobs;
   bool cluster_changed = false;
 };
 

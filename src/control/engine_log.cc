@@ -135,6 +135,7 @@ Json SubmitEvent(const JobRecord& job) {
   if (job.preemptions > 0) event["preemptions"] = job.preemptions;
   if (job.requeued_us > job.submit_us) event["pending_since_us"] = job.requeued_us;
   if (job.attained_device_us > 0) event["attained_device_us"] = job.attained_device_us;
+  if (!job.hold_reason.empty()) event["hold_reason"] = job.hold_reason;
   return event;
 }
 
@@ -163,7 +164,17 @@ Json FinishEvent(uint64_t job, bool failed) {
 
 Json CancelEvent(uint64_t job) { return {{"cancel", job}}; }
 
-Json InterruptEvent(uint64_t job) { return {{"interrupt", job}}; }
+Json InterruptEvent(uint64_t job, std::string_view node) {
+  Json event = {{"interrupt", job}};
+  if (!node.empty()) event["node"] = node;
+  return event;
+}
+
+Json HoldEvent(uint64_t job, bool held, std::string_view reason) {
+  Json event = {{"hold", job}, {"held", held}};
+  if (held) event["reason"] = reason;
+  return event;
+}
 
 Json DrainEvent(std::string_view node, bool drained) {
   return {{"drain", node}, {"drained", drained}};

@@ -60,7 +60,10 @@ nlohmann::json SubmitEvent(const JobRecord& job);
 nlohmann::json RestoreEvent(const JobRecord& job);
 nlohmann::json FinishEvent(uint64_t job, bool failed);  // "failed": true only when it failed.
 nlohmann::json CancelEvent(uint64_t job);
-nlohmann::json InterruptEvent(uint64_t job);  // A fault ended its running attempt.
+// A fault on `node` (empty: not known) ended its running attempt.
+nlohmann::json InterruptEvent(uint64_t job, std::string_view node);
+// An operator held a pending job (why) or released a held one.
+nlohmann::json HoldEvent(uint64_t job, bool held, std::string_view reason);
 nlohmann::json DrainEvent(std::string_view node, bool drained);
 // A device's health took it out of use (or returned it): by node name and index on the node.
 nlohmann::json WithdrawEvent(std::string_view node, uint32_t index_on_node, bool withdrawn);

@@ -177,6 +177,14 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         }
         job.attained_device_us = attained.get<int64_t>();
       }
+      if (event.contains("hold_reason")) {
+        const Json& reason = event["hold_reason"];
+        if (restore || !reason.is_string() || reason.get<std::string>().empty()) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "a submit's 'hold_reason': expected why the pending job is held");
+        }
+        job.hold_reason = reason.get<std::string>();
+      }
       if (!restore) {
         const JobId engine_id = NewEngineId(id.get<uint64_t>());
         new_in_step.insert(engine_id.value());
@@ -221,7 +229,32 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
     } else if (event.contains("interrupt")) {
       auto id = known(event["interrupt"], JobState::kRunning);
       if (!id) return tl::unexpected(id.error());
-      inputs.push_back(engine::JobInterrupted{*id});
+      NodeId node;
+      if (event.contains("node")) {
+        const model::Node* where = event["node"].is_string()
+                                       ? cluster_->FindNode(event["node"].get<std::string>())
+                                       : nullptr;
+        if (where == nullptr) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "an interrupt names no node of the cluster");
+        }
+        node = where->id;
+      }
+      inputs.push_back(engine::JobInterrupted{*id, node});
+    } else if (event.contains("hold")) {
+      auto id = known(event["hold"], JobState::kPending);
+      auto held = Member(event, "held", Json::value_t::boolean);
+      if (!id || !held)
+        return MakeError(ErrorCode::kInvalidArgument, "a hold names no pending job");
+      std::string reason;
+      if ((*held)->get<bool>()) {
+        auto why = Member(event, "reason", Json::value_t::string);
+        if (!why || (*why)->get<std::string>().empty()) {
+          return MakeError(ErrorCode::kInvalidArgument, "a hold says not why");
+        }
+        reason = (*why)->get<std::string>();
+      }
+      inputs.push_back(engine::JobHeld{*id, (*held)->get<bool>(), std::move(reason)});
     } else if (event.contains("drain")) {
       const model::Node* node = event["drain"].is_string()
                                     ? cluster_->FindNode(event["drain"].get<std::string>())

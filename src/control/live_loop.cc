@@ -223,6 +223,7 @@ void LiveLoop::Iterate(TimeUs now) {
   ClearEvents();
   LogStep(now, std::move(logged_events), decisions);
   if (!decisions.empty()) ApplyDecisions(decisions, now);
+  if (!interrupted_since_step_.empty()) NoteHolds(now);
   FlushEngineLog(now, false);
   Sample(now);
   ForgetFinished(now);
@@ -332,14 +333,14 @@ void LiveLoop::ApplyCompletions(const std::vector<Completion>& completions, Time
 }
 
 void LiveLoop::RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs now) {
-  std::vector<uint64_t> jobs;
+  std::vector<EndedJob> jobs;
   {
     std::lock_guard lock(state_.mu);
     for (const auto& [id, job] : state_.jobs) {
       if (job.state != JobState::kRunning) continue;
       for (const TaskPlacement& task : job.placement) {
         if (std::find(lost_nodes.begin(), lost_nodes.end(), task.node) != lost_nodes.end()) {
-          jobs.push_back(id);
+          jobs.push_back({id, task.node});
           break;
         }
       }
@@ -350,12 +351,14 @@ void LiveLoop::RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs no
   }
 }
 
-void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeUs now) {
+void LiveLoop::Requeue(std::vector<EndedJob> jobs, const std::string& why, TimeUs now) {
   std::vector<StoreWrite> writes;
   std::vector<JobRecord> requeued;
+  std::unordered_map<uint64_t, std::string> fault_node;
   {
     std::lock_guard lock(state_.mu);
-    for (uint64_t id : jobs) {
+    for (const auto& [id, node] : jobs) {
+      if (!fault_node.try_emplace(id, node).second) continue;  // Once per job.
       auto it = state_.jobs.find(id);
       if (it == state_.jobs.end() || it->second.state != JobState::kRunning) continue;
       JobRecord job = it->second;
@@ -388,7 +391,11 @@ void LiveLoop::Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeU
     // Without an engine (one is being rebuilt) it is submitted again like any pending job.
     auto it = engine_of_daemon_.find(job.id);
     if (engine_ && it != engine_of_daemon_.end()) {
-      AddEvent(engine::JobInterrupted{it->second}, InterruptEvent(job.id));
+      const std::string& node = fault_node[job.id];
+      const model::Node* where = cluster_->FindNode(node);
+      AddEvent(engine::JobInterrupted{it->second, where ? where->id : NodeId()},
+               InterruptEvent(job.id, where ? node : std::string()));
+      interrupted_since_step_.push_back(job.id);
     } else {
       if (it != engine_of_daemon_.end()) engine_of_daemon_.erase(it);
       EnqueueSubmit(job);

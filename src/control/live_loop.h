@@ -132,6 +132,10 @@ class LiveLoop {
   void Barrier();
 
   ApiResult<JobRecord> Cancel(uint64_t job);
+  // Holds a pending job (`reason` says why; it starts only once released) or releases a held
+  // one, whoever held it (the engine's recovery.hold_after, or an operator): journaled, then
+  // told to the engine. 409 for a job that is not pending.
+  ApiResult<JobRecord> Hold(uint64_t job, bool held, std::string reason);
   // Cancels the service: no replica replaces an ended one any more, and every live replica is
   // cancelled, in one journaled transaction. Returns the replicas it cancelled.
   ApiResult<std::vector<JobRecord>> CancelService(uint64_t service);
@@ -193,7 +197,10 @@ class LiveLoop {
   void EnqueueSubmit(const JobRecord& job);
   void ApplyCompletions(const std::vector<Completion>& completions, TimeUs now);
   void RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs now);
-  void Requeue(std::vector<uint64_t> jobs, const std::string& why, TimeUs now);
+  void Requeue(std::vector<EndedJob> jobs, const std::string& why, TimeUs now);
+  // The jobs interrupted since the last step that the engine held (recovery.hold_after): held
+  // in the state and the store too, with the engine's reason as their message.
+  void NoteHolds(TimeUs now);
   // Brings the engine's drains and device withdrawals up to the nodes' gates and device health,
   // requeues the jobs a failed device ended and stores the health books that moved on
   // (live_loop_health.cc).
@@ -270,6 +277,7 @@ class LiveLoop {
   std::vector<const NodeStatus*> status_of_node_;
   // For the next step, and each as the engine log records it (engine_log.h).
   std::vector<engine::Event> events_;
+  std::vector<uint64_t> interrupted_since_step_;  // Daemon ids, for NoteHolds.
   std::vector<nlohmann::json> logged_events_;
   // Engine log records not committed yet, and idle steps not in a record yet.
   std::vector<StoreWrite> engine_log_;

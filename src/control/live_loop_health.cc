@@ -17,7 +17,7 @@ void LiveLoop::SyncDrains(TimeUs now) {
   std::vector<nlohmann::json> logged;
   std::vector<StoreWrite> books;
   std::vector<std::pair<std::string, uint64_t>> stored;  // (node, health_version) once written.
-  std::vector<uint64_t> ended;                           // Jobs a failed device ended.
+  std::vector<EndedJob> ended;                           // Jobs a failed device ended.
   std::vector<std::string> failures;                     // "device 3 of node n1 (XID 79)"
   {
     std::lock_guard lock(state_.mu);
@@ -71,7 +71,7 @@ void LiveLoop::SyncDrains(TimeUs now) {
         for (const TaskPlacement& task : job.placement) {
           if (task.node == name && std::find(task.device_indices.begin(), task.device_indices.end(),
                                              index) != task.device_indices.end()) {
-            ended.push_back(id);
+            ended.push_back({id, name});
           }
         }
       }
@@ -93,8 +93,6 @@ void LiveLoop::SyncDrains(TimeUs now) {
     Log("device_failed", std::nullopt, std::nullopt, fmt::format("{} failed", failure), now);
   }
   if (!ended.empty()) {
-    std::sort(ended.begin(), ended.end());
-    ended.erase(std::unique(ended.begin(), ended.end()), ended.end());
     Requeue(std::move(ended), fmt::format("{} failed", fmt::join(failures, ", ")), now);
   }
 }

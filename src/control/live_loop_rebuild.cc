@@ -105,11 +105,11 @@ void LiveLoop::Rebuild(TimeUs now) {
   std::vector<uint32_t> used_milli(cluster_->devices().size(), 0);
   std::vector<int64_t> used_cpu(cluster_->nodes().size(), 0);
   std::vector<int64_t> used_memory(cluster_->nodes().size(), 0);
-  std::vector<uint64_t> misfits;
+  std::vector<EndedJob> misfits;
   for (const JobRecord& job : running) {
     auto tasks = ToAllocations(job.placement, used_milli, used_cpu, used_memory);
     if (!tasks || !ToModelJob(job.spec, job.spec.tenant, 0).AllowsWidth(tasks->size())) {
-      misfits.push_back(job.id);
+      misfits.push_back({job.id, {}});
       continue;
     }
     backend_.OnStart(job, *tasks, *cluster_);

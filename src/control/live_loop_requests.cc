@@ -48,6 +48,79 @@ ApiResult<JobRecord> LiveLoop::Cancel(uint64_t id) {
   return result;
 }
 
+ApiResult<JobRecord> LiveLoop::Hold(uint64_t id, bool held, std::string reason) {
+  ApiResult<JobRecord> result = Fail(500, "the loop did not run the hold");
+  RunCall([&] {
+    const TimeUs now = Now();
+    JobRecord job;
+    {
+      std::lock_guard lock(state_.mu);
+      auto it = state_.jobs.find(id);
+      if (it == state_.jobs.end()) {
+        result = Fail(404, "job {} does not exist; list jobs with GET /v1/jobs", id);
+        return;
+      }
+      job = it->second;
+    }
+    if (job.state != JobState::kPending) {
+      result = Fail(409, "job {} is {}; only a pending job is {}", id, JobStateName(job.state),
+                    held ? "held" : "released");
+      return;
+    }
+    if (job.hold_reason.empty() != held) {
+      result = job;  // Already as asked.
+      return;
+    }
+    job.hold_reason = held ? "Held by an operator: " + reason : std::string();
+    job.message = held ? job.hold_reason : "released by an operator";
+    if (auto ok = journal_.Commit({ProgressOf(job)}); !ok) {
+      result = StoreFailure(ok.error());
+      return;
+    }
+    {
+      std::lock_guard lock(state_.mu);
+      state_.jobs.Put(job);
+    }
+    if (auto it = engine_of_daemon_.find(id); it != engine_of_daemon_.end() && engine_) {
+      AddEvent(engine::JobHeld{it->second, held, job.hold_reason},
+               HoldEvent(id, held, job.hold_reason));
+    }
+    Log(held ? "held" : "released", id, std::nullopt, fmt::format("job {} {}", id, job.message),
+        now);
+    result = job;
+  });
+  Wake();
+  return result;
+}
+
+void LiveLoop::NoteHolds(TimeUs now) {
+  std::vector<uint64_t> interrupted;
+  interrupted.swap(interrupted_since_step_);
+  std::vector<JobRecord> held;
+  {
+    std::lock_guard lock(state_.mu);
+    for (uint64_t id : interrupted) {
+      auto engine_id = engine_of_daemon_.find(id);
+      auto it = state_.jobs.find(id);
+      if (engine_id == engine_of_daemon_.end() || it == state_.jobs.end()) continue;
+      const std::string_view reason = engine_->hold_reason(engine_id->second);
+      if (reason.empty() || it->second.hold_reason == reason) continue;
+      JobRecord job = it->second;
+      job.hold_reason = std::string(reason);
+      job.message = job.hold_reason;
+      held.push_back(std::move(job));
+    }
+  }
+  std::vector<StoreWrite> writes;
+  for (const JobRecord& job : held) writes.push_back(ProgressOf(job));
+  if (writes.empty() || !CommitThenApply(std::move(writes), "holds", now, [&] {
+        for (const JobRecord& job : held) state_.jobs.Put(job);
+      })) {
+    return;
+  }
+  for (const JobRecord& job : held) Log("held", job.id, std::nullopt, job.message, now);
+}
+
 void LiveLoop::ApplyCancelled(const std::vector<JobRecord>& cancelled,
                               const std::vector<bool>& was_running, TimeUs now) {
   {

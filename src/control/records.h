@@ -56,6 +56,9 @@ struct JobRecord {
   // Device-µs it ran since its submission or last promotion before its current run, as its
   // last engine counted it (the las order's attained service), carried the same way.
   int64_t attained_device_us = 0;
+  // Non-empty: held, and why (the engine's recovery.hold_after, or an operator); carried the
+  // same way. A held job is pending and starts only once released.
+  std::string hold_reason;
   uint32_t starts = 0;  // Start decisions journaled for this job, all attempts.
   std::string message;  // Why it ended, or why it was requeued.
   // JobSpecToJson(spec), when made: a new submission's text is made once, on the request's

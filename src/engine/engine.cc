@@ -301,7 +301,12 @@ void Engine::Submit(JobId id, model::Job job) {
   AwaitRaise(r, id);
   max_priority_ = std::max(max_priority_, r.job.priority);
   if (SharePlaced(r)) share_->Submitted(r.job);
-  arrivals_.push_back(id);
+  if (r.job.hold_reason.empty()) {
+    arrivals_.push_back(id);
+  } else {
+    r.code = PendingCode::kHeld;
+    held_.push_back(id);
+  }
   dirty_ = true;
 }
 
@@ -359,14 +364,10 @@ void Engine::Finish(JobId id, JobState final_state) {
   JobRecord& r = record(id);
   if (r.state == JobState::kRunning) {
     runtimes_.Record(r.tenant, r.job.total_milli(), last_now_us_ - r.start_us);
+    stopped_exposure_node_us_ += AttemptNodeUs(r, last_now_us_);
     StopRunning(id);
   } else if (r.state == JobState::kPending) {
-    auto it = std::find(queue_.begin(), queue_.end(), id);
-    if (it != queue_.end()) {
-      queue_.erase(it);
-    } else {
-      arrivals_.erase(std::find(arrivals_.begin(), arrivals_.end(), id));
-    }
+    Unqueue(id);
   } else {
     return;  // Already finished or cancelled: finishing twice is harmless.
   }
@@ -395,7 +396,19 @@ void Engine::Apply(Event& event) {
     Restore(*restored);
   } else if (auto* interrupted = std::get_if<JobInterrupted>(&event)) {
     const JobRecord* r = find(interrupted->id);
-    if (r != nullptr && r->state == JobState::kRunning) Interrupt(interrupted->id, last_now_us_);
+    if (r != nullptr && r->state == JobState::kRunning) {
+      Interrupt(interrupted->id, interrupted->node, last_now_us_);
+    }
+  } else if (auto* held = std::get_if<JobHeld>(&event)) {
+    const JobRecord* r = find(held->id);
+    if (r != nullptr && r->state == JobState::kPending &&
+        r->job.hold_reason.empty() == held->held) {
+      if (held->held) {
+        Hold(held->id, held->reason.empty() ? "Held by an operator." : std::move(held->reason));
+      } else {
+        Release(held->id);
+      }
+    }
   } else if (auto* drained = std::get_if<NodeDrained>(&event)) {
     if (drained->node.value() < cluster_.nodes().size()) {
       state_.SetDrained(drained->node, drained->drained);

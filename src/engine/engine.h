@@ -106,6 +106,8 @@ class Engine {
   // The same with a running job's current run counted up to `now`: what it has had if it
   // stops at `now`.
   int64_t attained_device_us(JobId job, TimeUs now) const;
+  // Why a held pending job is held (JobHeld, recovery.hold_after); empty for any other job.
+  std::string_view hold_reason(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.
@@ -224,8 +226,22 @@ class Engine {
   // A running job stopped and pending again, its capacity free and what it loses charged to
   // the changeover budget at `now` (a preemption's effect, searched or followed).
   void Requeue(const PreemptJob& preemption, TimeUs now);
-  // A running job whose attempt a fault ended, pending again (JobInterrupted).
-  void Interrupt(JobId id, TimeUs now);
+  // A running job whose attempt a fault on `node` ended, pending again (JobInterrupted), and
+  // held where the policy's recovery.hold_after says it keeps failing (engine_hold.cc).
+  void Interrupt(JobId id, NodeId node, TimeUs now);
+  // A pending job out of every pass until released, `reason` its pending message; and back.
+  void Hold(JobId id, std::string reason);
+  void Release(JobId id);
+  // The hold recovery.hold_after calls for after the job's latest interruption; empty: none.
+  std::string HoldAfterInterruption(const JobRecord& record, TimeUs now) const;
+  // Distinct nodes × time of a running job's current attempt up to `now` (node-µs).
+  static double AttemptNodeUs(const JobRecord& record, TimeUs now);
+  // Faults per node-day the floor's jobs but `excluded` met (interruptions with a node over
+  // node-time run, current attempts included), with recovery.node_faults_per_day as a prior
+  // worth one fault: (faults + 1) / (node-days + 1 / prior), the Gamma-Poisson posterior mean.
+  double FaultsPerNodeDay(const JobRecord& excluded, TimeUs now) const;
+  // Takes a pending job out of queue_ or arrivals_ (wherever it is).
+  void Unqueue(JobId id);
   // What a requeue and an interruption share: the job stopped, pending again at its full width,
   // not yet ordered.
   void ReturnToQueue(JobId id, TimeUs now);
@@ -318,9 +334,13 @@ class Engine {
   QuotaTree quotas_;
   RuntimeHistory runtimes_;
 
-  std::vector<JobRecord> jobs_;                           // By JobId.
-  std::vector<JobId> queue_;                              // Pending, in order.
-  std::vector<JobId> arrivals_;                           // Submitted since the last pass.
+  std::vector<JobRecord> jobs_;  // By JobId.
+  std::vector<JobId> queue_;     // Pending, in order.
+  std::vector<JobId> arrivals_;  // Submitted since the last pass.
+  std::vector<JobId> held_;      // Pending, held (JobHeld), by hold.
+  // For FaultsPerNodeDay: node-µs of the attempts that ended, and interruptions with a node.
+  double stopped_exposure_node_us_ = 0;
+  uint64_t node_interruptions_ = 0;
   std::set<std::pair<TimeUs, uint32_t>> running_by_end_;  // (expected end, job id).
 
   std::vector<ClassMask> masks_;

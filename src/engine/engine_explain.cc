@@ -76,6 +76,9 @@ PendingStatus Engine::Explain(JobId job, ExplainDetail detail) const {
 
 PendingStatus Engine::ExplainShared(const JobRecord& pending, bool with_nodes,
                                     std::string& nodes_sentence) const {
+  if (!pending.job.hold_reason.empty()) {
+    return PendingStatus{.reasons = {PendingCode::kHeld}, .message = pending.job.hold_reason};
+  }
   // An elastic job waits for its narrowest width.
   if (pending.job.elastic()) {
     PendingStatus status = ExplainShared(pending.AtNarrowest(), with_nodes, nodes_sentence);

@@ -54,8 +54,13 @@ std::string Engine::CheckInvariants() const {
     }
   }
   if (!(spread == spread_)) return "the spread groups' racks disagree with the running tasks";
-  if (pending != queue_.size() + arrivals_.size()) {
-    return fmt::format("{} pending jobs but {} queued", pending, queue_.size() + arrivals_.size());
+  if (pending != queue_.size() + arrivals_.size() + held_.size()) {
+    return fmt::format("{} pending jobs but {} queued and {} held", pending,
+                       queue_.size() + arrivals_.size(), held_.size());
+  }
+  for (const JobId id : held_) {
+    if (jobs_[id.value()].job.hold_reason.empty())
+      return fmt::format("job {} held for no reason", id.value());
   }
   if (running != running_by_end_.size()) {
     return fmt::format("{} running jobs but {} in the end-time index", running,

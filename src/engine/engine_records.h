@@ -118,8 +118,20 @@ struct Engine::JobRecord {
   // When it last began working from a saved state (its start, after any restart pause; the end
   // of a move's pause): its periodic checkpoints count from here.
   TimeUs checkpoint_base_us = 0;
-  uint32_t preemptions = 0;     // Times it was preempted and requeued.
-  uint32_t interruptions = 0;   // Times a fault ended its attempt (JobInterrupted).
+  uint32_t preemptions = 0;    // Times it was preempted and requeued.
+  uint32_t interruptions = 0;  // Times a fault ended its attempt (JobInterrupted).
+  // Node-µs it ran (distinct nodes × time, each attempt from its start to its stop): what its
+  // chance of meeting faults grows with. And its recent interruptions, each with the node-µs it
+  // had run when the attempt the fault ended began, for recovery.hold_after (engine_hold.cc);
+  // kept only when the policy holds.
+  double exposure_node_us = 0;
+  uint32_t node_interruptions = 0;  // Of its interruptions, those whose node is known.
+  struct InterruptionMark {
+    TimeUs at_us = 0;
+    NodeId node;
+    double exposure_node_us = 0;
+  };
+  std::vector<InterruptionMark> recent_interruptions;
   bool expedited = false;       // Interrupted, pending ahead of the queue (recovery.expedite).
   TimeUs pending_since_us = 0;  // Its submission or last requeue.
   // Device-µs run since its submission or last promotion, its current run aside (las), and the

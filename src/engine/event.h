@@ -2,6 +2,7 @@
 // produce them; the engine consumes them in order inside Step().
 #pragma once
 
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -47,9 +48,21 @@ struct DeviceWithdrawn {
 // capacity is free and it is pending again at once under the same id, to resume from its last
 // checkpoint after a restart pause, as a preempted job does. It spends no preemption budget and
 // counts as no preemption; with the policy's `recovery.expedite` it goes ahead of the queue. An
-// event for a job that is not running changes nothing.
+// event for a job that is not running changes nothing. `node`: where the fault was (invalid:
+// not known); the policy's `recovery.hold_after` counts the different nodes.
 struct JobInterrupted {
   JobId id;
+  NodeId node;
+};
+
+// A pending job held (out of every pass, its reason shown as why it waits) or released (pending
+// as before, its interruption history forgotten). The engine holds a job itself under the
+// policy's `recovery.hold_after`; an operator's hold says why in `reason`. An event for a job
+// that is not pending, or already in the state asked for, changes nothing.
+struct JobHeld {
+  JobId id;
+  bool held = true;
+  std::string reason;
 };
 
 // A job already running with a known placement, re-created after a restart or an engine
@@ -64,6 +77,6 @@ struct JobRestored {
 };
 
 using Event = std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained, JobRestored,
-                           JobInterrupted, DeviceWithdrawn>;
+                           JobInterrupted, DeviceWithdrawn, JobHeld>;
 
 }  // namespace headroom::engine

@@ -22,6 +22,8 @@ std::string_view PendingCodeName(PendingCode code) {
       return "priority";
     case PendingCode::kNotConsidered:
       return "not_considered";
+    case PendingCode::kHeld:
+      return "held";
   }
   return "unknown";
 }

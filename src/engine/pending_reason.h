@@ -22,6 +22,7 @@ enum class PendingCode : uint8_t {
   kReservation,    // It would fit, but the capacity is held for the reserved head job.
   kPriority,       // Waiting behind a higher-priority job that could not start.
   kNotConsidered,  // Outside this pass's work budget (queue depth, backfill interval).
+  kHeld,           // Held until released (event.h JobHeld; recovery.hold_after).
 };
 
 std::string_view PendingCodeName(PendingCode code);  // "capacity", "topology", ...

@@ -31,9 +31,17 @@ PendingSnapshot Engine::SnapshotPending(std::span<const JobId> excluded, bool wi
     return ids;
   }();
   PendingSnapshot snapshot{.as_of_us = last_now_us_};
-  snapshot.jobs.reserve(queue_.size() + arrivals_.size());
+  snapshot.jobs.reserve(queue_.size() + arrivals_.size() + held_.size());
   std::unordered_map<Group, uint32_t, GroupHash> group_of;
   const std::unordered_map<uint32_t, TimeUs>& plan = ExpectedStarts();
+  for (const JobId id : held_) {  // Each held for its own reason.
+    if (skip.contains(id.value())) continue;
+    std::string no_nodes;
+    snapshot.groups.push_back(
+        PendingGroup{.status = ExplainShared(jobs_[id.value()], false, no_nodes)});
+    snapshot.jobs.push_back(
+        PendingJob{.job = id, .group = static_cast<uint32_t>(snapshot.groups.size() - 1)});
+  }
   for (const std::vector<JobId>* pending : {&queue_, &arrivals_}) {
     for (const JobId id : *pending) {
       if (skip.contains(id.value())) continue;

@@ -201,8 +201,19 @@ struct ElasticConfig {
 // The job always returns to the queue under its id and resumes from its last checkpoint.
 // `expedite`: it goes ahead of every job that was not interrupted, as Slurm 25.11's expedited
 // requeue treats it as the highest-priority job in the system (slurm.schedmd.com/news.html).
+// `hold_after` (0: never) holds a job that keeps failing instead of letting it burn the floor,
+// as Slurm's MaxBatchRequeue puts a job requeued too often in JobHeldAdmin: once faults have
+// interrupted it on at least `hold_after` different nodes within `hold_window_us`, and its
+// node-time in that window at the floor's fault rate per node-day (what the engine has seen
+// its other jobs meet, `node_faults_per_day` the prior) makes so many less likely than one in a
+// million (so a job of the building's size, which meets faults every few hours, is not held
+// for its size). A held job stays pending, out of every pass, until JobHeld{id, false}
+// releases it (event.h).
 struct RecoveryConfig {
   bool expedite = false;
+  uint32_t hold_after = 0;
+  TimeUs hold_window_us = 24 * 3600 * kUsPerSecond;
+  double node_faults_per_day = 3.8e-3;  // Llama 3's, all unexpected (PHYSICS.md §5.5).
 };
 
 // Readiness checks before work is admitted (DCGM's `dcgmi diag -r 1`, "seconds", run before a

@@ -395,6 +395,32 @@ Status ParseReadiness(const YamlField& field, ReadinessConfig& out) {
   return ParseTimes(*map, {{"check_s", &out.check_us}, {"verified_for_s", &out.verified_for_us}});
 }
 
+Status ParseRecovery(const YamlField& field, RecoveryConfig& out) {
+  YAML_FIELD_TRY(map,
+                 field.Map({"expedite", "hold_after", "hold_window_s", "node_faults_per_day"}));
+  POLICY_TRY(Optional(*map, "expedite", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kBooleans[] = {"true", "false"};
+    YAML_FIELD_TRY(on, OneOf(value, kBooleans));
+    out.expedite = *on == "true";
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "hold_after", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(count, Count(value, 0, "a number of interruptions, 0 (never hold) or more"));
+    out.hold_after = *count;
+    return {};
+  }));
+  POLICY_TRY(Optional(*map, "node_faults_per_day", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(rate, value.Number(0, false, 1000, "faults per node-day, above 0"));
+    out.node_faults_per_day = *rate;
+    return {};
+  }));
+  return Optional(*map, "hold_window_s", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(us, Seconds(value, true));
+    out.hold_window_us = *us;
+    return {};
+  });
+}
+
 Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {
   POLICY_TRY(ParseFlags(field, {"forecast", "fixed_at_peak"}, {&out.forecast, &out.fixed_at_peak}));
   if (out.forecast && out.fixed_at_peak) {
@@ -435,9 +461,8 @@ Result<PolicyConfig> Parse(const YamlField& document) {
   }));
   POLICY_TRY(Optional(*map, "autoscaling",
                       [&](const YamlField& v) { return ParseAutoscaling(v, config.autoscaling); }));
-  POLICY_TRY(Optional(*map, "recovery", [&](const YamlField& v) {
-    return ParseFlags(v, {"expedite"}, {&config.recovery.expedite});
-  }));
+  POLICY_TRY(Optional(*map, "recovery",
+                      [&](const YamlField& v) { return ParseRecovery(v, config.recovery); }));
   POLICY_TRY(Optional(*map, "readiness",
                       [&](const YamlField& v) { return ParseReadiness(v, config.readiness); }));
   POLICY_TRY(Optional(*map, "queues", [&](const YamlField& value) -> Status {

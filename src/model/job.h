@@ -59,6 +59,9 @@ struct Job {
   // Device-microseconds it ran under earlier engines since its submission or last promotion,
   // its current run aside (the las order's attained service); the engine's count starts here.
   int64_t attained_device_us = 0;
+  // Non-empty: held, and why (an earlier engine held it under recovery.hold_after, or an
+  // operator did; engine/event.h JobHeld). A held job is pending but in no pass.
+  std::string hold_reason;
   // Fabric levels by name (one of the cluster's level names, e.g. "rack" or "leaf"; resolved
   // and checked by ValidateTopologyLevels, job_topology.h). Empty = not stated.
   // Required: the whole gang inside one domain of that level, or it waits (Kueue's

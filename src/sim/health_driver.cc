@@ -1,6 +1,7 @@
 #include "sim/health_driver.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace headroom::sim {
 
@@ -23,8 +24,10 @@ void HealthDriver::Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>
   events.push_back(engine::NodeDrained{node, true});
 }
 
-std::vector<JobId> HealthDriver::Step(TimeUs now_us, const engine::Engine& engine, uint32_t job_ids,
-                                      std::vector<engine::Event>& events) {
+std::vector<HealthDriver::Interruption> HealthDriver::Step(TimeUs now_us,
+                                                           const engine::Engine& engine,
+                                                           uint32_t job_ids,
+                                                           std::vector<engine::Event>& events) {
   const auto runs_on = [&](uint32_t job, NodeId node) {
     if (engine.state(JobId(job)) != engine::JobState::kRunning) return false;
     const std::vector<engine::TaskAllocation>* tasks = engine.allocations(JobId(job));
@@ -40,10 +43,13 @@ std::vector<JobId> HealthDriver::Step(TimeUs now_us, const engine::Engine& engin
     }
     return jobs;
   };
-  std::vector<JobId> interrupted;
-  const auto detect = [&](NodeId node, const std::vector<JobId>& jobs) {
+  std::vector<Interruption> interrupted;
+  // `checked`: the job whose readiness check found the fault before it worked there; its
+  // interruption names no node, as no fault met its work (recovery.hold_after counts nodes).
+  const auto detect = [&](NodeId node, const std::vector<JobId>& jobs,
+                          std::optional<uint32_t> checked = std::nullopt) {
     Detect(node, now_us, events);
-    interrupted.insert(interrupted.end(), jobs.begin(), jobs.end());
+    for (JobId job : jobs) interrupted.push_back({job, job.value() == checked ? NodeId() : node});
   };
   for (const NodeChange& change : faults_.PopDue(now_us)) {
     if (!change.down) {
@@ -60,11 +66,16 @@ std::vector<JobId> HealthDriver::Step(TimeUs now_us, const engine::Engine& engin
     if (!faults_.faulty(found.node) || faults_.down(found.node)) continue;
     // A latent fault shows only in the attempt that met it; a check's finding stands anyway.
     const bool current = attempt_[found.job] == found.attempt && runs_on(found.job, found.node);
-    if (current || found.attempt == 0) detect(found.node, jobs_on(found.node));
+    if (current) detect(found.node, jobs_on(found.node));
+    if (!current && found.attempt == 0) detect(found.node, jobs_on(found.node), found.job);
   }
-  // A gang on two nodes found at once is interrupted once.
-  std::sort(interrupted.begin(), interrupted.end());
-  interrupted.erase(std::unique(interrupted.begin(), interrupted.end()), interrupted.end());
+  // A gang on two nodes found at once is interrupted once, by the first node found.
+  std::stable_sort(interrupted.begin(), interrupted.end(),
+                   [](const Interruption& a, const Interruption& b) { return a.job < b.job; });
+  interrupted.erase(
+      std::unique(interrupted.begin(), interrupted.end(),
+                  [](const Interruption& a, const Interruption& b) { return a.job == b.job; }),
+      interrupted.end());
   return interrupted;
 }
 

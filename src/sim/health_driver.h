@@ -35,9 +35,14 @@ class HealthDriver {
   // The earliest repair of a node out of service; kNever when none is.
   TimeUs NextRepairUs() const { return faults_.NextRepairUs(); }
   // Applies what is due at `now_us`: drains and undrains go to `events`; returns the running
-  // jobs whose attempts a detected fault ended (each once, in id order).
-  std::vector<JobId> Step(TimeUs now_us, const engine::Engine& engine, uint32_t job_ids,
-                          std::vector<engine::Event>& events);
+  // jobs whose attempts a detected fault ended (each once, in id order), each with the node
+  // whose fault ended it (none for a job whose readiness check found the fault first).
+  struct Interruption {
+    JobId job;
+    NodeId node;
+  };
+  std::vector<Interruption> Step(TimeUs now_us, const engine::Engine& engine, uint32_t job_ids,
+                                 std::vector<engine::Event>& events);
   // A job starts on `tasks`: checks the nodes not verified lately and notes the latent faults
   // it meets. Returns how long its work waits for the checks (0 without).
   TimeUs Admit(JobId job, const std::vector<engine::TaskAllocation>& tasks, TimeUs now_us);

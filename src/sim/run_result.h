@@ -91,6 +91,8 @@ struct PolicyMetrics {
 struct FailureMetrics {
   uint64_t node_faults = 0;    // Faults begun during the run.
   uint64_t interruptions = 0;  // Running attempts a fault ended, replicas' included.
+  // Jobs the policy's recovery.hold_after held as failing too often; they stay held.
+  uint64_t jobs_held = 0;
   // Of the workload's jobs: the work each interrupted attempt did since its last checkpoint,
   // plus its restart pause, × its devices.
   double lost_device_hours = 0;

@@ -161,16 +161,17 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   std::vector<TimeUs> interrupted_us(jobs.size(), -1);  // Of the attempt a fault ended last.
   std::vector<double> recoveries;
   uint64_t interruptions = 0;
+  uint64_t jobs_held = 0;  // Held by recovery.hold_after (none is released in a simulation).
   double failure_lost_device_us = 0;
   const auto job_ids = [&] {
     return static_cast<uint32_t>(jobs.size()) + (services ? services->replicas_submitted() : 0);
   };
   // A detected fault ends the attempts running on its node; not a job completing at this very
   // instant (its completion is already among the events).
-  const auto interrupt = [&](JobId id, TimeUs now, std::vector<engine::Event>& out) {
+  const auto interrupt = [&](JobId id, NodeId node, TimeUs now, std::vector<engine::Event>& out) {
     const uint32_t job = id.value();
     if (job < jobs.size() && outcomes[job].end_us == now) return;
-    out.push_back(engine::JobInterrupted{id});
+    out.push_back(engine::JobInterrupted{id, node});
     ++interruptions;
     if (job >= jobs.size()) {
       services->Preempted(id, now, /*by_fault=*/true);
@@ -273,14 +274,21 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       outcomes[job].end_us = now;
       last_completion = now;
     }
+    std::vector<HealthDriver::Interruption> ended_by_faults;
     if (health) {
-      for (JobId id : health->Step(now, engine, job_ids(), events)) interrupt(id, now, events);
+      ended_by_faults = health->Step(now, engine, job_ids(), events);
+      for (const HealthDriver::Interruption& ended : ended_by_faults) {
+        interrupt(ended.job, ended.node, now, events);
+      }
     }
     if (services) services->Step(now, events);
     metrics.events += events.size();
     const size_t running_before = engine.running_count();
     const engine::Decisions decisions = engine.Step(events, now);
     ++metrics.engine_steps;
+    for (const HealthDriver::Interruption& ended : ended_by_faults) {
+      if (!engine.hold_reason(ended.job).empty()) ++jobs_held;
+    }
     decisions.Visit(engine::Handlers{
         // A moved job keeps the work it has done (at its old placement's speed), pauses for its
         // checkpoint and restart on the new devices, and finishes the rest at the new speed.
@@ -424,6 +432,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     FailureMetrics failed;
     failed.node_faults = faults.faults();
     failed.interruptions = interruptions;
+    failed.jobs_held = jobs_held;
     failed.lost_device_hours = failure_lost_device_us / (3600.0 * kUsPerSecond);
     failed.recovery_s = Summarize(recoveries);
     failed.mean_repair_s =

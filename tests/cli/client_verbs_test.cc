@@ -293,6 +293,27 @@ TEST_F(ClientVerbs, DrainSendsTheReasonAndUndoUndrains) {
   EXPECT_NE(no_reason.err.find("--reason is required"), std::string::npos);
 }
 
+TEST_F(ClientVerbs, HoldAndReleaseSayWhatTheJobsAreNow) {
+  api_.Answer("POST", "/v1/jobs/4/hold",
+              {200, R"({"id": 4, "state": "pending", "hold_reason": "Held by an operator: fw"})"});
+  api_.Answer("POST", "/v1/jobs/4/release",
+              {200, R"({"id": 4, "state": "pending", "hold_reason": null})"});
+  api_.Answer("POST", "/v1/jobs/5/release", {409, R"({"error": "job 5 is running"})"});
+  const CommandOutcome hold = Run({"hold", "4", "--reason", "fw"});
+  ASSERT_EQ(hold.status, 0) << hold.err;
+  EXPECT_EQ(hold.out, "4 Held by an operator: fw\n");
+  const CommandOutcome release = Run({"release", "4", "5"});
+  EXPECT_EQ(release.status, 2);  // Job 5's 4xx; job 4 is still released.
+  EXPECT_EQ(release.out, "4 released\n");
+  EXPECT_NE(release.err.find("job 5 is running"), std::string::npos) << release.err;
+  const auto requests = api_.Requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(json::parse(requests[0].body), json::parse(R"({"reason": "fw"})"));
+  EXPECT_EQ(requests[1].body, "");
+  EXPECT_EQ(Run({"hold", "x4"}).status, 2);
+  EXPECT_EQ(Run({"release", "4", "--reason", "r"}).status, 2);  // Release takes no reason.
+}
+
 TEST_F(ClientVerbs, DeviceMovesOneDeviceWithItsReason) {
   api_.Answer("POST", "/v1/nodes/n3/devices/2/repair",
               {200, R"({"node": "n3", "index": 2, "state": "in_repair"})"});

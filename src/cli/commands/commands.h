@@ -47,6 +47,9 @@ std::function<int()> AddExplainCommand(CLI::App& app, Connection connection);
 std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddQueuesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);
+// `hold ID… [--reason R]` and `release ID…` (hold_command.cc).
+std::function<int()> AddHoldCommand(CLI::App& app, Connection connection);
+std::function<int()> AddReleaseCommand(CLI::App& app, Connection connection);
 std::function<int()> AddDrainCommand(CLI::App& app, Connection connection);
 // `device diagnose|repair|return NODE INDEX [--reason R]`, `device resume` (drain_command.cc).
 std::function<int()> AddDeviceCommand(CLI::App& app, Connection connection);

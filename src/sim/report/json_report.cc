@@ -147,6 +147,7 @@ Json FailuresJson(const FailureMetrics& f) {
   Json out = Json::object();
   out["node_faults"] = f.node_faults;
   out["interruptions"] = f.interruptions;
+  out["jobs_held"] = f.jobs_held;
   out["lost_device_h"] = Number(f.lost_device_hours);
   out["mttr_s"] = Number(f.recovery_s.mean);
   out["recovery_s"] = DistributionJson(f.recovery_s, /*with_max=*/true);
