@@ -198,6 +198,8 @@ class LiveLoop {
   void ApplyCompletions(const std::vector<Completion>& completions, TimeUs now);
   void RequeueFrom(const std::vector<std::string>& lost_nodes, TimeUs now);
   void Requeue(std::vector<EndedJob> jobs, const std::string& why, TimeUs now);
+  // A copy of the job's record; 404 when there is none.
+  ApiResult<JobRecord> CopyOfJob(uint64_t id) const;
   // The jobs interrupted since the last step that the engine held (recovery.hold_after): held
   // in the state and the store too, with the engine's reason as their message.
   void NoteHolds(TimeUs now);

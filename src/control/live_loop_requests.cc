@@ -10,20 +10,24 @@
 
 namespace headroom::control {
 
+ApiResult<JobRecord> LiveLoop::CopyOfJob(uint64_t id) const {
+  std::lock_guard lock(state_.mu);
+  auto it = state_.jobs.find(id);
+  if (it == state_.jobs.end())
+    return Fail(404, "job {} does not exist; list jobs with GET /v1/jobs", id);
+  return it->second;
+}
+
 ApiResult<JobRecord> LiveLoop::Cancel(uint64_t id) {
   ApiResult<JobRecord> result = Fail(500, "the loop did not run the cancel");
   RunCall([&] {
     const TimeUs now = Now();
-    JobRecord job;
-    {
-      std::lock_guard lock(state_.mu);
-      auto it = state_.jobs.find(id);
-      if (it == state_.jobs.end()) {
-        result = Fail(404, "job {} does not exist; list jobs with GET /v1/jobs", id);
-        return;
-      }
-      job = it->second;
+    auto found = CopyOfJob(id);
+    if (!found) {
+      result = tl::unexpected(found.error());
+      return;
     }
+    JobRecord job = std::move(*found);
     if (job.state == JobState::kCancelled) {
       result = job;
       return;
@@ -52,16 +56,12 @@ ApiResult<JobRecord> LiveLoop::Hold(uint64_t id, bool held, std::string reason) 
   ApiResult<JobRecord> result = Fail(500, "the loop did not run the hold");
   RunCall([&] {
     const TimeUs now = Now();
-    JobRecord job;
-    {
-      std::lock_guard lock(state_.mu);
-      auto it = state_.jobs.find(id);
-      if (it == state_.jobs.end()) {
-        result = Fail(404, "job {} does not exist; list jobs with GET /v1/jobs", id);
-        return;
-      }
-      job = it->second;
+    auto found = CopyOfJob(id);
+    if (!found) {
+      result = tl::unexpected(found.error());
+      return;
     }
+    JobRecord job = std::move(*found);
     if (job.state != JobState::kPending) {
       result = Fail(409, "job {} is {}; only a pending job is {}", id, JobStateName(job.state),
                     held ? "held" : "released");
