@@ -241,11 +241,12 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
     for (auto& [name, status] : state_.nodes) {
       // Attempts abandoned by a registration are requeued (again at each Poll until the loop has
       // done it); those no longer current are forgotten.
+      const std::string& node = name;  // A lambda cannot capture a structured binding (C++17).
       std::erase_if(status.abandoned_attempts, [&](const std::pair<uint64_t, uint32_t>& attempt) {
         auto job = state_.jobs.find(attempt.first);
         const bool current = job != state_.jobs.end() && job->second.state == JobState::kRunning &&
                              job->second.starts == attempt.second;
-        if (current) report.lost_jobs.push_back({attempt.first, name});
+        if (current) report.lost_jobs.push_back({attempt.first, node});
         return !current;
       });
       abandoned_left = abandoned_left || !status.abandoned_attempts.empty();
