@@ -237,8 +237,8 @@ class Engine {
   // Distinct nodes × time of a running job's current attempt up to `now` (node-µs).
   static double AttemptNodeUs(const JobRecord& record, TimeUs now);
   // Faults per node-day the floor's jobs but `excluded` met (interruptions with a node over
-  // node-time run, current attempts included), with recovery.node_faults_per_day as a prior
-  // worth one fault: (faults + 1) / (node-days + 1 / prior), the Gamma-Poisson posterior mean.
+  // node-time run, current attempts included), never below recovery.node_faults_per_day: a
+  // floor that meets more faults than the policy assumed raises the bar for a hold.
   double FaultsPerNodeDay(const JobRecord& excluded, TimeUs now) const;
   // Takes a pending job out of queue_ or arrivals_ (wherever it is).
   void Unqueue(JobId id);

@@ -99,8 +99,8 @@ double Engine::FaultsPerNodeDay(const JobRecord& excluded, TimeUs now) const {
   double node_us = stopped_exposure_node_us_ - excluded.exposure_node_us;
   for (const auto& [end_us, id] : running_by_end_) node_us += AttemptNodeUs(jobs_[id], now);
   const double faults = static_cast<double>(node_interruptions_ - excluded.node_interruptions);
-  const double prior_node_days = 1 / policy_.recovery.node_faults_per_day;
-  return (faults + 1) / (std::max(node_us, 0.0) / (86400.0 * kUsPerSecond) + prior_node_days);
+  const double node_days = node_us / (86400.0 * kUsPerSecond);
+  return std::max(policy_.recovery.node_faults_per_day, node_days > 0 ? faults / node_days : 0);
 }
 
 void Engine::Hold(JobId id, std::string reason) {

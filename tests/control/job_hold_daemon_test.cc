@@ -1,11 +1,7 @@
 // Holds in headroomd, driven over HTTP by fake agents: a job whose task exits as a device of
-// its node fails, on three nodes in a row, is held by the policy's recovery.hold_after
+// its node fails, on three nodes in a row, is held by the headroom policy's recovery.hold_after
 // (not started on the five others), stays held across a restart, and runs once an operator releases
 // it; operators hold and release pending jobs, and the routes refuse what they must.
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 
@@ -13,7 +9,6 @@
 #include <httplib.h>
 
 #include "daemon_fixture.h"
-#include "engine/presets.h"
 
 namespace headroom::control {
 namespace {
@@ -33,21 +28,9 @@ Json Telemetry(int failing_index) {
 }
 
 TEST(DaemonJobHold, AJobThatKeepsKillingNodesIsHeldUntilAnOperatorReleasesIt) {
-  // The headroom preset with holds after three nodes.
-  auto preset = engine::PresetPolicyText("headroom");
-  ASSERT_TRUE(preset.has_value());
-  const std::filesystem::path policy = std::filesystem::temp_directory_path() /
-                                       ("hold-policy-" + std::to_string(getpid()) + ".yaml");
-  std::string text(*preset);
-  const size_t expedite = text.find("  expedite: true\n");
-  ASSERT_NE(expedite, std::string::npos);
-  text.insert(expedite, "  hold_after: 3\n");
-  std::ofstream(policy) << text;
   DaemonOptions options;
   options.backend = BackendKind::kAgents;
   options.http_workers = 16;
-  options.policy = policy.string();
-  options.policy_given = true;
   TestDaemon daemon(options);
   // Eight nodes, so that three failing stay under the storm guard's half.
   const std::vector<std::string> nodes = {"n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8"};
