@@ -1,8 +1,9 @@
 // Engine holds: a pending job kept out of every pass until it is released (JobHeld). The
 // engine holds a job itself when the policy's recovery.hold_after says it keeps failing: faults
 // interrupted it on that many different nodes within recovery.hold_window_us, and the time it
-// ran there (node-time, at recovery.node_faults_per_day) makes that many interruptions less
-// likely than one in a million by chance alone. A faulty job that takes down node after node
+// ran there (node-time, at the fault rate the floor's other jobs met, never below
+// recovery.node_faults_per_day) makes that many interruptions less likely than one in a million
+// by chance alone. A faulty job that takes down node after node
 // is held after a few; a job of the building's size, which meets faults every few hours, is
 // not held for its size (Poisson tail of its expected interruptions).
 #include <algorithm>

@@ -59,8 +59,9 @@ std::string Engine::CheckInvariants() const {
                        queue_.size() + arrivals_.size(), held_.size());
   }
   for (const JobId id : held_) {
-    if (jobs_[id.value()].job.hold_reason.empty())
+    if (jobs_[id.value()].job.hold_reason.empty()) {
       return fmt::format("job {} held for no reason", id.value());
+    }
   }
   if (running != running_by_end_.size()) {
     return fmt::format("{} running jobs but {} in the end-time index", running,

@@ -16,12 +16,12 @@ struct CancelOptions {
   bool json = false;
 };
 
+}  // namespace
+
 bool IsJobId(const std::string& text) {
   return !text.empty() && text.size() <= 18 &&
          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
-
-}  // namespace
 
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection) {
   auto options = std::make_shared<CancelOptions>();

@@ -47,6 +47,8 @@ std::function<int()> AddExplainCommand(CLI::App& app, Connection connection);
 std::function<int()> AddNodesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddQueuesCommand(CLI::App& app, Connection connection);
 std::function<int()> AddCancelCommand(CLI::App& app, Connection connection);
+// Whether `text` is a job (or service) id as the commands take one: digits, at most 18.
+bool IsJobId(const std::string& text);
 // `hold ID… [--reason R]` and `release ID…` (hold_command.cc).
 std::function<int()> AddHoldCommand(CLI::App& app, Connection connection);
 std::function<int()> AddReleaseCommand(CLI::App& app, Connection connection);

@@ -19,11 +19,6 @@ struct HoldOptions {
   bool json = false;
 };
 
-bool IsJobId(const std::string& text) {
-  return !text.empty() && text.size() <= 18 &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 std::function<int()> AddHoldOrRelease(CLI::App& app, Connection connection, bool held) {
   auto options = std::make_shared<HoldOptions>();
   const std::string verb = held ? "hold" : "release";
