@@ -71,6 +71,13 @@ Json JobJson(const JobRecord& job, const PendingInfo* pending) {
     }
     out["expected_start"] = TimeJson(pending->expected_start_us);
   }
+  // A hold is the reason, whatever the engine's view (which may not have caught up with it,
+  // or may not exist while no node is known).
+  if (job.state == JobState::kPending && !job.hold_reason.empty()) {
+    out["pending_reason"] = {
+        {"code", "held"}, {"reasons", Json::array({"held"})}, {"message", job.hold_reason}};
+    out["expected_start"] = nullptr;
+  }
   return out;
 }
 
