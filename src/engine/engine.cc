@@ -364,7 +364,9 @@ void Engine::Finish(JobId id, JobState final_state) {
   JobRecord& r = record(id);
   if (r.state == JobState::kRunning) {
     runtimes_.Record(r.tenant, r.job.total_milli(), last_now_us_ - r.start_us);
-    stopped_exposure_node_us_ += AttemptNodeUs(r, last_now_us_);
+    if (policy_.recovery.hold_after > 0) {
+      stopped_exposure_node_us_ += AttemptNodeUs(r, last_now_us_);
+    }
     StopRunning(id);
   } else if (r.state == JobState::kPending) {
     Unqueue(id);

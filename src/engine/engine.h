@@ -338,7 +338,8 @@ class Engine {
   std::vector<JobId> queue_;     // Pending, in order.
   std::vector<JobId> arrivals_;  // Submitted since the last pass.
   std::vector<JobId> held_;      // Pending, held (JobHeld), by hold.
-  // For FaultsPerNodeDay: node-µs of the attempts that ended, and interruptions with a node.
+  // For FaultsPerNodeDay: node-µs of the attempts that ended (kept only when the policy holds,
+  // so that no completion or requeue pays for it otherwise), and interruptions with a node.
   double stopped_exposure_node_us_ = 0;
   uint64_t node_interruptions_ = 0;
   std::set<std::pair<TimeUs, uint32_t>> running_by_end_;  // (expected end, job id).

@@ -416,9 +416,11 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
 void Engine::ReturnToQueue(JobId id, TimeUs now) {
   JobRecord& r = record(id);
   r.attained_device_us = AttainedDeviceUs(r, now);
-  const double attempt_node_us = AttemptNodeUs(r, now);
-  r.exposure_node_us += attempt_node_us;
-  stopped_exposure_node_us_ += attempt_node_us;
+  if (policy_.recovery.hold_after > 0) {  // The node-time only holds weigh.
+    const double attempt_node_us = AttemptNodeUs(r, now);
+    r.exposure_node_us += attempt_node_us;
+    stopped_exposure_node_us_ += attempt_node_us;
+  }
   StopRunning(id);
   r.SetWidth(r.full_task_count);  // Tried at its full width again.
   r.mask = r.selector_mask;       // And on any of its device-model options.

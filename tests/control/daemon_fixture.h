@@ -162,6 +162,16 @@ class TestDaemon {
   std::string admin_;
 };
 
+// A heartbeat's telemetry for `devices` devices, device `failing_index` (-1: none) reporting
+// XID `xid`.
+inline Json XidTelemetry(int devices, int failing_index, int64_t xid) {
+  Json list = Json::array();
+  for (int i = 0; i < devices; ++i) {
+    list.push_back({{"index", i}, {"xid_errors", i == failing_index ? xid : 0}});
+  }
+  return list;
+}
+
 // A job spec as JSON: `tasks` tasks of `devices` devices, running `runtime_s` (0: until the limit).
 inline std::string JobBody(int tasks, int devices, int runtime_s, const std::string& tenant = "",
                            int time_limit_s = 3600) {

@@ -17,14 +17,7 @@ using testing::JobBody;
 using testing::Json;
 using testing::TestDaemon;
 using testing::WaitFor;
-
-Json Telemetry(int devices, int failing_index, int64_t xid) {
-  Json list = Json::array();
-  for (int i = 0; i < devices; ++i) {
-    list.push_back({{"index", i}, {"xid_errors", i == failing_index ? xid : 0}});
-  }
-  return list;
-}
+using testing::XidTelemetry;
 
 TEST(DaemonDeviceHealth, ATaskThatExitsAsItsDeviceFailsIsRequeuedAndRunsElsewhere) {
   DaemonOptions options;
@@ -48,7 +41,7 @@ TEST(DaemonDeviceHealth, ATaskThatExitsAsItsDeviceFailsIsRequeuedAndRunsElsewher
   std::string first;
   ASSERT_TRUE(WaitFor([&] {
     for (const std::string node : {"n1", "n2"}) {
-      if (heartbeat(node, Json::array(), Telemetry(2, -1, 0)).size() == 1) first = node;
+      if (heartbeat(node, Json::array(), XidTelemetry(2, -1, 0)).size() == 1) first = node;
     }
     return !first.empty();
   }));
@@ -59,17 +52,17 @@ TEST(DaemonDeviceHealth, ATaskThatExitsAsItsDeviceFailsIsRequeuedAndRunsElsewher
       first,
       Json::array(
           {{{"job", job}, {"rank", 0}, {"attempt", 1}, {"state", "exited"}, {"exit_code", 1}}}),
-      Telemetry(2, 1, 79));
+      XidTelemetry(2, 1, 79));
   Json moved;
   ASSERT_TRUE(WaitFor([&] {
-    moved = heartbeat(other, Json::array(), Telemetry(2, -1, 0));
+    moved = heartbeat(other, Json::array(), XidTelemetry(2, -1, 0));
     return moved.size() == 1;
   })) << daemon.Get("/v1/jobs/" + std::to_string(job), daemon.admin()).body.dump();
   EXPECT_EQ(moved[0]["job"], job);
   EXPECT_EQ(moved[0]["attempt"], 2);
   const Json record = daemon.Get("/v1/jobs/" + std::to_string(job), daemon.admin()).body;
   EXPECT_EQ(record["state"], "running");
-  EXPECT_TRUE(heartbeat(first, Json::array(), Telemetry(2, 1, 79)).empty());
+  EXPECT_TRUE(heartbeat(first, Json::array(), XidTelemetry(2, 1, 79)).empty());
 
   // A second two-device job cannot use the failed device: it waits.
   const uint64_t second = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 2, 0)).body["id"];
@@ -105,7 +98,7 @@ TEST(DaemonDeviceHealth, ATaskThatExitsAsItsDeviceFailsIsRequeuedAndRunsElsewher
             400);
   // The stale XID 79 the agent still reports does not fail the returned device again.
   EXPECT_TRUE(WaitFor([&] {
-    const Json tasks = heartbeat(first, Json::array(), Telemetry(2, 1, 79));
+    const Json tasks = heartbeat(first, Json::array(), XidTelemetry(2, 1, 79));
     return tasks.size() == 1 && tasks[0]["job"] == second;
   })) << daemon.Get("/v1/jobs/" + std::to_string(second), daemon.admin()).body.dump();
 }
@@ -182,9 +175,10 @@ TEST(DaemonDeviceHealth, TheStormGuardHoldsBackMassFailuresUntilResumed) {
   }
   const auto heartbeat = [&](const std::string& node, int64_t xid) {
     return daemon
-        .Post("/v1/agents/" + node + "/heartbeat", tokens[node],
-              Json{{"ready", true}, {"tasks", Json::array()}, {"telemetry", Telemetry(1, 0, xid)}}
-                  .dump())
+        .Post(
+            "/v1/agents/" + node + "/heartbeat", tokens[node],
+            Json{{"ready", true}, {"tasks", Json::array()}, {"telemetry", XidTelemetry(1, 0, xid)}}
+                .dump())
         .body["tasks"];
   };
   const auto storm = [&] { return daemon.Get("/v1/cluster", daemon.admin()).body["health_storm"]; };

@@ -18,14 +18,7 @@ using testing::JobBody;
 using testing::Json;
 using testing::TestDaemon;
 using testing::WaitFor;
-
-Json Telemetry(int failing_index) {
-  Json list = Json::array();
-  for (int i = 0; i < 2; ++i) {
-    list.push_back({{"index", i}, {"xid_errors", i == failing_index ? 79 : 0}});
-  }
-  return list;
-}
+using testing::XidTelemetry;
 
 TEST(DaemonJobHold, AJobThatKeepsKillingNodesIsHeldUntilAnOperatorReleasesIt) {
   DaemonOptions options;
@@ -48,7 +41,7 @@ TEST(DaemonJobHold, AJobThatKeepsKillingNodesIsHeldUntilAnOperatorReleasesIt) {
         .Post("/v1/agents/" + node + "/heartbeat", tokens[node],
               Json{{"ready", true},
                    {"tasks", tasks},
-                   {"telemetry", Telemetry(it == failing.end() ? -1 : it->second)}}
+                   {"telemetry", XidTelemetry(2, it == failing.end() ? -1 : it->second, 79)}}
                   .dump())
         .body["tasks"];
   };
@@ -132,7 +125,8 @@ TEST(DaemonJobHold, OperatorsHoldAPendingJobWithAReasonAndReleaseIt) {
   const auto tasks = [&] {
     return daemon
         .Post("/v1/agents/n1/heartbeat", token,
-              Json{{"ready", true}, {"tasks", Json::array()}, {"telemetry", Telemetry(-1)}}.dump())
+              Json{{"ready", true}, {"tasks", Json::array()}, {"telemetry", XidTelemetry(2, -1, 0)}}
+                  .dump())
         .body["tasks"];
   };
   // Its reason is the hold from the start, before any engine has seen it.
