@@ -32,6 +32,7 @@ Json JobJson(const JobRecord& job, const PendingInfo* pending) {
               {"tasks", job.spec.tasks},
               {"devices_per_task", job.spec.devices},
               {"share_milli", job.spec.devices == 0 ? 0 : job.spec.share_milli},
+              {"accept_degraded", job.spec.accept_degraded},
               {"submit_time", TimeJson(job.submit_us)},
               {"start_time", TimeJson(job.start_us)},
               {"end_time", TimeJson(job.end_us)},

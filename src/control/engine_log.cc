@@ -180,8 +180,10 @@ Json DrainEvent(std::string_view node, bool drained) {
   return {{"drain", node}, {"drained", drained}};
 }
 
-Json WithdrawEvent(std::string_view node, uint32_t index_on_node, bool withdrawn) {
-  return {{"withdraw", node}, {"device", index_on_node}, {"withdrawn", withdrawn}};
+Json WithdrawEvent(std::string_view node, uint32_t index_on_node, bool withdrawn, bool degraded) {
+  Json event = {{"withdraw", node}, {"device", index_on_node}, {"withdrawn", withdrawn}};
+  if (degraded) event["degraded"] = true;
+  return event;
 }
 
 Json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& cluster,

@@ -66,7 +66,8 @@ nlohmann::json InterruptEvent(uint64_t job, std::string_view node);
 nlohmann::json HoldEvent(uint64_t job, bool held, std::string_view reason);
 nlohmann::json DrainEvent(std::string_view node, bool drained);
 // A device's health took it out of use (or returned it): by node name and index on the node.
-nlohmann::json WithdrawEvent(std::string_view node, uint32_t index_on_node, bool withdrawn);
+nlohmann::json WithdrawEvent(std::string_view node, uint32_t index_on_node, bool withdrawn,
+                             bool degraded);
 // `daemon_of_engine` maps the engine's job ids to the daemon's.
 nlohmann::json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& cluster,
                              const std::vector<uint64_t>& daemon_of_engine);

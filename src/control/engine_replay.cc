@@ -280,7 +280,16 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
                          "a withdrawal names no device of the cluster: {}",
                          event.dump().substr(0, 80));
       }
-      inputs.push_back(engine::DeviceWithdrawn{*device, (*withdrawn)->get<bool>()});
+      bool degraded = false;
+      if (event.contains("degraded")) {
+        if (!event["degraded"].is_boolean()) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "a withdrawal's 'degraded': expected true or false: {}",
+                           event.dump().substr(0, 80));
+        }
+        degraded = event["degraded"].get<bool>();
+      }
+      inputs.push_back(engine::DeviceWithdrawn{*device, (*withdrawn)->get<bool>(), degraded});
     } else {
       return MakeError(ErrorCode::kInvalidArgument, "an event of no known kind: {}",
                        event.dump().substr(0, 80));

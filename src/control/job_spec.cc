@@ -132,7 +132,8 @@ tl::expected<void, Error> DevicesField(const YamlField& field, JobSpec& spec) {
   }
   if (items->empty()) return {};
   const YamlField& request = items->front();
-  YAML_FIELD_TRY(entry, request.Map({"name", "deviceClassName", "count", "share", "selectors"}));
+  YAML_FIELD_TRY(entry, request.Map({"name", "deviceClassName", "count", "share", "selectors",
+                                     "acceptDegraded"}));
   if (const YamlField* name = entry->Find("name")) {
     YAML_FIELD_TRY(text, PlainText(*name, "a request name", false));
     spec.request_name = *text;
@@ -159,6 +160,13 @@ tl::expected<void, Error> DevicesField(const YamlField& field, JobSpec& spec) {
       YAML_FIELD_TRY(selector, SelectorsField(*selectors));
       spec.selector = std::move(*selector);
     }
+  }
+  if (const YamlField* accept = entry->Find("acceptDegraded")) {
+    const std::string value = accept->IsScalar() ? accept->node().Scalar() : "";
+    if (value != "true" && value != "false") {
+      return tl::unexpected(accept->Invalid("true or false"));
+    }
+    spec.accept_degraded = value == "true";
   }
   return {};
 }
@@ -369,6 +377,7 @@ bool operator==(const JobSpec& a, const JobSpec& b) {
          a.env == b.env && a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
          a.request_name == b.request_name && a.devices == b.devices &&
          a.share_milli == b.share_milli && a.selector.text() == b.selector.text() &&
+         a.accept_degraded == b.accept_degraded &&
          a.required_topology_level == b.required_topology_level &&
          a.preferred_topology_level == b.preferred_topology_level;
 }
@@ -458,6 +467,7 @@ std::string JobSpecToJson(const JobSpec& spec) {
       request["selectors"] =
           nlohmann::ordered_json::array({{{"cel", {{"expression", spec.selector.text()}}}}});
     }
+    if (spec.accept_degraded) request["acceptDegraded"] = true;
     s["devices"]["requests"] = nlohmann::ordered_json::array({request});
   }
   if (!spec.required_topology_level.empty()) {
@@ -497,6 +507,7 @@ model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submi
   job.task.cpu_milli = spec.cpu_milli;
   job.task.memory_mib = spec.memory_mib;
   job.task.selector = spec.selector;
+  job.accepts_degraded = spec.accept_degraded;
   job.required_topology_level = spec.required_topology_level;
   job.preferred_topology_level = spec.preferred_topology_level;
   return job;

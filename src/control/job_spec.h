@@ -77,6 +77,9 @@ struct JobSpec {
   uint32_t devices = 0;                                  // Whole devices per task.
   uint32_t share_milli = model::kMilliPerDevice;         // < 1000: a share of one device.
   model::Selector selector;                              // The request's selectors, ANDed.
+  // The request's acceptDegraded: its tasks may run on degraded devices (model::Job's
+  // accepts_degraded; a device is degraded while it runs hot, device_health.h).
+  bool accept_degraded = false;
   // spec.topology: fabric level names (model::Job has what they mean); empty = not stated.
   std::string required_topology_level;
   std::string preferred_topology_level;

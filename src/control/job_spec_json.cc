@@ -65,6 +65,7 @@ enum class Field : uint8_t {
   kCount,
   kShare,
   kSelectors,
+  kAcceptDegraded,
   kCel,
   kExpression,
   kTopology,
@@ -84,6 +85,7 @@ enum class Field : uint8_t {
   kEnvValue,  // Any key of env.
   kNone,
 };
+static_assert(static_cast<uint32_t>(Field::kNone) < 64, "Read::present has a bit per Field");
 
 struct Member {
   Where where;
@@ -130,6 +132,7 @@ constexpr std::array kMembers = {
     Member{Where::kRequest, "count", Field::kCount},
     Member{Where::kRequest, "share", Field::kShare},
     Member{Where::kRequest, "selectors", Field::kSelectors},
+    Member{Where::kRequest, "acceptDegraded", Field::kAcceptDegraded},
     Member{Where::kSelector, "cel", Field::kCel},
     Member{Where::kCel, "expression", Field::kExpression},
 };
@@ -177,6 +180,7 @@ struct Read {
   std::optional<int64_t> priority, tasks, min_tasks, task_step, replicas, time_limit_s, runtime_s,
       checkpoint_interval_s, count, share, min_replicas, max_replicas, target_utilization,
       scale_down_window_s, forecast_s;
+  bool accept_degraded = false;
   uint64_t present = 0;  // Bit per Field.
   int requests = 0;
   int selectors = 0;
@@ -252,7 +256,12 @@ class CanonicalReader {
     return true;
   }
   bool null() { return false; }
-  bool boolean(bool /*value*/) { return false; }
+  bool boolean(bool value) {
+    if (field_ != Field::kAcceptDegraded) return false;
+    read_.accept_degraded = value;
+    field_ = Field::kNone;
+    return true;
+  }
   bool number_float(double /*value*/, const std::string& /*text*/) { return false; }
   bool binary(Json::binary_t& /*value*/) { return false; }
   bool parse_error(size_t /*position*/, const std::string& /*token*/,
@@ -502,6 +511,10 @@ bool Check(const Read& read, JobSpec& spec) {
     // Left out for a whole device; a share needs count 1.
     if (!InRange(read.share, 1, model::kMilliPerDevice - 1) || spec.devices != 1) return false;
     spec.share_milli = static_cast<uint32_t>(*read.share);
+  }
+  if (Has(read, Field::kAcceptDegraded)) {
+    if (!read.accept_degraded) return false;  // The writer writes it only when true.
+    spec.accept_degraded = true;
   }
   if (Has(read, Field::kSelectors)) {
     // One selector, already combined and trimmed, and never one that matches everything.

@@ -267,8 +267,10 @@ class LiveLoop {
   std::unique_ptr<engine::Engine> engine_;
   std::vector<uint64_t> daemon_of_engine_;
   std::unordered_map<uint64_t, JobId> engine_of_daemon_;
-  std::vector<uint8_t> drained_in_engine_;    // By NodeId.
-  std::vector<uint8_t> withdrawn_in_engine_;  // By DeviceId.
+  std::vector<uint8_t> drained_in_engine_;  // By NodeId.
+  // By DeviceId, what the engine was told: 0 in use, 1 withdrawn, 2 degraded (withdrawn but for
+  // jobs that accept degraded devices).
+  std::vector<uint8_t> withdrawn_in_engine_;
   // Per node name, the health_version of its book last stored.
   std::map<std::string, uint64_t> stored_health_version_;
   // (wall time, node) of each node health took a device of out of use, within the storm window.

@@ -44,14 +44,16 @@ void LiveLoop::SyncDrains(TimeUs now) {
         const uint32_t index = cluster_->devices()[d].index_on_node;
         const DeviceState health = status->health_book.state(index);
         const bool out = !TakesWork(health);
-        if (out == (withdrawn_in_engine_[d] != 0)) continue;
-        if (out && !status->health_book.devices().at(index).by_operator &&
-            !StormAllows(node.name, wall)) {
+        const bool degraded = health == DeviceState::kDegraded;
+        const uint8_t told = out ? (degraded ? 2 : 1) : 0;
+        if (told == withdrawn_in_engine_[d]) continue;
+        if (out && withdrawn_in_engine_[d] == 0 &&
+            !status->health_book.devices().at(index).by_operator && !StormAllows(node.name, wall)) {
           continue;  // Held back: the device stays in use until an operator resumes health.
         }
-        withdrawn_in_engine_[d] = out ? 1 : 0;
-        changes.push_back(engine::DeviceWithdrawn{DeviceId(d), out});
-        logged.push_back(WithdrawEvent(node.name, index, out));
+        withdrawn_in_engine_[d] = told;
+        changes.push_back(engine::DeviceWithdrawn{DeviceId(d), out, degraded});
+        logged.push_back(WithdrawEvent(node.name, index, out, degraded));
         if (health == DeviceState::kFailed) {
           failed.emplace(node.name, index);
           failures.push_back(fmt::format("device {} of node {} ({})", index, node.name,

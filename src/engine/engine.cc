@@ -422,7 +422,14 @@ void Engine::Apply(Event& event) {
   } else if (auto* withdrawn = std::get_if<DeviceWithdrawn>(&event)) {
     if (withdrawn->device.value() < cluster_.devices().size()) {
       state_.SetWithdrawn(withdrawn->device, withdrawn->withdrawn);
-      if (!withdrawn->withdrawn) ++release_epoch_;
+      const bool degraded = withdrawn->withdrawn && withdrawn->degraded;
+      if (degraded) {
+        degraded_.insert(withdrawn->device.value());
+      } else {
+        degraded_.erase(withdrawn->device.value());
+      }
+      // Returned, or degraded: more capacity for some jobs than a moment ago.
+      if (!withdrawn->withdrawn || degraded) ++release_epoch_;
       reservation_stale_ = true;
       dirty_ = true;
     }

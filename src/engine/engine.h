@@ -351,6 +351,9 @@ class Engine {
   SpreadCounts spread_;
   int32_t max_priority_ = 0;
 
+  // Devices withdrawn as degraded (DeviceWithdrawn): out of use but to jobs that accept them.
+  std::set<uint32_t> degraded_;
+
   // Capacity released since construction; a cached placement failure is valid while unchanged.
   uint64_t release_epoch_ = 0;
   // Shape → (release epoch, reservation version) of its last failed placement.

@@ -32,8 +32,13 @@ struct Ledger {
 
 std::string Engine::CheckFollowed(const Decisions& decisions) const {
   Ledger free;
+  // A degraded device's held-back milli are free to the jobs that accept it (`refuses` checks
+  // that the job does).
   const auto device_free = [&](uint32_t device) -> int64_t& {
-    return free.device_milli.try_emplace(device, state_.free_milli(DeviceId(device))).first->second;
+    const DeviceId id(device);
+    const uint32_t milli =
+        degraded_.count(device) != 0 ? state_.milli_in_place(id) : state_.free_milli(id);
+    return free.device_milli.try_emplace(device, milli).first->second;
   };
   const auto cpu_free = [&](NodeId node) -> int64_t& {
     return free.node_cpu_milli.try_emplace(node.value(), state_.free_cpu_milli(node)).first->second;
@@ -56,6 +61,18 @@ std::string Engine::CheckFollowed(const Decisions& decisions) const {
           return "a device not on its task's node";
         }
         device_free(device.value()) -= sign * static_cast<int64_t>(task.milli_per_device);
+      }
+    }
+    return {};
+  };
+  const auto refuses = [&](JobId id, const std::vector<TaskAllocation>& tasks) -> std::string {
+    if (find(id)->job.accepts_degraded || degraded_.empty()) return {};
+    for (const TaskAllocation& task : tasks) {
+      for (DeviceId device : task.devices) {
+        if (degraded_.count(device.value()) != 0) {
+          return fmt::format("job {} is given degraded device {}, which it does not accept",
+                             id.value(), device.value());
+        }
       }
     }
     return {};
@@ -103,6 +120,7 @@ std::string Engine::CheckFollowed(const Decisions& decisions) const {
     if (std::string bad = take(start.tasks, +1); !bad.empty()) {
       return fmt::format("job {}'s start: {}", start.job.value(), bad);
     }
+    if (std::string bad = refuses(start.job, start.tasks); !bad.empty()) return bad;
   }
   const auto overdrawn = [](const std::unordered_map<uint32_t, int64_t>& remaining) {
     return std::any_of(remaining.begin(), remaining.end(),

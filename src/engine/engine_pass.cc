@@ -143,6 +143,12 @@ std::optional<std::vector<TaskAllocation>> Engine::PlaceAt(const JobRecord& r,
   }
   const PlacementRequest request = RequestOf(r);
   std::optional<std::vector<TaskAllocation>> placement;
+  // A job that accepts degraded devices sees what they have free while it looks; undone after,
+  // so that what it is given there comes out of what they hold back (ClusterState's rule 5).
+  ClusterState::Speculation degraded_shown(state_);
+  if (r.job.accepts_degraded) {
+    for (uint32_t device : degraded_) state_.SetWithdrawn(DeviceId(device), false);
+  }
   if (SharePlaced(r)) {
     const SharePlacer::NodeGate gate = [&](NodeId node) {
       return placer_.Admits(state_, node, request);

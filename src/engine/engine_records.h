@@ -25,15 +25,17 @@ struct Engine::Shape {
   uint32_t mask;
   uint32_t required_level;
   uint32_t preferred_level;
+  bool accepts_degraded;
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 
 struct Engine::ShapeHash {
   size_t operator()(const Shape& s) const {
     uint64_t h = 1469598103934665603ULL;
-    for (uint64_t v : {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
-                       static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count},
-                       uint64_t{s.mask}, uint64_t{s.required_level}, uint64_t{s.preferred_level}}) {
+    for (uint64_t v :
+         {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
+          static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count}, uint64_t{s.mask},
+          uint64_t{s.required_level}, uint64_t{s.preferred_level}, uint64_t{s.accepts_degraded}}) {
       h = (h ^ v) * 1099511628211ULL;
     }
     return h;
@@ -163,10 +165,11 @@ struct Engine::JobRecord {
   }
 
   Shape shape() const {
-    return Shape{job.task.devices,   job.task.milli_per_device,
-                 job.task.cpu_milli, job.task.memory_mib,
-                 job.task_count,     mask,
-                 required_level,     preferred_level};
+    return Shape{job.task.devices,    job.task.milli_per_device,
+                 job.task.cpu_milli,  job.task.memory_mib,
+                 job.task_count,      mask,
+                 required_level,      preferred_level,
+                 job.accepts_degraded};
   }
 };
 

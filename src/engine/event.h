@@ -38,10 +38,13 @@ struct NodeDrained {
 
 // A device stops (or resumes) taking new work: its health failed, or it is being diagnosed or
 // repaired. Work running on it is untouched (where the fault ended that work, a JobInterrupted
-// says so); what the work frees stays out of use until the device is returned.
+// says so); what the work frees stays out of use until the device is returned. A degraded
+// device (withdrawn and degraded: it works, below full speed) still takes the work of jobs
+// that accept degraded devices (model::Job::accepts_degraded), and no other.
 struct DeviceWithdrawn {
   DeviceId device;
   bool withdrawn = true;
+  bool degraded = false;
 };
 
 // A running job's attempt was ended by a fault (its node or a device under it failed): its

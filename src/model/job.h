@@ -74,6 +74,10 @@ struct Job {
   // widths (task_count − min_task_count is a multiple of it).
   uint32_t min_task_count = 0;
   uint32_t task_count_step = 1;
+  // Whether its tasks may run on degraded devices (engine/event.h DeviceWithdrawn): usable, but
+  // below their full speed (a hot GPU's clocks drop below base), as a Kubernetes device taint's
+  // toleration allows; work that does not say so never gets one.
+  bool accepts_degraded = false;
   // Gangs that should not share a failure domain, e.g. a service's replicas: each one-task gang
   // of a group goes to the rack (deepest fabric domain) holding fewest of the group's tasks
   // among those with room (placement.h). Empty: none.

@@ -65,6 +65,12 @@ TEST(ClientSubmitFlags, ShareAsksForOneDeviceWithAShare) {
   EXPECT_EQ(request["share"], 250);
   EXPECT_EQ(spec["spec"]["timeLimit"], 1800);
   EXPECT_EQ(spec["spec"]["tasks"], 2);  // A task per node.
+  EXPECT_FALSE(request.contains("acceptDegraded"));
+}
+
+TEST(ClientSubmitFlags, AcceptDegradedGoesIntoTheDeviceRequest) {
+  const json spec = DryRun({"--gpus-per-task", "8", "--accept-degraded", "--time", "1h"});
+  EXPECT_EQ(spec["spec"]["devices"]["requests"][0]["acceptDegraded"], true);
 }
 
 // sbatch's meanings: -G is the job's total, -N nodes with a task each, -n tasks.
@@ -164,6 +170,7 @@ TEST(ClientSubmitFlags, BadFlagsExitTwoWithOneLineNamingTheFlag) {
       {{"--time", "1h", "-N", "1-4", "--replicas", "2"}, "exclude each other"},
       {{"--time", "1h", "--share", "1000"}, "--share: expected milli"},
       {{"--time", "1h", "--gpu-type", "H100"}, "--gpu-type needs --gpus"},
+      {{"--time", "1h", "--accept-degraded"}, "--accept-degraded needs --gpus"},
       {{"--time", "1h", "--env", "NOEQUALS"}, "--env 'NOEQUALS': expected KEY=VALUE"},
       {{"--time", "1h", "--tasks", "2", "--replicas", "2"}, "exclude each other"},
       {{"--time", "1h", "--cpus", "many"}, "--cpus 'many'"},

@@ -217,5 +217,60 @@ TEST(DaemonDeviceHealth, TheStormGuardHoldsBackMassFailuresUntilResumed) {
   EXPECT_TRUE(WaitFor([&] { return state_of(a) == "pending" || state_of(b) == "pending"; }));
 }
 
+// A device that runs hot is degraded: a job that does not accept degraded devices waits for it,
+// one that does (its request's acceptDegraded) starts on it, and so it stays across a restart
+// (the engine log's withdrawal says "degraded").
+TEST(DaemonDeviceHealth, ADegradedDeviceTakesOnlyAJobThatAcceptsIt) {
+  DaemonOptions options;
+  options.backend = BackendKind::kAgents;
+  options.http_workers = 16;
+  options.health_rules.storm_share = 1.0;  // One node: its one device is all of the floor.
+  TestDaemon daemon(options);
+  const std::string token = daemon.Token({{"role", "agent"}, {"node", "n1"}});
+  ASSERT_EQ(daemon.Post("/v1/agents/register", token, AgentRegistration("n1", 2).dump()).status,
+            200);
+  const auto heartbeat = [&] {
+    const Json telemetry =
+        Json::array({{{"index", 0}, {"temp_c", 60}}, {{"index", 1}, {"temp_c", 92}}});
+    return daemon
+        .Post("/v1/agents/n1/heartbeat", token,
+              Json{{"ready", true}, {"tasks", Json::array()}, {"telemetry", telemetry}}.dump())
+        .body["tasks"];
+  };
+  const auto device_state = [&] {
+    const Json nodes = daemon.Get("/v1/nodes", daemon.admin()).body;
+    const Json& unhealthy = nodes["nodes"][0]["unhealthy_devices"];
+    return unhealthy.empty() ? Json("healthy") : unhealthy[0]["state"];
+  };
+  heartbeat();
+  ASSERT_TRUE(WaitFor([&] { return device_state() == "degraded"; })) << device_state();
+
+  const uint64_t plain = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 2, 0)).body["id"];
+  Json accepting = Json::parse(JobBody(1, 2, 0));
+  accepting["spec"]["devices"]["requests"][0]["acceptDegraded"] = true;
+  const testing::HttpReply submitted = daemon.Post("/v1/jobs", daemon.admin(), accepting.dump());
+  ASSERT_EQ(submitted.status, 201) << submitted.body.dump();
+  const uint64_t tolerant = submitted.body["id"];
+  Json tasks;
+  ASSERT_TRUE(WaitFor([&] {
+    tasks = heartbeat();
+    return tasks.size() == 1;
+  }));
+  EXPECT_EQ(tasks[0]["job"], tolerant);
+  const auto job = [&](uint64_t id) {
+    return daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
+  };
+  EXPECT_EQ(job(tolerant)["placement"][0]["devices"], Json::array({0, 1}));
+  EXPECT_EQ(job(plain)["state"], "pending");
+
+  daemon.Stop();
+  daemon.Start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(job(tolerant)["state"], "running") << job(tolerant).dump();
+  EXPECT_EQ(job(plain)["state"], "pending") << job(plain).dump();
+  EXPECT_EQ(job(tolerant)["accept_degraded"], true);
+  EXPECT_EQ(job(plain)["accept_degraded"], false);
+}
+
 }  // namespace
 }  // namespace headroom::control

@@ -97,6 +97,16 @@ TEST_F(EngineReplayTest, RecordsItCannotUseAreErrorsNamingTheRecord) {
   EXPECT_NE(
       ErrorOf(Step(12, 10, Json::array({{{"mystery", 1}}}), Json::array())).find("no known kind"),
       std::string::npos);
+  {
+    auto tiny = model::LoadClusterYaml(testing::TinyClusterFile());
+    ASSERT_TRUE(tiny.has_value());
+    Json withdraw = WithdrawEvent(tiny->nodes()[0].name, 0, true, true);
+    EXPECT_EQ(withdraw["degraded"], true);
+    withdraw["degraded"] = "yes";
+    EXPECT_NE(ErrorOf(Step(12, 10, Json::array({withdraw}), Json::array()))
+                  .find("a withdrawal's 'degraded': expected true or false"),
+              std::string::npos);
+  }
   EXPECT_NE(ErrorOf({13, 10, R"({"build": {"cluster": "levels: [", "policy": ""}})"})
                 .find("engine log record 13: record 13 cluster"),
             std::string::npos);

@@ -61,6 +61,7 @@ rc::Gen<JobSpec> ArbitrarySpec() {
         spec.selector = *model::Selector::Parse(*rc::gen::element<std::string>(
             "model == \"H100\"", "memory_gib >= 80", "model == \"A100\" && memory_gib >= 40"));
       }
+      spec.accept_degraded = *rc::gen::arbitrary<bool>();
     }
     const auto level = [] { return *rc::gen::element<std::string>("", "rack", "nvlink", "pod-1"); };
     spec.required_topology_level = level();

@@ -161,6 +161,36 @@ TEST(ControlJobSpec, SharesNeedOneDeviceAndSelectorsMustParse) {
       << selector.error().message;
 }
 
+TEST(ControlJobSpec, ARequestMayAcceptDegradedDevices) {
+  auto accepting = ParseJobSpec(
+      "spec:\n  timeLimit: 30m\n  devices:\n    requests:\n    - {count: 2, acceptDegraded: "
+      "true}\n");
+  ASSERT_TRUE(accepting.has_value()) << accepting.error().message;
+  EXPECT_TRUE(accepting->accept_degraded);
+  EXPECT_TRUE(ToModelJob(*accepting, "t", 0).accepts_degraded);
+  const std::string canonical = JobSpecToJson(*accepting);
+  EXPECT_NE(canonical.find(R"("acceptDegraded":true)"), std::string::npos) << canonical;
+  auto read_back = ReadCanonicalJobSpec(canonical);
+  ASSERT_TRUE(read_back.has_value());
+  EXPECT_EQ(*read_back, *accepting);
+
+  auto plain =
+      ParseJobSpec("spec:\n  timeLimit: 30m\n  devices:\n    requests:\n    - {count: 2}\n");
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(ToModelJob(*plain, "t", 0).accepts_degraded);
+  EXPECT_EQ(JobSpecToJson(*plain).find("acceptDegraded"), std::string::npos);
+
+  auto bad = ParseJobSpec(
+      "spec:\n  timeLimit: 30m\n  devices:\n    requests:\n    - {count: 2, acceptDegraded: "
+      "yes}\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(
+      bad.error().message.find("request body:5: field 'spec.devices.requests[0].acceptDegraded'"
+                               ": expected true or false, got \"yes\""),
+      std::string::npos)
+      << bad.error().message;
+}
+
 TEST(ControlJobSpec, AnElasticRangeIsMinTasksUpToTasksInSteps) {
   auto spec =
       ParseJobSpec("spec:\n  tasks: 8\n  elastic: {minTasks: 2, step: 3}\n  timeLimit: 1h\n");

@@ -119,18 +119,81 @@ TEST(DeviceWithdrawnTest, AWithdrawalOfAnUnknownDeviceChangesNothing) {
   EXPECT_EQ(engine.CheckInvariants(), "");
 }
 
+// A degraded device takes the work of a job that accepts degraded devices, and of no other;
+// what that work frees is held back again.
+TEST(DeviceWithdrawnTest, ADegradedDeviceTakesOnlyWorkThatAcceptsIt) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 4}}).Build();
+  Engine engine(cluster, Preset("fifo"));
+  std::vector<Event> first = {DeviceWithdrawn{DeviceId(1), true, true},
+                              JobSubmitted{JobId(0), JobOf(1, 4)}};
+  EXPECT_TRUE(engine.Step(first, 0).starts.empty());  // Three devices it may use.
+  EXPECT_EQ(engine.cluster_state().free_milli(DeviceId(1)), 0u);
+
+  model::Job accepting = JobOf(1, 4);
+  accepting.accepts_degraded = true;
+  std::vector<Event> second = {JobCancelled{JobId(0)}, JobSubmitted{JobId(1), accepting}};
+  Decisions decisions = engine.Step(second, kSecond);
+  ASSERT_EQ(decisions.starts.size(), 1u);
+  EXPECT_EQ(DevicesOf(decisions.starts[0]), (std::set<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(engine.cluster_state().held_milli(DeviceId(1)), 0u);
+  EXPECT_EQ(engine.CheckInvariants(), "");
+
+  // Ended, it leaves the degraded device held back: a job of one device that does not accept
+  // it gets another, and the next such job waits.
+  std::vector<Event> third = {JobFinished{JobId(1)}, JobSubmitted{JobId(2), JobOf(1, 3)},
+                              JobSubmitted{JobId(3), JobOf(1, 1)}};
+  decisions = engine.Step(third, 2 * kSecond);
+  ASSERT_EQ(decisions.starts.size(), 1u);
+  EXPECT_EQ(DevicesOf(decisions.starts[0]), (std::set<uint32_t>{0, 2, 3}));
+  EXPECT_EQ(engine.state(JobId(3)), JobState::kPending);
+  EXPECT_EQ(engine.cluster_state().held_milli(DeviceId(1)), 1000u);
+  EXPECT_EQ(engine.CheckInvariants(), "");
+
+  // Failed outright, it takes no work at all, even work that accepts degraded devices (job 3
+  // leaves, so that nothing waits ahead of it under fifo).
+  model::Job one_accepting = JobOf(1, 1);
+  one_accepting.accepts_degraded = true;
+  std::vector<Event> failed = {DeviceWithdrawn{DeviceId(1), true, false}, JobCancelled{JobId(3)},
+                               JobSubmitted{JobId(4), one_accepting}};
+  EXPECT_TRUE(engine.Step(failed, 3 * kSecond).starts.empty());
+  std::vector<Event> degraded = {DeviceWithdrawn{DeviceId(1), true, true}};
+  decisions = engine.Step(degraded, 4 * kSecond);
+  ASSERT_EQ(decisions.starts.size(), 1u);
+  EXPECT_EQ(decisions.starts[0].job, JobId(4));
+  EXPECT_EQ(DevicesOf(decisions.starts[0]), (std::set<uint32_t>{1}));
+  EXPECT_EQ(engine.CheckInvariants(), "");
+}
+
+// An engine following decisions refuses a start that puts a job on a degraded device it does
+// not accept (a log that says so was not written by an engine).
+TEST(DeviceWithdrawnTest, AFollowerRefusesADegradedDeviceToAJobThatDoesNotAcceptIt) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 2}}).Build();
+  Engine follower(cluster, Preset("fifo"));
+  const TaskAllocation task{.node = NodeId(0), .devices = {DeviceId(1)}};
+  std::vector<Event> events = {DeviceWithdrawn{DeviceId(1), true, true},
+                               JobSubmitted{JobId(0), JobOf(1, 1)}};
+  Decisions decisions;
+  decisions.starts.push_back(StartJob{JobId(0), {task}});
+  EXPECT_NE(follower.Follow(events, decisions, 0).find("degraded device 1"), std::string::npos);
+}
+
 // Random withdrawals, returns, submissions and ends under the preset that preempts, migrates
-// and backfills: no decision ever gives a job a device withdrawn at the time, and the books
-// (free + held + held by jobs = one device) hold after every step.
+// and backfills: no decision ever gives a job a device withdrawn at the time, nor a degraded
+// one unless the job accepts degraded devices, an engine following the decisions agrees, and
+// the books (free + held + held by jobs = one device) hold after every step.
 TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
   const model::Cluster cluster =
       TinyCluster().Rack("r0", {{"n0", 4}, {"n1", 4}}).Rack("r1", {{"n2", 4}, {"n3", 4}}).Build();
   for (const char* preset : {"fifo", "slurm-like", "headroom"}) {
+    uint32_t starts_on_degraded = 0;  // The case the property is about did happen.
     for (uint32_t seed = 0; seed < 40; ++seed) {
       SCOPED_TRACE(::testing::Message() << preset << " seed " << seed);
       std::mt19937 rng(seed);
       Engine engine(cluster, Preset(preset));
+      Engine follower(cluster, Preset(preset));
       std::set<uint32_t> withdrawn;
+      std::set<uint32_t> degraded;  // Of the withdrawn.
+      std::set<uint32_t> accepting;
       std::set<uint32_t> live;
       uint32_t next_job = 0;
       for (int step = 0; step < 60; ++step) {
@@ -138,11 +201,17 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
         const uint32_t device = rng() % 16;
         if (rng() % 3 == 0) {
           const bool out = withdrawn.count(device) == 0;
-          events.push_back(DeviceWithdrawn{DeviceId(device), out});
+          const bool is_degraded = out && rng() % 2 == 0;
+          events.push_back(DeviceWithdrawn{DeviceId(device), out, is_degraded});
           if (out) {
             withdrawn.insert(device);
           } else {
             withdrawn.erase(device);
+          }
+          if (is_degraded) {
+            degraded.insert(device);
+          } else {
+            degraded.erase(device);
           }
         }
         for (int i = 0; i < 2; ++i) {
@@ -151,6 +220,8 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
           job.priority = static_cast<int32_t>(rng() % 3);
           job.runtime_us = (5 + rng() % 40) * kSecond;
           job.runtime_estimate_us = job.runtime_us;
+          job.accepts_degraded = rng() % 3 == 0;
+          if (job.accepts_degraded) accepting.insert(next_job);
           events.push_back(JobSubmitted{JobId(next_job), std::move(job)});
           live.insert(next_job++);
         }
@@ -160,9 +231,15 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
           events.push_back(JobFinished{JobId(*it)});
           live.erase(it);
         }
+        std::vector<Event> followed = events;
         const Decisions decisions = engine.Step(events, step * 10 * kSecond);
         for (const StartJob& start : decisions.starts) {
-          for (uint32_t d : DevicesOf(start)) ASSERT_EQ(withdrawn.count(d), 0u) << "device " << d;
+          const bool accepts = accepting.count(start.job.value()) != 0;
+          for (uint32_t d : DevicesOf(start)) {
+            ASSERT_TRUE(withdrawn.count(d) == 0 || (accepts && degraded.count(d) != 0))
+                << "device " << d << " to job " << start.job.value();
+            starts_on_degraded += degraded.count(d);
+          }
         }
         for (const MigrateJob& move : decisions.migrations) {
           for (const TaskAllocation& task : move.tasks) {
@@ -170,8 +247,10 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
           }
         }
         ASSERT_EQ(engine.CheckInvariants(), "");
+        ASSERT_EQ(follower.Follow(followed, decisions, step * 10 * kSecond), "");
       }
     }
+    EXPECT_GT(starts_on_degraded, 0u) << preset;
   }
 }
 

@@ -304,9 +304,12 @@ Result<nlohmann::json> BuildJobSpec(const SubmitFlags& flags) {
       request["selectors"] = nlohmann::json::array(
           {{{"cel", {{"expression", fmt::format("model == \"{}\"", flags.gpu_type)}}}}});
     }
+    if (flags.accept_degraded) request["acceptDegraded"] = true;
     spec["devices"] = {{"requests", nlohmann::json::array({std::move(request)})}};
   } else if (!flags.gpu_type.empty()) {
     return bad("--gpu-type needs --gpus N or --share MILLI");
+  } else if (flags.accept_degraded) {
+    return bad("--accept-degraded needs --gpus N or --share MILLI");
   }
 
   std::string name = flags.name;

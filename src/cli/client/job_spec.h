@@ -36,6 +36,7 @@ struct SubmitFlags {
   std::string topology_preferred;        // spec.topology.preferred
   std::string gpu_type;                  // becomes the selector `model == "<gpu_type>"`
   std::optional<int64_t> share_milli;    // a fraction of one device, 1..999
+  bool accept_degraded = false;          // the request's acceptDegraded
   std::optional<int64_t> tasks;          // -n: gang size
   std::optional<int64_t> replicas;       // makes it a Service of this many replicas
   std::string time_limit;  // 2h, 90m, 45s, 1d, HH:MM:SS, MM:SS, D-HH[:MM[:SS]], minutes

@@ -74,6 +74,8 @@ std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection) {
                       "Whole GPUs per node (headroom runs one task per node)");
   command->add_option("--gpu-type", f.gpu_type, "GPU model, e.g. H100 (selector model == \"...\")");
   command->add_option("--share", f.share_milli, "A fraction of one GPU, in milli (1..999)");
+  command->add_flag("--accept-degraded", f.accept_degraded,
+                    "The tasks may run on degraded GPUs (hot, below full clocks)");
   command->add_option("-n,--ntasks,--tasks", f.tasks, "Gang size: tasks that start together");
   command->add_option_function<std::string>(
       "-N,--nodes",
