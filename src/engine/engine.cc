@@ -370,6 +370,7 @@ void Engine::Finish(JobId id, JobState final_state) {
     StopRunning(id);
   } else if (r.state == JobState::kPending) {
     Unqueue(id);
+    ReturnKept(r);
   } else {
     return;  // Already finished or cancelled: finishing twice is harmless.
   }
@@ -421,6 +422,7 @@ void Engine::Apply(Event& event) {
     }
   } else if (auto* withdrawn = std::get_if<DeviceWithdrawn>(&event)) {
     if (withdrawn->device.value() < cluster_.devices().size()) {
+      ForgetKept(withdrawn->device);
       state_.SetWithdrawn(withdrawn->device, withdrawn->withdrawn);
       const bool degraded = withdrawn->withdrawn && withdrawn->degraded;
       if (degraded) {

@@ -229,6 +229,13 @@ class Engine {
   // A running job whose attempt a fault on `node` ended, pending again (JobInterrupted), and
   // held where the policy's recovery.hold_after says it keeps failing (engine_hold.cc).
   void Interrupt(JobId id, NodeId node, TimeUs now);
+  // The node set a fault's requeue keeps (engine_kept_nodes.cc): chosen from the running job's
+  // tasks off the faulted node, withdrawn once they are released, returned when it starts,
+  // ends or is held; a health withdrawal or return of a kept device takes it out of the set.
+  void KeepNodes(JobId id, NodeId faulted);
+  void WithdrawKept(const JobRecord& r);
+  void ReturnKept(JobRecord& r);
+  void ForgetKept(DeviceId device);
   // A pending job out of every pass until released, `reason` its pending message; and back.
   void Hold(JobId id, std::string reason);
   void Release(JobId id);
@@ -353,6 +360,8 @@ class Engine {
 
   // Devices withdrawn as degraded (DeviceWithdrawn): out of use but to jobs that accept them.
   std::set<uint32_t> degraded_;
+  // Devices kept for a job a fault requeued (JobRecord::kept_devices): device → job id.
+  std::unordered_map<uint32_t, uint32_t> kept_by_device_;
 
   // Capacity released since construction; a cached placement failure is valid while unchanged.
   uint64_t release_epoch_ = 0;

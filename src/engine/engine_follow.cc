@@ -32,12 +32,12 @@ struct Ledger {
 
 std::string Engine::CheckFollowed(const Decisions& decisions) const {
   Ledger free;
-  // A degraded device's held-back milli are free to the jobs that accept it (`refuses` checks
-  // that the job does).
+  // The held-back milli of a degraded device are free to the jobs that accept it, and those of a
+  // kept one to the job it is kept for (`refuses` checks that the job is such a one).
   const auto device_free = [&](uint32_t device) -> int64_t& {
     const DeviceId id(device);
-    const uint32_t milli =
-        degraded_.count(device) != 0 ? state_.milli_in_place(id) : state_.free_milli(id);
+    const bool shown = degraded_.count(device) != 0 || kept_by_device_.count(device) != 0;
+    const uint32_t milli = shown ? state_.milli_in_place(id) : state_.free_milli(id);
     return free.device_milli.try_emplace(device, milli).first->second;
   };
   const auto cpu_free = [&](NodeId node) -> int64_t& {
@@ -65,19 +65,26 @@ std::string Engine::CheckFollowed(const Decisions& decisions) const {
     }
     return {};
   };
+  std::unordered_set<uint32_t> decided;
   const auto refuses = [&](JobId id, const std::vector<TaskAllocation>& tasks) -> std::string {
-    if (find(id)->job.accepts_degraded || degraded_.empty()) return {};
+    const bool accepts_degraded = find(id)->job.accepts_degraded;
     for (const TaskAllocation& task : tasks) {
       for (DeviceId device : task.devices) {
-        if (degraded_.count(device.value()) != 0) {
+        if (!accepts_degraded && degraded_.count(device.value()) != 0) {
           return fmt::format("job {} is given degraded device {}, which it does not accept",
                              id.value(), device.value());
+        }
+        // A job that started earlier in the decisions gave back what was kept for it.
+        auto kept = kept_by_device_.find(device.value());
+        if (kept != kept_by_device_.end() && kept->second != id.value() &&
+            decided.count(kept->second) == 0) {
+          return fmt::format("job {} is given device {}, kept for job {}", id.value(),
+                             device.value(), kept->second);
         }
       }
     }
     return {};
   };
-  std::unordered_set<uint32_t> decided;
   for (const PreemptJob& preemption : decisions.preemptions) {
     const JobRecord* r = find(preemption.job);
     if (r == nullptr || r->state != JobState::kRunning ||

@@ -45,7 +45,9 @@ void Engine::Interrupt(JobId id, NodeId node, TimeUs now) {
   ++r.interruptions;
   r.expedited = policy_.recovery.expedite;
   const double exposure_before_attempt_node_us = r.exposure_node_us;
+  if (policy_.recovery.keep_nodes) KeepNodes(id, node);
   ReturnToQueue(id, now);
+  WithdrawKept(r);
   if (!node.valid()) return;
   ++node_interruptions_;
   ++r.node_interruptions;
@@ -108,6 +110,7 @@ void Engine::Hold(JobId id, std::string reason) {
   JobRecord& r = record(id);
   HR_CHECK(r.state == JobState::kPending && r.job.hold_reason.empty() && !reason.empty());
   Unqueue(id);
+  ReturnKept(r);
   r.job.hold_reason = std::move(reason);
   r.code = PendingCode::kHeld;
   r.position = 0;

@@ -2,7 +2,8 @@
 // running jobs plus its free (or, withdrawn, held) milli is one device, gangs hold all their tasks,
 // every pending job is queued once and every running one is in the end-time index, the spread
 // groups count the tasks running in each rack, and a job's queues count the devices it holds (of
-// its device model). Tests and the simulator's checked runs call it after steps; "" when all hold.
+// its device model), and the devices kept for a job a fault requeued are withdrawn for it alone.
+// Tests and the simulator's checked runs call it after steps; "" when all hold.
 #include "engine/engine.h"
 
 #include <fmt/format.h>
@@ -20,6 +21,16 @@ std::string Engine::CheckInvariants() const {
   for (size_t i = 0; i < jobs_.size(); ++i) {
     const JobRecord& r = jobs_[i];
     if (r.state == JobState::kPending) ++pending;
+    // Kept devices belong to a pending job, are withdrawn and are indexed back to it.
+    if (!r.kept_devices.empty() && r.state != JobState::kPending) {
+      return fmt::format("job {}: devices kept for it while it is not pending", i);
+    }
+    for (DeviceId device : r.kept_devices) {
+      auto kept = kept_by_device_.find(device.value());
+      if (!state_.withdrawn(device) || kept == kept_by_device_.end() || kept->second != i) {
+        return fmt::format("job {}: kept device {} is not withdrawn for it", i, device.value());
+      }
+    }
     if (r.state != JobState::kRunning) continue;
     ++running;
     if (r.spread_group != 0) {

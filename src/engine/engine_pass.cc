@@ -137,18 +137,23 @@ std::optional<std::vector<TaskAllocation>> Engine::PlaceAt(const JobRecord& r,
   // the reservation is the same one).
   const uint64_t version = plain ? 0 : reservation_version_;
   auto& failures = plain ? *failed_shapes_ : *failed_avoiding_;
-  if (auto it = failures.find(shape);
-      it != failures.end() && it->second.first == release_epoch_ && it->second.second == version) {
+  // A job with devices kept for it fits where its shape alone says nothing about.
+  const bool cached = r.kept_devices.empty();
+  if (auto it = failures.find(shape); cached && it != failures.end() &&
+                                      it->second.first == release_epoch_ &&
+                                      it->second.second == version) {
     return std::nullopt;
   }
   const PlacementRequest request = RequestOf(r);
   std::optional<std::vector<TaskAllocation>> placement;
-  // A job that accepts degraded devices sees what they have free while it looks; undone after,
-  // so that what it is given there comes out of what they hold back (ClusterState's rule 5).
-  ClusterState::Speculation degraded_shown(state_);
+  // A job that accepts degraded devices sees what they have free while it looks, and a job a
+  // fault requeued the devices kept for it; undone after, so that what it is given there comes
+  // out of what they hold back (ClusterState's rule 5).
+  ClusterState::Speculation withheld_shown(state_);
   if (r.job.accepts_degraded) {
     for (uint32_t device : degraded_) state_.SetWithdrawn(DeviceId(device), false);
   }
+  for (DeviceId device : r.kept_devices) state_.SetWithdrawn(device, false);
   if (SharePlaced(r)) {
     const SharePlacer::NodeGate gate = [&](NodeId node) {
       return placer_.Admits(state_, node, request);
@@ -165,7 +170,7 @@ std::optional<std::vector<TaskAllocation>> Engine::PlaceAt(const JobRecord& r,
   } else {
     placement = placer_.Place(state_, request, avoid);
   }
-  if (!placement) failures[shape] = {release_epoch_, version};
+  if (!placement && cached) failures[shape] = {release_epoch_, version};
   return placement;
 }
 
@@ -192,6 +197,7 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   CountRunning(id, +1);
   ForgetFruitlessSearches(id);
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
+  ReturnKept(r);
   decisions.starts.push_back(StartJob{id, r.tasks});
 }
 

@@ -134,7 +134,9 @@ struct Engine::JobRecord {
     double exposure_node_us = 0;
   };
   std::vector<InterruptionMark> recent_interruptions;
-  bool expedited = false;       // Interrupted, pending ahead of the queue (recovery.expedite).
+  bool expedited = false;  // Interrupted, pending ahead of the queue (recovery.expedite).
+  // Pending after a fault: the devices of its other nodes kept for it (recovery.keep_nodes).
+  std::vector<DeviceId> kept_devices;
   TimeUs pending_since_us = 0;  // Its submission or last requeue.
   // Device-µs run since its submission or last promotion, its current run aside (las), and the
   // time it has waited since that promotion after first running (the starvation measure).

@@ -211,6 +211,9 @@ struct ElasticConfig {
 // releases it (event.h).
 struct RecoveryConfig {
   bool expedite = false;
+  // Slurm 25.11's expedited requeue also keeps the interrupted job's other nodes from launching
+  // other work until it starts again (engine_kept_nodes.cc).
+  bool keep_nodes = false;
   uint32_t hold_after = 0;
   TimeUs hold_window_us = 24 * 3600 * kUsPerSecond;
   double node_faults_per_day = 3.8e-3;  // Llama 3's, all unexpected (PHYSICS.md §5.5).

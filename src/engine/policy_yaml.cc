@@ -396,14 +396,17 @@ Status ParseReadiness(const YamlField& field, ReadinessConfig& out) {
 }
 
 Status ParseRecovery(const YamlField& field, RecoveryConfig& out) {
-  YAML_FIELD_TRY(map,
-                 field.Map({"expedite", "hold_after", "hold_window_s", "node_faults_per_day"}));
-  POLICY_TRY(Optional(*map, "expedite", [&](const YamlField& value) -> Status {
-    constexpr std::string_view kBooleans[] = {"true", "false"};
-    YAML_FIELD_TRY(on, OneOf(value, kBooleans));
-    out.expedite = *on == "true";
-    return {};
-  }));
+  YAML_FIELD_TRY(map, field.Map({"expedite", "keep_nodes", "hold_after", "hold_window_s",
+                                 "node_faults_per_day"}));
+  for (const auto& [key, flag] :
+       {std::pair{"expedite", &out.expedite}, std::pair{"keep_nodes", &out.keep_nodes}}) {
+    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+      constexpr std::string_view kBooleans[] = {"true", "false"};
+      YAML_FIELD_TRY(on, OneOf(value, kBooleans));
+      *flag = *on == "true";
+      return {};
+    }));
+  }
   POLICY_TRY(Optional(*map, "hold_after", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(count, Count(value, 0, "a number of interruptions, 0 (never hold) or more"));
     out.hold_after = *count;
