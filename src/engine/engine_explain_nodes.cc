@@ -1,6 +1,8 @@
 // Engine::TallyNodes: the "of 1,250 nodes: 200 drained, 810 with fewer than 8 free matching
 // devices, ..." part of why a job waits (pending_reason.h, NodeTally). One pass over the nodes,
-// each counted under the first constraint it fails, in the order the placer checks them; the
+// each counted under the first constraint it fails, in the order the placer checks them (a node
+// short of free devices where devices withheld from the job, degraded or kept for another job's
+// restart, would make room is counted under that); the
 // nodes that could take a task also sum how many of the gang's tasks they hold, per domain of
 // the job's required level (the whole cluster when it states none). O(nodes).
 #include <algorithm>
@@ -22,6 +24,31 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
   const auto& filters = placer_.options().filters;
   std::vector<uint32_t> rejected(filters.size(), 0);
   uint32_t short_devices = 0;
+  // Of those, the nodes where devices withheld from this job would have made room: degraded
+  // ones it does not accept, or ones kept for another job's restart (engine_kept_nodes.cc).
+  uint32_t short_degraded = 0;
+  uint32_t short_kept = 0;
+  const auto withheld_room = [&](NodeId id) {
+    if (!gang.whole_devices() || (degraded_.empty() && kept_by_device_.empty())) {
+      return std::pair<bool, bool>{false, false};
+    }
+    const model::Node& node = cluster_.node(id);
+    uint32_t free = 0;
+    uint32_t degraded = 0;
+    uint32_t kept = 0;
+    for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+      const DeviceId device(d);
+      if (gang.classes->matches[cluster_.device(device).device_class.value()] == 0) continue;
+      if (state_.free_milli(device) == model::kMilliPerDevice) ++free;
+      if (state_.held_milli(device) != model::kMilliPerDevice) continue;
+      if (degraded_.count(d) != 0) ++degraded;
+      auto it = kept_by_device_.find(d);
+      if (it != kept_by_device_.end() && &jobs_[it->second] != &r) ++kept;
+    }
+    const uint32_t usable = free + (r.job.accepts_degraded ? degraded : 0);
+    return std::pair<bool, bool>{usable + degraded >= shape.devices && !r.job.accepts_degraded,
+                                 usable + kept >= shape.devices};
+  };
   uint32_t short_cpu = 0;
   uint32_t short_memory = 0;
   uint32_t able = 0;
@@ -40,7 +67,8 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
       ++rejected[static_cast<size_t>(rejecting - filters.begin())];
     } else if (shape.devices > 0 &&
                Placer::FreeCapacity(state_, node.id, one_task_devices, nullptr) == 0) {
-      ++short_devices;
+      const auto [by_degraded, by_kept] = withheld_room(node.id);
+      ++(by_degraded ? short_degraded : by_kept ? short_kept : short_devices);
     } else if (shape.cpu_milli > state_.free_cpu_milli(node.id)) {
       ++short_cpu;
     } else if (shape.memory_mib > state_.free_memory_mib(node.id)) {
@@ -61,6 +89,14 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
              : fmt::format("with fewer than {} free matching device{}", shape.devices,
                            shape.devices == 1 ? "" : "s"),
          short_devices});
+  }
+  if (short_degraded > 0) {
+    status.nodes.push_back(
+        {"with room only on degraded devices, which the job does not accept", short_degraded});
+  }
+  if (short_kept > 0) {
+    status.nodes.push_back(
+        {"with room only on devices kept for an interrupted job's restart", short_kept});
   }
   if (short_cpu > 0) {
     status.nodes.push_back(

@@ -128,6 +128,10 @@ TEST(DeviceWithdrawnTest, ADegradedDeviceTakesOnlyWorkThatAcceptsIt) {
                               JobSubmitted{JobId(0), JobOf(1, 4)}};
   EXPECT_TRUE(engine.Step(first, 0).starts.empty());  // Three devices it may use.
   EXPECT_EQ(engine.cluster_state().free_milli(DeviceId(1)), 0u);
+  const PendingStatus why = engine.Explain(JobId(0), ExplainDetail::kNodes);
+  ASSERT_EQ(why.nodes.size(), 1u);
+  EXPECT_EQ(why.nodes[0].constraint,
+            "with room only on degraded devices, which the job does not accept");
 
   model::Job accepting = JobOf(1, 4);
   accepting.accepts_degraded = true;

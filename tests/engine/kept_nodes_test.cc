@@ -69,6 +69,16 @@ TEST(KeptNodesTest, TheInterruptedJobsOtherNodeWaitsForItAndItRestartsThereAtThe
   EXPECT_EQ(kept.engine.state(JobId(2)), JobState::kPending);
   EXPECT_EQ(kept.engine.cluster_state().whole_free(kept.other, DeviceClassId(0)), 0u);
   EXPECT_EQ(kept.engine.CheckInvariants(), "");
+  // Job 2's explanation counts the kept node apart from the busy and the failed one.
+  const PendingStatus why = kept.engine.Explain(JobId(2), ExplainDetail::kNodes);
+  bool counted = false;
+  for (const NodeTally& tally : why.nodes) {
+    if (tally.constraint == "with room only on devices kept for an interrupted job's restart") {
+      EXPECT_EQ(tally.nodes, 1u);
+      counted = true;
+    }
+  }
+  EXPECT_TRUE(counted);
   std::vector<Event> repair = {NodeDrained{kept.faulted, false}};
   const Decisions decisions = kept.engine.Step(repair, 20 * kSecond);
   ASSERT_EQ(decisions.starts.size(), 1u);
