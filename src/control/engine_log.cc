@@ -136,6 +136,7 @@ Json SubmitEvent(const JobRecord& job) {
   if (job.requeued_us > job.submit_us) event["pending_since_us"] = job.requeued_us;
   if (job.attained_device_us > 0) event["attained_device_us"] = job.attained_device_us;
   if (!job.hold_reason.empty()) event["hold_reason"] = job.hold_reason;
+  if (job.expedited) event["expedited"] = true;
   return event;
 }
 

@@ -185,6 +185,13 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         }
         job.hold_reason = reason.get<std::string>();
       }
+      if (event.contains("expedited")) {
+        if (restore || !event["expedited"].is_boolean()) {
+          return MakeError(ErrorCode::kInvalidArgument,
+                           "a submit's 'expedited': expected true or false");
+        }
+        job.expedited = event["expedited"].get<bool>();
+      }
       if (!restore) {
         const JobId engine_id = NewEngineId(id.get<uint64_t>());
         new_in_step.insert(engine_id.value());

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "control/engine_log.h"
@@ -51,13 +52,15 @@ std::optional<std::vector<engine::TaskAllocation>> LiveLoop::ToAllocations(
 void LiveLoop::Rebuild(TimeUs now) {
   rebuild_ = false;
   ClearEvents();
-  // Attained service (las) changes inside the engine, as jobs are preempted and promoted: the
-  // old engine's goes to the new one.
+  // Attained service (las) changes inside the engine, as jobs are preempted and promoted, and
+  // so does whether a job a fault requeued still goes ahead: the old engine's go to the new one.
   std::unordered_map<uint64_t, int64_t> attained_device_us;
+  std::unordered_set<uint64_t> expedited;
   if (engine_ != nullptr) {
     carried_ = engine_->Carried(now);
     for (const auto& [daemon_id, engine_id] : engine_of_daemon_) {
       attained_device_us[daemon_id] = engine_->attained_device_us(engine_id);
+      if (engine_->expedited(engine_id)) expedited.insert(daemon_id);
     }
   }
   engine_.reset();
@@ -85,6 +88,7 @@ void LiveLoop::Rebuild(TimeUs now) {
       if (auto it = attained_device_us.find(id); it != attained_device_us.end()) {
         active.back().attained_device_us = it->second;
       }
+      active.back().expedited = expedited.count(id) != 0;
     }
   }
   if (cluster_ == nullptr || cluster_->nodes().empty()) {

@@ -29,6 +29,7 @@ model::Job EngineJobOf(const JobRecord& job) {
   out.pending_since_us = job.requeued_us;
   out.attained_device_us = job.attained_device_us;
   out.hold_reason = job.hold_reason;
+  out.expedited = job.expedited;
   // A service's replicas spread across racks (engine/placement.h).
   if (job.service_id != 0) out.spread_group = "service/" + std::to_string(job.service_id);
   return out;

@@ -59,6 +59,9 @@ struct JobRecord {
   // Non-empty: held, and why (the engine's recovery.hold_after, or an operator); carried the
   // same way. A held job is pending and starts only once released.
   std::string hold_reason;
+  // A fault interrupted it and it has not started since (the engine's recovery.expedite puts it
+  // ahead of the queue); carried the same way.
+  bool expedited = false;
   uint32_t starts = 0;  // Start decisions journaled for this job, all attempts.
   std::string message;  // Why it ended, or why it was requeued.
   // JobSpecToJson(spec), when made: a new submission's text is made once, on the request's

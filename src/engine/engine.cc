@@ -298,6 +298,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.pending_since_us = std::max(r.job.submit_time_us, r.job.pending_since_us);
   r.preemptions = r.job.preemptions;
   r.attained_device_us = r.job.attained_device_us;
+  r.expedited = r.job.expedited && policy_.recovery.expedite;
   AwaitRaise(r, id);
   max_priority_ = std::max(max_priority_, r.job.priority);
   if (SharePlaced(r)) share_->Submitted(r.job);

@@ -108,6 +108,8 @@ class Engine {
   int64_t attained_device_us(JobId job, TimeUs now) const;
   // Why a held pending job is held (JobHeld, recovery.hold_after); empty for any other job.
   std::string_view hold_reason(JobId job) const;
+  // Whether a pending job goes ahead of the queue after a fault (recovery.expedite).
+  bool expedited(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.

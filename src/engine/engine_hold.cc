@@ -141,6 +141,11 @@ void Engine::Unqueue(JobId id) {
   if (blocked_head_ == id) reservation_stale_ = true;
 }
 
+bool Engine::expedited(JobId job) const {
+  const JobRecord* r = find(job);
+  return r != nullptr && r->state == JobState::kPending && r->expedited;
+}
+
 std::string_view Engine::hold_reason(JobId job) const {
   const JobRecord* r = find(job);
   return r == nullptr || r->state != JobState::kPending ? std::string_view()

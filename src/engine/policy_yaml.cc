@@ -398,9 +398,11 @@ Status ParseReadiness(const YamlField& field, ReadinessConfig& out) {
 Status ParseRecovery(const YamlField& field, RecoveryConfig& out) {
   YAML_FIELD_TRY(map, field.Map({"expedite", "keep_nodes", "hold_after", "hold_window_s",
                                  "node_faults_per_day"}));
-  for (const auto& [key, flag] :
+  // Not a structured binding: Debian 12's clang refuses a lambda's capture of one.
+  for (const auto& entry :
        {std::pair{"expedite", &out.expedite}, std::pair{"keep_nodes", &out.keep_nodes}}) {
-    POLICY_TRY(Optional(*map, key, [&](const YamlField& value) -> Status {
+    bool* flag = entry.second;
+    POLICY_TRY(Optional(*map, entry.first, [&](const YamlField& value) -> Status {
       constexpr std::string_view kBooleans[] = {"true", "false"};
       YAML_FIELD_TRY(on, OneOf(value, kBooleans));
       *flag = *on == "true";

@@ -59,6 +59,9 @@ struct Job {
   // Device-microseconds it ran under earlier engines since its submission or last promotion,
   // its current run aside (the las order's attained service); the engine's count starts here.
   int64_t attained_device_us = 0;
+  // A fault interrupted it under an earlier engine and it has not started since: with the
+  // policy's recovery.expedite it goes ahead of the queue there too (engine/event.h).
+  bool expedited = false;
   // Non-empty: held, and why (an earlier engine held it under recovery.hold_after, or an
   // operator did; engine/event.h JobHeld). A held job is pending but in no pass.
   std::string hold_reason;

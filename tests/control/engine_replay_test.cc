@@ -253,6 +253,20 @@ TEST_F(EngineReplayTest, SubmitAndRestoreEventsCarryTheJobsAttainedService) {
             std::string::npos);
 }
 
+TEST_F(EngineReplayTest, ASubmitEventCarriesThatAFaultRequeuedTheJob) {
+  JobRecord record{.id = 5, .submit_us = 0};
+  record.spec.tenant = "t";
+  EXPECT_FALSE(SubmitEvent(record).contains("expedited"));
+  record.expedited = true;
+  EXPECT_EQ(SubmitEvent(record)["expedited"], true);
+  EXPECT_TRUE(EngineJobOf(record).expedited);
+  Json submit = Submit(9, 1);
+  submit["expedited"] = 1;
+  EXPECT_NE(ErrorOf(Step(3, 20, Json::array({submit}), Json::array()))
+                .find("a submit's 'expedited': expected true or false"),
+            std::string::npos);
+}
+
 TEST(EngineReplay, RecordsBeforeTheFirstBuildAreSkipped) {
   EngineReplay replay;
   ASSERT_TRUE(replay.Apply(Step(1, 10, Json::array(), Json::array())).has_value());

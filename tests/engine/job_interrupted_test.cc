@@ -99,5 +99,31 @@ TEST(JobInterruptedTest, ExpediteSendsTheInterruptedJobAheadOfTheQueue) {
   EXPECT_EQ(FirstToRestart(true), JobId(0));
 }
 
+// A successor engine (the daemon's rebuild or restart) learns from the job that a fault requeued
+// it: it still goes ahead of the queue, and the engine says so until it starts.
+TEST(JobInterruptedTest, AnExpeditedJobStaysAheadInASuccessorEngine) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 4}}).Build();
+  for (const bool expedite : {true, false}) {
+    Engine engine(cluster, Fifo(expedite));
+    model::Job carried = JobOf(1, 4);
+    carried.expedited = true;
+    std::vector<Event> rebuild = {
+        JobRestored{
+            JobId(0),
+            JobOf(1, 4),
+            {{.node = NodeId(0), .devices = {DeviceId(0), DeviceId(1), DeviceId(2), DeviceId(3)}}},
+            0},
+        JobSubmitted{JobId(1), JobOf(1, 4)}, JobSubmitted{JobId(2), carried}};
+    engine.Step(rebuild, kSecond);
+    EXPECT_EQ(engine.expedited(JobId(2)), expedite);
+    EXPECT_FALSE(engine.expedited(JobId(1)));
+    std::vector<Event> finish = {JobFinished{JobId(0)}};
+    const Decisions decisions = engine.Step(finish, 2 * kSecond);
+    ASSERT_EQ(decisions.starts.size(), 1u);
+    EXPECT_EQ(decisions.starts[0].job, expedite ? JobId(2) : JobId(1));
+    EXPECT_FALSE(engine.expedited(decisions.starts[0].job));
+  }
+}
+
 }  // namespace
 }  // namespace headroom::engine
