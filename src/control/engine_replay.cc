@@ -30,6 +30,13 @@ Result<const Json*> Member(const Json& object, const char* key, Json::value_t ty
   return &*it;
 }
 
+// An optional true/false member of `object`: false when absent, nullopt when not a boolean.
+std::optional<bool> OptionalFlag(const Json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end()) return false;
+  return it->is_boolean() ? std::optional<bool>(it->get<bool>()) : std::nullopt;
+}
+
 }  // namespace
 
 std::optional<JobId> EngineReplay::EngineIdOf(uint64_t job) const {
@@ -185,13 +192,12 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         }
         job.hold_reason = reason.get<std::string>();
       }
-      if (event.contains("expedited")) {
-        if (restore || !event["expedited"].is_boolean()) {
-          return MakeError(ErrorCode::kInvalidArgument,
-                           "a submit's 'expedited': expected true or false");
-        }
-        job.expedited = event["expedited"].get<bool>();
+      const std::optional<bool> expedited = OptionalFlag(event, "expedited");
+      if (!expedited || (restore && *expedited)) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "a submit's 'expedited': expected true or false");
       }
+      job.expedited = *expedited;
       if (!restore) {
         const JobId engine_id = NewEngineId(id.get<uint64_t>());
         new_in_step.insert(engine_id.value());
@@ -287,16 +293,13 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
                          "a withdrawal names no device of the cluster: {}",
                          event.dump().substr(0, 80));
       }
-      bool degraded = false;
-      if (event.contains("degraded")) {
-        if (!event["degraded"].is_boolean()) {
-          return MakeError(ErrorCode::kInvalidArgument,
-                           "a withdrawal's 'degraded': expected true or false: {}",
-                           event.dump().substr(0, 80));
-        }
-        degraded = event["degraded"].get<bool>();
+      const std::optional<bool> degraded = OptionalFlag(event, "degraded");
+      if (!degraded) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "a withdrawal's 'degraded': expected true or false: {}",
+                         event.dump().substr(0, 80));
       }
-      inputs.push_back(engine::DeviceWithdrawn{*device, (*withdrawn)->get<bool>(), degraded});
+      inputs.push_back(engine::DeviceWithdrawn{*device, (*withdrawn)->get<bool>(), *degraded});
     } else {
       return MakeError(ErrorCode::kInvalidArgument, "an event of no known kind: {}",
                        event.dump().substr(0, 80));

@@ -371,7 +371,6 @@ void Engine::Finish(JobId id, JobState final_state) {
     StopRunning(id);
   } else if (r.state == JobState::kPending) {
     Unqueue(id);
-    ReturnKept(r);
   } else {
     return;  // Already finished or cancelled: finishing twice is harmless.
   }

@@ -249,7 +249,8 @@ class Engine {
   // node-time run, current attempts included), never below recovery.node_faults_per_day: a
   // floor that meets more faults than the policy assumed raises the bar for a hold.
   double FaultsPerNodeDay(const JobRecord& excluded, TimeUs now) const;
-  // Takes a pending job out of queue_, arrivals_ or held_ (wherever it is).
+  // Takes a pending job out of queue_, arrivals_ or held_ (wherever it is), and gives back the
+  // devices kept for it.
   void Unqueue(JobId id);
   // What a requeue and an interruption share: the job stopped, pending again at its full width,
   // not yet ordered.

@@ -28,9 +28,9 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
   // ones it does not accept, or ones kept for another job's restart (engine_kept_nodes.cc).
   uint32_t short_degraded = 0;
   uint32_t short_kept = 0;
-  const auto withheld_room = [&](NodeId id) {
+  const auto short_counter = [&](NodeId id) -> uint32_t& {
     if (!gang.whole_devices() || (degraded_.empty() && kept_by_device_.empty())) {
-      return std::pair<bool, bool>{false, false};
+      return short_devices;
     }
     const model::Node& node = cluster_.node(id);
     uint32_t free = 0;
@@ -45,9 +45,12 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
       auto it = kept_by_device_.find(d);
       if (it != kept_by_device_.end() && &jobs_[it->second] != &r) ++kept;
     }
-    const uint32_t usable = free + (r.job.accepts_degraded ? degraded : 0);
-    return std::pair<bool, bool>{usable + degraded >= shape.devices && !r.job.accepts_degraded,
-                                 usable + kept >= shape.devices};
+    if (r.job.accepts_degraded) {
+      free += degraded;
+    } else if (free + degraded >= shape.devices) {
+      return short_degraded;
+    }
+    return free + kept >= shape.devices ? short_kept : short_devices;
   };
   uint32_t short_cpu = 0;
   uint32_t short_memory = 0;
@@ -67,8 +70,7 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
       ++rejected[static_cast<size_t>(rejecting - filters.begin())];
     } else if (shape.devices > 0 &&
                Placer::FreeCapacity(state_, node.id, one_task_devices, nullptr) == 0) {
-      const auto [by_degraded, by_kept] = withheld_room(node.id);
-      ++(by_degraded ? short_degraded : by_kept ? short_kept : short_devices);
+      ++short_counter(node.id);
     } else if (shape.cpu_milli > state_.free_cpu_milli(node.id)) {
       ++short_cpu;
     } else if (shape.memory_mib > state_.free_memory_mib(node.id)) {

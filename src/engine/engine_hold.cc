@@ -110,7 +110,6 @@ void Engine::Hold(JobId id, std::string reason) {
   JobRecord& r = record(id);
   HR_CHECK(r.state == JobState::kPending && r.job.hold_reason.empty() && !reason.empty());
   Unqueue(id);
-  ReturnKept(r);
   r.job.hold_reason = std::move(reason);
   r.code = PendingCode::kHeld;
   r.position = 0;
@@ -139,6 +138,7 @@ void Engine::Unqueue(JobId id) {
     arrivals_.erase(std::find(arrivals_.begin(), arrivals_.end(), id));
   }
   if (blocked_head_ == id) reservation_stale_ = true;
+  ReturnKept(record(id));  // Out of every pass, it waits for nothing kept.
 }
 
 bool Engine::expedited(JobId job) const {
