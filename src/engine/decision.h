@@ -40,6 +40,8 @@ struct TaskAllocation {
 struct StartJob {
   JobId job;
   std::vector<TaskAllocation> tasks;  // One per task, rank order.
+  // How often the job is told to checkpoint (recovery.direct_checkpoints); 0: as it declared.
+  TimeUs checkpoint_interval_us = 0;
 };
 
 struct MigrateJob {

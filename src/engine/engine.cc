@@ -350,6 +350,7 @@ void Engine::Restore(JobRestored& restored) {
   if (SharePlaced(r)) share_->Submitted(r.job);
   r.start_us = restored.started_us;
   r.checkpoint_base_us = r.start_us;
+  r.directed_interval_us = restored.checkpoint_interval_us;
   r.expected_end_us = r.start_us + std::max<TimeUs>(r.job.runtime_estimate_us, 0);
   running_by_end_.insert({r.expected_end_us, id.value()});
   CountRunning(id, +1);
@@ -365,7 +366,7 @@ void Engine::Finish(JobId id, JobState final_state) {
   JobRecord& r = record(id);
   if (r.state == JobState::kRunning) {
     runtimes_.Record(r.tenant, r.job.total_milli(), last_now_us_ - r.start_us);
-    if (policy_.recovery.hold_after > 0) {
+    if (TracksExposure()) {
       stopped_exposure_node_us_ += AttemptNodeUs(r, last_now_us_);
     }
     StopRunning(id);

@@ -108,6 +108,9 @@ class Engine {
   int64_t attained_device_us(JobId job, TimeUs now) const;
   // Why a held pending job is held (JobHeld, recovery.hold_after); empty for any other job.
   std::string_view hold_reason(JobId job) const;
+  // The checkpoint interval the running job's start told it (StartJob::checkpoint_interval_us);
+  // 0 for any other job.
+  TimeUs told_checkpoint_interval_us(JobId job) const;
   // Whether a pending job goes ahead of the queue after a fault (recovery.expedite).
   bool expedited(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
@@ -245,10 +248,21 @@ class Engine {
   std::string HoldAfterInterruption(const JobRecord& record, TimeUs now) const;
   // Distinct nodes × time of a running job's current attempt up to `now` (node-µs).
   static double AttemptNodeUs(const JobRecord& record, TimeUs now);
-  // Faults per node-day the floor's jobs but `excluded` met (interruptions with a node over
-  // node-time run, current attempts included), never below recovery.node_faults_per_day: a
-  // floor that meets more faults than the policy assumed raises the bar for a hold.
-  double FaultsPerNodeDay(const JobRecord& excluded, TimeUs now) const;
+  // Faults per node-day the floor's jobs but `excluded` (null: none) met (interruptions with a
+  // node over node-time run, current attempts included), never below
+  // recovery.node_faults_per_day: a floor that meets more faults than the policy assumed
+  // raises the bar for a hold.
+  double FaultsPerNodeDay(const JobRecord* excluded, TimeUs now) const;
+  // Whether the engine keeps the node-time FaultsPerNodeDay weighs: only where a hold or a
+  // directed checkpoint interval uses it.
+  bool TracksExposure() const;
+  // The checkpoint interval recovery.direct_checkpoints tells the job starting on `r.tasks` at
+  // `now` (engine_checkpoint.cc); 0: none (the policy does not direct, or the job declares no
+  // checkpoint cost).
+  TimeUs DirectedIntervalUs(const JobRecord& r, TimeUs now) const;
+  // The interval the running job checkpoints at: the one directed at its start, else its own,
+  // else the policy's default.
+  TimeUs CheckpointIntervalUs(const JobRecord& r) const;
   // Takes a pending job out of queue_, arrivals_ or held_ (wherever it is), and gives back the
   // devices kept for it.
   void Unqueue(JobId id);
@@ -348,10 +362,18 @@ class Engine {
   std::vector<JobId> queue_;     // Pending, in order.
   std::vector<JobId> arrivals_;  // Submitted since the last pass.
   std::vector<JobId> held_;      // Pending, held (JobHeld), by hold.
-  // For FaultsPerNodeDay: node-µs of the attempts that ended (kept only when the policy holds,
+  // For FaultsPerNodeDay: node-µs of the attempts that ended (kept only where TracksExposure,
   // so that no completion or requeue pays for it otherwise), and interruptions with a node.
   double stopped_exposure_node_us_ = 0;
   uint64_t node_interruptions_ = 0;
+  // The floor's rate for directed checkpoints, computed once per step time and fault count (it
+  // walks every running job).
+  struct RateCache {
+    TimeUs at_us = -1;
+    uint64_t faults = 0;
+    double faults_per_node_day = 0;
+  };
+  mutable RateCache rate_cache_;
   std::set<std::pair<TimeUs, uint32_t>> running_by_end_;  // (expected end, job id).
 
   std::vector<ClassMask> masks_;

@@ -71,7 +71,7 @@ std::string Engine::HoldAfterInterruption(const JobRecord& r, TimeUs now) const 
   // The node-time of the attempts the window's interruptions ended, the first one's in full.
   const double node_days = (r.exposure_node_us - r.recent_interruptions.front().exposure_node_us) /
                            (86400.0 * kUsPerSecond);
-  const double rate = FaultsPerNodeDay(r, now);
+  const double rate = FaultsPerNodeDay(&r, now);
   const double expected = node_days * rate;
   if (PoissonTail(count, expected) >= kHoldChance) return {};
   std::string names;
@@ -98,12 +98,17 @@ double Engine::AttemptNodeUs(const JobRecord& r, TimeUs now) {
   return static_cast<double>(distinct) * static_cast<double>(std::max<TimeUs>(now - r.start_us, 0));
 }
 
-double Engine::FaultsPerNodeDay(const JobRecord& excluded, TimeUs now) const {
-  double node_us = stopped_exposure_node_us_ - excluded.exposure_node_us;
+double Engine::FaultsPerNodeDay(const JobRecord* excluded, TimeUs now) const {
+  double node_us = stopped_exposure_node_us_;
+  uint64_t faults = node_interruptions_;
+  if (excluded != nullptr) {
+    node_us -= excluded->exposure_node_us;
+    faults -= excluded->node_interruptions;
+  }
   for (const auto& [end_us, id] : running_by_end_) node_us += AttemptNodeUs(jobs_[id], now);
-  const double faults = static_cast<double>(node_interruptions_ - excluded.node_interruptions);
   const double node_days = node_us / (86400.0 * kUsPerSecond);
-  return std::max(policy_.recovery.node_faults_per_day, node_days > 0 ? faults / node_days : 0);
+  return std::max(policy_.recovery.node_faults_per_day,
+                  node_days > 0 ? static_cast<double>(faults) / node_days : 0);
 }
 
 void Engine::Hold(JobId id, std::string reason) {

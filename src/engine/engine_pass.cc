@@ -198,7 +198,8 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   ForgetFruitlessSearches(id);
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   ReturnKept(r);
-  decisions.starts.push_back(StartJob{id, r.tasks});
+  r.directed_interval_us = DirectedIntervalUs(r, now);
+  decisions.starts.push_back(StartJob{id, r.tasks, r.directed_interval_us});
 }
 
 bool Engine::SharePlaced(const JobRecord& r) const {

@@ -164,9 +164,7 @@ void Engine::CountRunning(JobId id, int sign) {
 PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const {
   const JobRecord& v = jobs_[victim.value()];
   PreemptJob preemption{.job = victim, .preemptor = preemptor};
-  preemption.checkpoint_interval_us = v.job.checkpoint_interval_us > 0
-                                          ? v.job.checkpoint_interval_us
-                                          : policy_.preemption.checkpoint_interval_us;
+  preemption.checkpoint_interval_us = CheckpointIntervalUs(v);
   preemption.lost_us =
       Preempter::LostUs(v.checkpoint_base_us, preemption.checkpoint_interval_us, now);
   preemption.restart_us = policy_.preemption.restart_us;
@@ -416,7 +414,7 @@ void Engine::Requeue(const PreemptJob& preemption, TimeUs now) {
 void Engine::ReturnToQueue(JobId id, TimeUs now) {
   JobRecord& r = record(id);
   r.attained_device_us = AttainedDeviceUs(r, now);
-  if (policy_.recovery.hold_after > 0) {  // The node-time only holds weigh.
+  if (TracksExposure()) {
     const double attempt_node_us = AttemptNodeUs(r, now);
     r.exposure_node_us += attempt_node_us;
     stopped_exposure_node_us_ += attempt_node_us;

@@ -120,6 +120,9 @@ struct Engine::JobRecord {
   // When it last began working from a saved state (its start, after any restart pause; the end
   // of a move's pause): its periodic checkpoints count from here.
   TimeUs checkpoint_base_us = 0;
+  // The checkpoint interval its current attempt was told at its start
+  // (recovery.direct_checkpoints); 0: none, it checkpoints as it declared.
+  TimeUs directed_interval_us = 0;
   uint32_t preemptions = 0;    // Times it was preempted and requeued.
   uint32_t interruptions = 0;  // Times a fault ended its attempt (JobInterrupted).
   // Node-µs it ran (distinct nodes × time, each attempt from its start to its stop): what its

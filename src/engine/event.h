@@ -77,6 +77,8 @@ struct JobRestored {
   model::Job job;
   std::vector<TaskAllocation> tasks;  // One per task, rank order.
   TimeUs started_us = 0;
+  // The checkpoint interval its start told it (StartJob::checkpoint_interval_us); 0: none.
+  TimeUs checkpoint_interval_us = 0;
 };
 
 using Event = std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained, JobRestored,

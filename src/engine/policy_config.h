@@ -217,6 +217,10 @@ struct RecoveryConfig {
   uint32_t hold_after = 0;
   TimeUs hold_window_us = 24 * 3600 * kUsPerSecond;
   double node_faults_per_day = 3.8e-3;  // Llama 3's, all unexpected (PHYSICS.md §5.5).
+  // Each start of a job that declares its checkpoint cost δ is told how often to checkpoint:
+  // Young's interval √(2 δ M), M the job's mean time between faults on its nodes at the
+  // floor's fault rate (engine_checkpoint.cc).
+  bool direct_checkpoints = false;
 };
 
 // Readiness checks before work is admitted (DCGM's `dcgmi diag -r 1`, "seconds", run before a

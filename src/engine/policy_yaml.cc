@@ -397,10 +397,11 @@ Status ParseReadiness(const YamlField& field, ReadinessConfig& out) {
 
 Status ParseRecovery(const YamlField& field, RecoveryConfig& out) {
   YAML_FIELD_TRY(map, field.Map({"expedite", "keep_nodes", "hold_after", "hold_window_s",
-                                 "node_faults_per_day"}));
+                                 "node_faults_per_day", "direct_checkpoints"}));
   // Not a structured binding: Debian 12's clang refuses a lambda's capture of one.
   for (const auto& entry :
-       {std::pair{"expedite", &out.expedite}, std::pair{"keep_nodes", &out.keep_nodes}}) {
+       {std::pair{"expedite", &out.expedite}, std::pair{"keep_nodes", &out.keep_nodes},
+        std::pair{"direct_checkpoints", &out.direct_checkpoints}}) {
     bool* flag = entry.second;
     POLICY_TRY(Optional(*map, entry.first, [&](const YamlField& value) -> Status {
       constexpr std::string_view kBooleans[] = {"true", "false"};

@@ -50,6 +50,10 @@ struct Job {
   // How often the job saves its progress (at full speed); a preempted job restarts from its
   // last checkpoint. 0: not declared (the policy's default applies, preemption.h).
   TimeUs checkpoint_interval_us = 0;
+  // How long the job pauses to write one checkpoint (its blocking time: 6.3 s for a 7B model
+  // with PyTorch's asynchronous checkpointing, PHYSICS.md §4.6). 0: not declared. A policy with
+  // recovery.direct_checkpoints sets the interval of a job that declares it (engine_checkpoint.cc).
+  TimeUs checkpoint_cost_us = 0;
   // Times earlier engines preempted it (the daemon carries the count across engine rebuilds
   // and restarts); the per-job preemption budget counts from it.
   uint32_t preemptions = 0;

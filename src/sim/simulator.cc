@@ -93,10 +93,21 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   // The tasks an attempt runs with (an elastic job may start narrower, model/job.h): full-speed
   // work takes stretch × task_count / width.
   std::vector<uint32_t> width_of(jobs.size(), 0);
-  const auto pace = [&](uint32_t job) {
+  // Full-speed work between the checkpoints of a job's current attempt (0: it saves nothing):
+  // the interval its start was told (recovery.direct_checkpoints, wall seconds at the pace it
+  // started with), else its own, else the policy's default.
+  std::vector<double> interval_of(jobs.size(), 0);
+  const auto work_pace = [&](uint32_t job) {
     return stretch_of[job] * static_cast<double>(jobs[job].task_count) /
            static_cast<double>(std::max<uint32_t>(width_of[job], 1));
   };
+  // A job pauses checkpoint_cost_us after each interval of work: wall time per unit of work.
+  const auto checkpoint_pause = [&](uint32_t job) {
+    return interval_of[job] > 0
+               ? static_cast<double>(jobs[job].checkpoint_cost_us) / interval_of[job]
+               : 0.0;
+  };
+  const auto pace = [&](uint32_t job) { return work_pace(job) + checkpoint_pause(job); };
   const auto devices_at_width = [&](uint32_t job) {
     return static_cast<double>(
         std::max<uint64_t>(uint64_t{width_of[job]} * jobs[job].task.devices, 1));
@@ -140,18 +151,18 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   // A requeued job (preempted, or interrupted by a fault) keeps the work up to its last
   // checkpoint (at full speed, counted from when its current placement began working); the rest
   // is lost, and its restart pauses. Returns what it loses, × its devices.
-  const auto requeue = [&](uint32_t job, TimeUs now, TimeUs checkpoint_interval_us,
-                           TimeUs restart_us) {
+  // Its checkpoints' pauses are unproductive too.
+  const auto requeue = [&](uint32_t job, TimeUs now, TimeUs restart_us) {
     HR_CHECK(start_us[job] >= 0);
     const double done_us =
         static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / pace(job);
-    const auto interval = static_cast<double>(checkpoint_interval_us);
+    const double interval = interval_of[job];
     const double saved_us = interval > 0 ? std::floor(done_us / interval) * interval : 0;
     remaining_us[job] = std::max(remaining_us[job] - saved_us, 0.0);
     ++generation[job];  // Its completion is void; its next start schedules another.
     requeued_us[job] = now;
     const double lost_us = (done_us - saved_us) * pace(job) + static_cast<double>(restart_us);
-    unproductive_us[job] += lost_us;
+    unproductive_us[job] += lost_us + saved_us * checkpoint_pause(job);
     return lost_us * devices_at_width(job);
   };
   std::optional<HealthDriver> health;
@@ -177,10 +188,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       services->Preempted(id, now, /*by_fault=*/true);
       return;
     }
-    const TimeUs interval = jobs[job].checkpoint_interval_us > 0
-                                ? jobs[job].checkpoint_interval_us
-                                : policy.preemption.checkpoint_interval_us;
-    failure_lost_device_us += requeue(job, now, interval, policy.preemption.restart_us);
+    failure_lost_device_us += requeue(job, now, policy.preemption.restart_us);
     interrupted_us[job] = now;
   };
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> completions;
@@ -261,6 +269,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       completions.pop();
       if (!current) continue;
       events.push_back(engine::JobFinished{JobId(job)});
+      unproductive_us[job] += remaining_us[job] * checkpoint_pause(job);
       const double jct_s = UsToSeconds(now - jobs[job].submit_time_us);
       const double run_s = jct_s - UsToSeconds(outcomes[job].wait_us);
       jcts.push_back(jct_s);
@@ -302,8 +311,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const uint32_t job = preemption.job.value();
           ++metrics.preemptions;
           ++outcomes[job].preemptions;
-          const double lost_device_us =
-              requeue(job, now, preemption.checkpoint_interval_us, preemption.restart_us);
+          const double lost_device_us = requeue(job, now, preemption.restart_us);
           preemption_lost_device_us += lost_device_us;
           queues.Preempted(job, lost_device_us);
         },
@@ -317,6 +325,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           HR_CHECK(start_us[job] >= 0);
           const double done_us =
               static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / pace(job);
+          unproductive_us[job] += std::min(done_us, remaining_us[job]) * checkpoint_pause(job);
           remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
           stretch_of[job] = speed.Stretch(cluster, move.tasks);
           const bool resize = move.tasks.size() != width_of[job];
@@ -350,6 +359,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           start_us[job] = now;
           stretch_of[job] = speed.Stretch(cluster, start.tasks);
           width_of[job] = static_cast<uint32_t>(start.tasks.size());
+          interval_of[job] =
+              start.checkpoint_interval_us > 0
+                  ? static_cast<double>(start.checkpoint_interval_us) / work_pace(job)
+                  : static_cast<double>(jobs[job].checkpoint_interval_us > 0
+                                            ? jobs[job].checkpoint_interval_us
+                                            : policy.preemption.checkpoint_interval_us);
           work_start_us[job] = now + (restart ? policy.preemption.restart_us : 0) + check_us;
           if (!restart) remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
           const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));

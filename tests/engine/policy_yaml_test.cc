@@ -216,6 +216,20 @@ TEST(PolicyYamlTest, RecoveryExpediteIsOffUnlessAsked) {
   EXPECT_TRUE(PresetPolicy("headroom")->recovery.expedite);
   EXPECT_FALSE(PresetPolicy("no-health")->recovery.expedite);
   EXPECT_FALSE(PresetPolicy("slurm-like")->recovery.expedite);
+  // Directed checkpoints: headroom's own; no baseline tells a job how often to checkpoint.
+  auto directing = ParsePolicyYaml("name: d\nrecovery: {direct_checkpoints: true}\n", "d.yaml");
+  ASSERT_TRUE(directing.has_value()) << directing.error().message;
+  EXPECT_TRUE(directing->recovery.direct_checkpoints);
+  EXPECT_FALSE(ParsePolicyYaml("name: e\n", "e.yaml")->recovery.direct_checkpoints);
+  EXPECT_TRUE(PresetPolicy("headroom")->recovery.direct_checkpoints);
+  for (const char* baseline : {"no-health", "slurm-expedite", "slurm-like", "fifo"}) {
+    EXPECT_FALSE(PresetPolicy(baseline)->recovery.direct_checkpoints) << baseline;
+  }
+  auto bad = ParsePolicyYaml("name: d\nrecovery: {direct_checkpoints: yes}\n", "d.yaml");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("d.yaml:2: field 'recovery.direct_checkpoints'"),
+            std::string::npos)
+      << bad.error().message;
   auto checks =
       ParsePolicyYaml("name: c\nreadiness: {check_s: 30, verified_for_s: 600}\n", "c.yaml");
   ASSERT_TRUE(checks.has_value()) << checks.error().message;

@@ -100,6 +100,85 @@ TEST(SimulatorFailuresTest, AnInterruptedJobWaitsForTheRepairAndResumesFromItsCh
   EXPECT_DOUBLE_EQ(calm.metrics.makespan_s, runtime_s);
 }
 
+// A job that declares what a checkpoint costs it (60 s) pays it after each interval of work,
+// and the pauses count against its effective training time: with its own hourly interval, and
+// with the intervals a directing policy told its two starts (Daly's at the prior rate for the
+// first: one node, M = 172,800 s: √(2 δ M) = 4,553.7 s, × 1.00441 − 60 = 4,513.7 s). One fault
+// inside its first attempt, found by seed as above; the figures worked out by hand from it.
+TEST(SimulatorFailuresTest, CheckpointPausesCountAndAStartKeepsTheIntervalItWasTold) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}}).Build();
+  const double runtime_s = 10 * kHour;
+  const double repair_s = 2 * kDay;
+  const double cost_s = 60;
+  const double restart_s = 600;
+  FailureModel model;
+  double fault_s = -1;
+  for (uint64_t seed = 1; seed < 1000 && fault_s < 0; ++seed) {
+    model = OneClass(repair_s, 0.5, seed);
+    FaultProcess process(model, cluster, 0);
+    const TimeUs first_us = process.NextUs();
+    const double first_s = UsToSeconds(first_us);
+    process.PopDue(first_us);
+    process.Detect(NodeId(0), first_us);
+    process.PopDue(process.NextUs());
+    const double second_s = UsToSeconds(process.NextUs());
+    if (first_s > 1 && first_s < runtime_s && second_s > first_s + repair_s + 1.1 * runtime_s) {
+      fault_s = first_s;
+    }
+  }
+  ASSERT_GT(fault_s, 0) << "no seed below 1000 gives the scenario";
+
+  struct Told : Observer {
+    std::vector<double> intervals_s;
+    void AfterStep(const SimView& view) override {
+      for (const engine::StartJob& start : view.decisions.starts) {
+        intervals_s.push_back(UsToSeconds(start.checkpoint_interval_us));
+      }
+    }
+  };
+  for (const bool directed : {false, true}) {
+    SCOPED_TRACE(directed ? "directed" : "its own interval");
+    engine::PolicyConfig policy = *engine::PresetPolicy("fifo");
+    policy.preemption.restart_us = SecondsToUs(restart_s);
+    policy.recovery.direct_checkpoints = directed;
+    policy.recovery.node_faults_per_day = 0.5;
+    SimOptions options;
+    options.paranoid = true;
+    options.failures = model;
+    options.large_job_devices = 8;
+    model::Job job = JobOf(1, 8, "", 0, 0, runtime_s, runtime_s, 0);
+    job.checkpoint_interval_us = SecondsToUs(kHour);
+    job.checkpoint_cost_us = SecondsToUs(cost_s);
+    Told told;
+    const PolicyRun run = Simulate(cluster, WorkloadOf({job}), policy, options, &told);
+
+    ASSERT_EQ(told.intervals_s.size(), 2u);
+    if (directed) {
+      EXPECT_EQ(told.intervals_s[0], 4514);
+      // The restart is told a shorter one: the floor has met a fault in fault_s of node-time.
+      EXPECT_GT(told.intervals_s[1], 0);
+      EXPECT_LT(told.intervals_s[1], 4514);
+    } else {
+      EXPECT_EQ(told.intervals_s, (std::vector<double>{0, 0}));
+    }
+    const double first_interval_s = directed ? told.intervals_s[0] : kHour;
+    const double second_interval_s = directed ? told.intervals_s[1] : kHour;
+    const double first_pace = 1 + cost_s / first_interval_s;
+    const double second_pace = 1 + cost_s / second_interval_s;
+    const double done_s = fault_s / first_pace;
+    const double saved_s = std::floor(done_s / first_interval_s) * first_interval_s;
+    const double lost_s = (done_s - saved_s) * first_pace + restart_s;
+    const double makespan_s = fault_s + repair_s + restart_s + (runtime_s - saved_s) * second_pace;
+    const double unproductive_s = lost_s + saved_s * cost_s / first_interval_s + repair_s +
+                                  (runtime_s - saved_s) * cost_s / second_interval_s;
+    ASSERT_TRUE(run.failures.has_value());
+    EXPECT_EQ(run.failures->interruptions, 1u);
+    EXPECT_NEAR(run.failures->lost_device_hours, lost_s * 8 / kHour, 1e-6);
+    EXPECT_NEAR(run.metrics.makespan_s, makespan_s, 1e-5);
+    EXPECT_NEAR(run.failures->effective_training_time, 1 - unproductive_s / makespan_s, 1e-9);
+  }
+}
+
 // A 64-device building that fails often (a fault per node every 4 days, repairs of 1 to 12 h)
 // under every policy: every job completes (or is unplaced, never lost), the engine's
 // invariants hold after every step, and faults do interrupt work.

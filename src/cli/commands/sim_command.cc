@@ -46,6 +46,7 @@ struct SimFlags {
   double tune = 1.3;
   std::string migration = "preset";
   std::string preemption = "preset";
+  double restart_s = -1;  // Below 0: each policy's own preemption.restart_s.
   std::string queues;
   std::string services;
   sim::ServiceOptions service;
@@ -110,6 +111,10 @@ int RunSim(const SimFlags& flags) {
     if (flags.preemption != "preset") {
       policy.preemption.enabled = flags.preemption == "on";
       policy.description += "; preemption " + flags.preemption;
+    }
+    if (flags.restart_s >= 0) {
+      policy.preemption.restart_us = SecondsToUs(flags.restart_s);
+      policy.description += fmt::format("; restarts take {:g} s", flags.restart_s);
     }
   }
   // Queues with quotas for every policy (replacing any a policy file names).
@@ -354,6 +359,11 @@ std::function<int()> AddSimCommand(CLI::App& app) {
                    "Share of hidden faults a policy's readiness check finds")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  command
+      ->add_option("--restart-s", flags->restart_s,
+                   "Seconds a requeued job takes to restart from its checkpoint, for every policy "
+                   "(default: each policy's preemption.restart_s)")
+      ->check(CLI::Range(0.0, 86400.0));
   command
       ->add_option("--large-job-devices", flags->large_job_devices,
                    "Jobs of at least this many devices count in effective_training_time")

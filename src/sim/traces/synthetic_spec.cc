@@ -178,6 +178,11 @@ Result<void> ReadField(const std::string& key, const YamlField& field, Synthetic
     auto models = ReadNames(field, /*allow_empty=*/true);
     if (!models) return tl::unexpected(models.error());
     spec.models = std::move(*models);
+  } else if (key == "checkpoint_interval_s") {
+    return set_number(spec.checkpoint_interval_s, 0, true, 1e7,
+                      "a number of seconds from 0 to 10000000");
+  } else if (key == "checkpoint_cost_s") {
+    return set_number(spec.checkpoint_cost_s, 0, true, 3600, "a number of seconds from 0 to 3600");
   } else if (key == "fractional_share") {
     return set_number(spec.fractional_share, 0, true, 1, "a fraction from 0 to 1");
   } else if (key == "required_topology") {
@@ -195,11 +200,26 @@ Result<void> ReadField(const std::string& key, const YamlField& field, Synthetic
 
 Result<SyntheticSpec> ParseDocument(const YAML::Node& root, std::string_view source) {
   const YamlField document = YamlField::Document(root, source);
-  auto map = document.Map({"jobs", "seed", "mean_interarrival_s", "size_mix", "runtime_median_s",
-                           "runtime_sigma", "runtime_min_s", "runtime_max_s", "estimate_factor",
-                           "tenants", "priority_classes", "devices_per_node", "models",
-                           "fractional_share", "cpu_milli_per_device", "memory_mib_per_device",
-                           "required_topology", "preferred_topology"});
+  auto map = document.Map({"jobs",
+                           "seed",
+                           "mean_interarrival_s",
+                           "size_mix",
+                           "runtime_median_s",
+                           "runtime_sigma",
+                           "runtime_min_s",
+                           "runtime_max_s",
+                           "estimate_factor",
+                           "tenants",
+                           "priority_classes",
+                           "devices_per_node",
+                           "models",
+                           "fractional_share",
+                           "cpu_milli_per_device",
+                           "memory_mib_per_device",
+                           "required_topology",
+                           "preferred_topology",
+                           "checkpoint_interval_s",
+                           "checkpoint_cost_s"});
   if (!map) return tl::unexpected(map.error());
   SyntheticSpec spec;
   for (const auto& [key, field] : map->entries()) {

@@ -33,6 +33,8 @@
 //   fractional_share: 0.1       # share of 1-device jobs asking for 100..900 milli of a device
 //   cpu_milli_per_device: 8000  # per task: devices x this (a CPU-only task gets one device's)
 //   memory_mib_per_device: 65536
+//   checkpoint_interval_s: 3600 # how often each job saves its work; 0 = the policy's default
+//   checkpoint_cost_s: 6.3      # how long each checkpoint pauses it, [0, 3600]; 0 = not declared
 //   required_topology: {level: rack, share: 0.5}   # that share of multi-node jobs (gangs of
 //                               # more than one task) must fit inside one domain of the level
 //   preferred_topology: {level: rack, share: 1}    # that share prefers it (falls back upwards)
@@ -79,6 +81,8 @@ struct SyntheticSpec {
   double fractional_share = 0;
   int64_t cpu_milli_per_device = 8000;
   int64_t memory_mib_per_device = 65536;
+  double checkpoint_interval_s = 0;
+  double checkpoint_cost_s = 0;
   // Topology levels some multi-node jobs state (model::Job); share 0 = none. The presets state
   // none, so their jobs are unchanged.
   std::string required_topology_level;

@@ -131,6 +131,8 @@ model::Workload GenerateSyntheticWorkload(const SyntheticSpec& spec, const Workl
     job.task.cpu_milli = spec.cpu_milli_per_device * device_milli / model::kMilliPerDevice;
     job.task.memory_mib = spec.memory_mib_per_device * device_milli / model::kMilliPerDevice;
     job.name = JobName(i);
+    job.checkpoint_interval_us = SecondsToWholeUs(spec.checkpoint_interval_s);
+    job.checkpoint_cost_us = SecondsToWholeUs(spec.checkpoint_cost_s);
     // Drawn only when a share is set, so specs without topology keep their exact jobs.
     if (job.task_count > 1 && spec.required_topology_share > 0 &&
         rng.Uniform() < spec.required_topology_share) {

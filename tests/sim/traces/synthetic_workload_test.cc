@@ -155,7 +155,9 @@ TEST(SyntheticWorkloadTest, SpecFieldsShapeTheJobs) {
       "models: {H100: 1, \"A\\\"B\": 1}\n"
       "fractional_share: 0.5\n"
       "cpu_milli_per_device: 1000\n"
-      "memory_mib_per_device: 2000\n");
+      "memory_mib_per_device: 2000\n"
+      "checkpoint_interval_s: 1800\n"
+      "checkpoint_cost_s: 6.3\n");
   EXPECT_EQ(spec.seed, 11u);
   const model::Workload w = GenerateSyntheticWorkload(spec, WorkloadOptions{.seed = 99}, "s");
   ASSERT_EQ(w.jobs.size(), 4000u);
@@ -166,6 +168,8 @@ TEST(SyntheticWorkloadTest, SpecFieldsShapeTheJobs) {
     EXPECT_EQ(job.runtime_us, 100 * kUsPerSecond);
     EXPECT_EQ(job.runtime_estimate_us, 200 * kUsPerSecond);
     EXPECT_EQ(job.priority, 5);
+    EXPECT_EQ(job.checkpoint_interval_us, 1800 * kUsPerSecond);
+    EXPECT_EQ(job.checkpoint_cost_us, 6'300'000);
     tenants.insert(job.tenant);
     ++selectors[job.task.selector.text()];
     if (job.task.devices == 0) {
@@ -255,12 +259,15 @@ TEST(SyntheticSpecTest, ErrorsNameFileLineAndField) {
   EXPECT_EQ(SpecError("runtime_min_s: 50\nruntime_max_s: 10\n"),
             "s.yaml:1: field 'runtime_min_s': expected runtime_min_s (50) at most runtime_max_s "
             "(10), got \"50\"");
+  EXPECT_EQ(SpecError("checkpoint_cost_s: 4000\n"),
+            "s.yaml:1: field 'checkpoint_cost_s': expected a number of seconds from 0 to 3600, "
+            "got \"4000\"");
   EXPECT_EQ(SpecError("jobs: 1\njobz: 2\n"),
             "s.yaml:2: field 'jobz': expected one of the keys jobs, seed, mean_interarrival_s, "
             "size_mix, runtime_median_s, runtime_sigma, runtime_min_s, runtime_max_s, "
             "estimate_factor, tenants, priority_classes, devices_per_node, models, "
             "fractional_share, cpu_milli_per_device, memory_mib_per_device, required_topology, "
-            "preferred_topology, got unknown key "
+            "preferred_topology, checkpoint_interval_s, checkpoint_cost_s, got unknown key "
             "\"jobz\"");
   EXPECT_EQ(SpecError("priority_classes: {1: 1, 01: 2}\n"),
             "s.yaml:1: field 'priority_classes.01': expected each key once, got the same key "

@@ -1,0 +1,57 @@
+// Directed checkpoints (recovery.direct_checkpoints): each start of a job that declares what a
+// checkpoint costs it (model::Job::checkpoint_cost_us, δ) is told how often to checkpoint. The
+// interval balances δ, paid every interval, against the work a fault loses (half an interval
+// on average) at the rate faults meet the job's nodes: Daly's higher-order estimate of the
+// optimum (J. T. Daly, "A higher order estimate of the optimum checkpoint interval for restart
+// dumps", FGCS 22(3), 2006), which refines Young's √(2 δ M) (1974) and is M when δ ≥ 2M. M is
+// the job's mean time between faults: one over its distinct nodes × the faults per node-day
+// the floor met (never below recovery.node_faults_per_day, the policy's prior; the job's own
+// faults count too). A user cannot know the floor's fault rate; the scheduler does, and a
+// 16,384-GPU job told to checkpoint hourly loses half an hour of 2,048 nodes at each of its
+// faults, every three hours (docs/engine.md, "Faults and recovery").
+#include <algorithm>
+#include <cmath>
+
+#include "base/check.h"
+#include "engine/engine.h"
+#include "engine/engine_records.h"
+
+namespace headroom::engine {
+
+TimeUs Engine::DirectedIntervalUs(const JobRecord& r, TimeUs now) const {
+  if (!policy_.recovery.direct_checkpoints || r.job.checkpoint_cost_us <= 0) return 0;
+  std::vector<uint32_t> nodes;
+  for (const TaskAllocation& task : r.tasks) nodes.push_back(task.node.value());
+  std::sort(nodes.begin(), nodes.end());
+  const auto distinct = std::unique(nodes.begin(), nodes.end()) - nodes.begin();
+  HR_CHECK(distinct > 0);
+  if (rate_cache_.at_us != now || rate_cache_.faults != node_interruptions_) {
+    rate_cache_ = {now, node_interruptions_, FaultsPerNodeDay(nullptr, now)};
+  }
+  const double mtbf_s = 86400.0 / (static_cast<double>(distinct) * rate_cache_.faults_per_node_day);
+  const double cost_s = static_cast<double>(r.job.checkpoint_cost_us) / kUsPerSecond;
+  double interval_s = mtbf_s;
+  if (cost_s < 2 * mtbf_s) {
+    const double ratio = cost_s / (2 * mtbf_s);
+    interval_s = std::sqrt(2 * cost_s * mtbf_s) * (1 + std::sqrt(ratio) / 3 + ratio / 9) - cost_s;
+  }
+  // Whole seconds, as the task is told them (HEADROOM_CHECKPOINT_INTERVAL_S).
+  return std::max<TimeUs>(std::llround(interval_s), 1) * kUsPerSecond;
+}
+
+TimeUs Engine::CheckpointIntervalUs(const JobRecord& r) const {
+  if (r.directed_interval_us > 0) return r.directed_interval_us;
+  return r.job.checkpoint_interval_us > 0 ? r.job.checkpoint_interval_us
+                                          : policy_.preemption.checkpoint_interval_us;
+}
+
+TimeUs Engine::told_checkpoint_interval_us(JobId job) const {
+  const JobRecord* r = find(job);
+  return r != nullptr && r->state == JobState::kRunning ? r->directed_interval_us : 0;
+}
+
+bool Engine::TracksExposure() const {
+  return policy_.recovery.hold_after > 0 || policy_.recovery.direct_checkpoints;
+}
+
+}  // namespace headroom::engine
