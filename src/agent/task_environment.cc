@@ -49,6 +49,11 @@ std::vector<std::string> TaskEnvironment(const DesiredTask& task,
   env["HEADROOM_ATTEMPT"] = std::to_string(task.key.attempt);
   env["HEADROOM_WORLD_SIZE"] = std::to_string(task.world_size);
   env["HEADROOM_RENDEZVOUS"] = task.rendezvous;
+  if (task.checkpoint_interval_s > 0) {
+    env["HEADROOM_CHECKPOINT_INTERVAL_S"] = std::to_string(task.checkpoint_interval_s);
+  } else {
+    env.erase("HEADROOM_CHECKPOINT_INTERVAL_S");
+  }
   env["RANK"] = std::to_string(task.key.rank);
   env["WORLD_SIZE"] = std::to_string(task.world_size);
   if (!task.rendezvous.empty()) {

@@ -4,6 +4,9 @@
 //   CUDA_VISIBLE_DEVICES  the task's device indices, comma-separated ("" for none)
 //   CUDA_DEVICE_ORDER     PCI_BUS_ID, so CUDA numbers devices as NVML (and the daemon) do
 //   HEADROOM_JOB_ID, HEADROOM_RANK, HEADROOM_WORLD_SIZE, HEADROOM_RENDEZVOUS
+//   HEADROOM_CHECKPOINT_INTERVAL_S  how often to checkpoint, where the scheduler says (the
+//                         policy's recovery.direct_checkpoints, for a job that declared its
+//                         checkpointCost); absent otherwise, whatever the job's env says
 //   RANK, WORLD_SIZE      as torch.distributed reads them
 //   MASTER_ADDR, MASTER_PORT  split from `rendezvous` ("[v6]:port" loses its brackets); left
 //                         as the job's env says when the rendezvous is empty or has no port

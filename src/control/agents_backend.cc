@@ -29,14 +29,16 @@ std::vector<model::DesiredTask> DesiredTasks(const DaemonState& state, const std
     }
     for (const TaskPlacement& task : job.placement) {
       if (task.node != node) continue;
-      model::DesiredTask desired{.key = {.job = static_cast<int64_t>(id),
-                                         .rank = static_cast<int>(task.rank),
-                                         .attempt = job.starts},
-                                 .world_size = static_cast<int>(job.placement.size()),
-                                 .command = job.spec.command,
-                                 .env = {job.spec.env.begin(), job.spec.env.end()},
-                                 .stop_grace_s = stop_grace_s,
-                                 .tenant = job.spec.tenant};
+      model::DesiredTask desired{
+          .key = {.job = static_cast<int64_t>(id),
+                  .rank = static_cast<int>(task.rank),
+                  .attempt = job.starts},
+          .world_size = static_cast<int>(job.placement.size()),
+          .command = job.spec.command,
+          .env = {job.spec.env.begin(), job.spec.env.end()},
+          .stop_grace_s = stop_grace_s,
+          .tenant = job.spec.tenant,
+          .checkpoint_interval_s = job.checkpoint_interval_us / kUsPerSecond};
       for (uint32_t index : task.device_indices) {
         desired.devices.push_back(
             static_cast<int>(index < inventory.size() ? inventory[index].index : index));

@@ -69,6 +69,7 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
       job.attained_device_us = replay.engine()->attained_device_us(*id);
       job.hold_reason = std::string(replay.engine()->hold_reason(*id));
       job.expedited = replay.engine()->expedited(*id);
+      job.checkpoint_interval_us = replay.engine()->told_checkpoint_interval_us(*id);
     }
   }
   // No earlier than the engine's last step, which a record refused after its first step (an

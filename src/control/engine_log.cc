@@ -150,6 +150,7 @@ Json RestoreEvent(const JobRecord& job) {
   // A running job's service is this base plus its run since start_us at its current width;
   // after an elastic job grew, the base is below 0 (engine_migrate.cc, Relocate).
   if (job.attained_device_us != 0) event["attained_device_us"] = job.attained_device_us;
+  if (job.checkpoint_interval_us > 0) event["checkpoint_interval_us"] = job.checkpoint_interval_us;
   return event;
 }
 
@@ -204,8 +205,12 @@ Json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& clu
                        {"pause_us", move.pause_us}});
       },
       [&](const engine::StartJob& start) {
-        out.push_back({{"start", daemon_of_engine.at(start.job.value())},
-                       {"placement", PlacementToJson(PlacementOn(cluster, start.tasks))}});
+        Json decision = {{"start", daemon_of_engine.at(start.job.value())},
+                         {"placement", PlacementToJson(PlacementOn(cluster, start.tasks))}};
+        if (start.checkpoint_interval_us > 0) {
+          decision["checkpoint_interval_us"] = start.checkpoint_interval_us;
+        }
+        out.push_back(std::move(decision));
       }});
   return out;
 }

@@ -16,9 +16,11 @@
 //   {"idle": [T...]}  steps at these times with no input and no decision (they still move the
 //       engine's clock), gathered into one record
 // EVENT: {"submit": ID, "spec": SPEC, "submit_us": T}
-//      | {"restore": ID, "spec": SPEC, "submit_us": T, "start_us": T, "placement": P}
+//      | {"restore": ID, "spec": SPEC, "submit_us": T, "start_us": T, "placement": P,
+//         "checkpoint_interval_us": T (when its start was told one)}
 //      | {"finish": ID} | {"cancel": ID} | {"drain": NODE, "drained": BOOL}
-// DECISION: {"start": ID, "placement": P} | {"move": ID, "placement": P, "pause_us": T} |
+// DECISION: {"start": ID, "placement": P, "checkpoint_interval_us": T (when directed)} |
+//           {"move": ID, "placement": P, "pause_us": T} |
 //           {"preempt": ID, "by": ID, "checkpoint_interval_us": T, "lost_us": T, "restart_us": T}
 // IDs are the daemon's job ids, nodes go by name and devices by index on their node (SPEC and
 // P are the jobs table's JSON texts), so records outlive engine ids and cluster numbering.

@@ -37,6 +37,15 @@ std::optional<bool> OptionalFlag(const Json& object, const char* key) {
   return it->is_boolean() ? std::optional<bool>(it->get<bool>()) : std::nullopt;
 }
 
+// An optional checkpoint_interval_us of a start or restore: 0 when absent, nullopt when not a
+// positive integer.
+std::optional<TimeUs> OptionalInterval(const Json& object) {
+  auto it = object.find("checkpoint_interval_us");
+  if (it == object.end()) return TimeUs{0};
+  if (!it->is_number_integer() || it->get<TimeUs>() <= 0) return std::nullopt;
+  return it->get<TimeUs>();
+}
+
 }  // namespace
 
 std::optional<JobId> EngineReplay::EngineIdOf(uint64_t job) const {
@@ -224,10 +233,16 @@ tl::expected<void, Error> EngineReplay::Step(const Json& step, const EngineLogRe
         return MakeError(ErrorCode::kInvalidArgument, "job {}'s placement does not fit the cluster",
                          id.get<uint64_t>());
       }
+      const std::optional<TimeUs> interval_us = OptionalInterval(event);
+      if (!interval_us) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "a restore's 'checkpoint_interval_us': expected a positive number of "
+                         "microseconds");
+      }
       const JobId engine_id = NewEngineId(id.get<uint64_t>());
       new_in_step.insert(engine_id.value());
       inputs.push_back(engine::JobRestored{engine_id, std::move(job), std::move(*tasks),
-                                           (*start_us)->get<TimeUs>()});
+                                           (*start_us)->get<TimeUs>(), *interval_us});
     } else if (event.contains("finish")) {
       auto id = known(event["finish"], JobState::kRunning);
       if (!id) return tl::unexpected(id.error());
@@ -377,7 +392,14 @@ Result<engine::Decisions> EngineReplay::Recorded(const Json& recorded) const {
                        id.get<uint64_t>());
     }
     if (!move) {
-      decisions.starts.push_back(engine::StartJob{*job, std::move(*tasks)});
+      const std::optional<TimeUs> interval_us = OptionalInterval(decision);
+      if (!interval_us) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         "job {}'s start: 'checkpoint_interval_us': expected a positive number of "
+                         "microseconds",
+                         id.get<uint64_t>());
+      }
+      decisions.starts.push_back(engine::StartJob{*job, std::move(*tasks), *interval_us});
       continue;
     }
     auto pause_us = Member(decision, "pause_us", Json::value_t::number_integer);

@@ -260,9 +260,10 @@ Result<ServiceAutoscaling> AutoscalingField(const YamlField& field) {
 }
 
 tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
-  YAML_FIELD_TRY(map, field.Map({"tenant", "priority", "tasks", "elastic", "replicas",
-                                 "autoscaling", "timeLimit", "runtime", "checkpointInterval",
-                                 "command", "env", "resources", "devices", "topology"}));
+  YAML_FIELD_TRY(
+      map, field.Map({"tenant", "priority", "tasks", "elastic", "replicas", "autoscaling",
+                      "timeLimit", "runtime", "checkpointInterval", "checkpointCost", "command",
+                      "env", "resources", "devices", "topology"}));
   if (const YamlField* tenant = map->Find("tenant")) {
     YAML_FIELD_TRY(name, LabelField(*tenant, "a tenant name"));
     spec.tenant = *name;
@@ -320,6 +321,10 @@ tl::expected<void, Error> SpecField(const YamlField& field, JobSpec& spec) {
     YAML_FIELD_TRY(interval_us, DurationField(*interval));
     spec.checkpoint_interval_us = *interval_us;
   }
+  if (const YamlField* cost = map->Find("checkpointCost")) {
+    YAML_FIELD_TRY(cost_us, DurationField(*cost));
+    spec.checkpoint_cost_us = *cost_us;
+  }
   if (const YamlField* command = map->Find("command")) {
     YAML_FIELD_TRY(value, CommandField(*command));
     spec.command = std::move(*value);
@@ -373,8 +378,9 @@ bool operator==(const JobSpec& a, const JobSpec& b) {
          a.tasks == b.tasks && a.min_tasks == b.min_tasks && a.task_step == b.task_step &&
          a.replicas == b.replicas && a.autoscaling == b.autoscaling &&
          a.time_limit_us == b.time_limit_us && a.runtime_us == b.runtime_us &&
-         a.checkpoint_interval_us == b.checkpoint_interval_us && a.command == b.command &&
-         a.env == b.env && a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
+         a.checkpoint_interval_us == b.checkpoint_interval_us &&
+         a.checkpoint_cost_us == b.checkpoint_cost_us && a.command == b.command && a.env == b.env &&
+         a.cpu_milli == b.cpu_milli && a.memory_mib == b.memory_mib &&
          a.request_name == b.request_name && a.devices == b.devices &&
          a.share_milli == b.share_milli && a.selector.text() == b.selector.text() &&
          a.accept_degraded == b.accept_degraded &&
@@ -452,6 +458,7 @@ std::string JobSpecToJson(const JobSpec& spec) {
   if (spec.checkpoint_interval_us > 0) {
     s["checkpointInterval"] = spec.checkpoint_interval_us / kUsPerSecond;
   }
+  if (spec.checkpoint_cost_us > 0) s["checkpointCost"] = spec.checkpoint_cost_us / kUsPerSecond;
   s["command"] = spec.command;
   s["env"] = nlohmann::ordered_json::object();
   for (const auto& [key, value] : spec.env) s["env"][key] = value;
@@ -497,6 +504,7 @@ model::Job ToModelJob(const JobSpec& spec, std::string_view tenant, TimeUs submi
   job.runtime_estimate_us = spec.time_limit_us;
   job.runtime_us = spec.runtime_us > 0 ? spec.runtime_us : spec.time_limit_us;
   job.checkpoint_interval_us = spec.checkpoint_interval_us;
+  job.checkpoint_cost_us = spec.checkpoint_cost_us;
   job.task_count = spec.kind == JobKind::kJob ? spec.tasks : 1;
   if (spec.kind == JobKind::kJob && spec.min_tasks > 0) {
     job.min_task_count = spec.min_tasks;

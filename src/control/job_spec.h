@@ -69,6 +69,10 @@ struct JobSpec {
   // How often the job saves its progress (model::Job::checkpoint_interval_us); a preempted job
   // restarts from its last checkpoint. 0 (not given): the policy's default.
   TimeUs checkpoint_interval_us = 0;
+  // How long one checkpoint pauses the job (model::Job::checkpoint_cost_us); a policy with
+  // recovery.direct_checkpoints then tells each start how often to checkpoint
+  // (HEADROOM_CHECKPOINT_INTERVAL_S). 0 (not given): not declared.
+  TimeUs checkpoint_cost_us = 0;
   std::vector<std::string> command;
   std::vector<std::pair<std::string, std::string>> env;  // In document order, unique keys.
   int64_t cpu_milli = 0;                                 // Per task.

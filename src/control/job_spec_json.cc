@@ -53,6 +53,7 @@ enum class Field : uint8_t {
   kTimeLimit,
   kRuntime,
   kCheckpointInterval,
+  kCheckpointCost,
   kCommand,
   kEnv,
   kResources,
@@ -117,6 +118,7 @@ constexpr std::array kMembers = {
     Member{Where::kSpec, "timeLimit", Field::kTimeLimit},
     Member{Where::kSpec, "runtime", Field::kRuntime},
     Member{Where::kSpec, "checkpointInterval", Field::kCheckpointInterval},
+    Member{Where::kSpec, "checkpointCost", Field::kCheckpointCost},
     Member{Where::kSpec, "command", Field::kCommand},
     Member{Where::kSpec, "env", Field::kEnv},
     Member{Where::kSpec, "resources", Field::kResources},
@@ -178,8 +180,8 @@ struct Read {
   std::string api_version, kind, name, tenant, cpu, memory, request_name, device_class, expression,
       required_level, preferred_level, requests_per_replica, prometheus_query;
   std::optional<int64_t> priority, tasks, min_tasks, task_step, replicas, time_limit_s, runtime_s,
-      checkpoint_interval_s, count, share, min_replicas, max_replicas, target_utilization,
-      scale_down_window_s, forecast_s;
+      checkpoint_interval_s, checkpoint_cost_s, count, share, min_replicas, max_replicas,
+      target_utilization, scale_down_window_s, forecast_s;
   bool accept_degraded = false;
   uint64_t present = 0;  // Bit per Field.
   int requests = 0;
@@ -347,6 +349,8 @@ class CanonicalReader {
         return &read_.runtime_s;
       case Field::kCheckpointInterval:
         return &read_.checkpoint_interval_s;
+      case Field::kCheckpointCost:
+        return &read_.checkpoint_cost_s;
       case Field::kCount:
         return &read_.count;
       case Field::kShare:
@@ -470,6 +474,11 @@ bool Check(const Read& read, JobSpec& spec) {
     const std::optional<TimeUs> interval_us = Duration(read.checkpoint_interval_s);
     if (!interval_us) return false;
     spec.checkpoint_interval_us = *interval_us;
+  }
+  if (Has(read, Field::kCheckpointCost)) {
+    const std::optional<TimeUs> cost_us = Duration(read.checkpoint_cost_s);
+    if (!cost_us) return false;
+    spec.checkpoint_cost_us = *cost_us;
   }
   if (!Has(read, Field::kCommand) || !Has(read, Field::kEnv) || !Has(read, Field::kCpu) ||
       !Has(read, Field::kMemory)) {

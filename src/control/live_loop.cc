@@ -464,6 +464,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
           job.state = JobState::kRunning;
           job.start_us = now;
           job.placement = PlacementOn(*cluster_, start.tasks);
+          job.checkpoint_interval_us = start.checkpoint_interval_us;
           ++job.starts;
           job.message.clear();
           changed.push_back(std::move(job));

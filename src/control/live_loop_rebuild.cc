@@ -118,7 +118,8 @@ void LiveLoop::Rebuild(TimeUs now) {
     }
     backend_.OnStart(job, *tasks, *cluster_);
     const JobId id = NewEngineId(job.id);
-    AddEvent(engine::JobRestored{id, EngineJobOf(job), std::move(*tasks), job.start_us},
+    AddEvent(engine::JobRestored{id, EngineJobOf(job), std::move(*tasks), job.start_us,
+                                 job.checkpoint_interval_us},
              RestoreEvent(job));
   }
   for (const JobRecord& job : pending) EnqueueSubmit(job);

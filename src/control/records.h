@@ -62,6 +62,10 @@ struct JobRecord {
   // A fault interrupted it and it has not started since (the engine's recovery.expedite puts it
   // ahead of the queue); carried the same way.
   bool expedited = false;
+  // The checkpoint interval its current attempt was told at its start (the engine's
+  // recovery.direct_checkpoints; HEADROOM_CHECKPOINT_INTERVAL_S); 0: none. Carried by the
+  // engine log's start decisions and restore events and recovered from the log, not a row.
+  TimeUs checkpoint_interval_us = 0;
   uint32_t starts = 0;  // Start decisions journaled for this job, all attempts.
   std::string message;  // Why it ended, or why it was requeued.
   // JobSpecToJson(spec), when made: a new submission's text is made once, on the request's

@@ -154,6 +154,12 @@ Result<DesiredTask> ParseDesired(const json& item, const std::string& path) {
                                   fmt::format("seconds in 0..{}", kMaxStopGraceS)));
     task.stop_grace_s = *grace;
   }
+  if (item.contains("checkpoint_interval_s") && !item["checkpoint_interval_s"].is_null()) {
+    YAML_FIELD_TRY(interval, Integer(item["checkpoint_interval_s"], field("checkpoint_interval_s"),
+                                     1, kMaxCheckpointIntervalS,
+                                     fmt::format("seconds in 1..{}", kMaxCheckpointIntervalS)));
+    task.checkpoint_interval_s = *interval;
+  }
   if (item.contains("tenant") && !item["tenant"].is_null()) {
     if (!item["tenant"].is_string()) {
       return tl::unexpected(Invalid(field("tenant"), "a tenant name", item["tenant"]));
@@ -375,6 +381,7 @@ json HeartbeatReplyJson(const std::vector<DesiredTask>& tasks) {
     entry["rendezvous"] = task.rendezvous;
     entry["tenant"] = Optional(task.tenant);
     entry["stop_grace_s"] = task.stop_grace_s;
+    if (task.checkpoint_interval_s > 0) entry["checkpoint_interval_s"] = task.checkpoint_interval_s;
   }
   return out;
 }

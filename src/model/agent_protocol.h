@@ -42,6 +42,7 @@ inline constexpr int64_t kMaxWorldSize = 1'000'000;     // Tasks of a gang; rank
 inline constexpr size_t kMaxReportedTasks = 1'000'000;  // Tasks in one heartbeat.
 inline constexpr size_t kMaxTenantLabelBytes = 256;     // A telemetry reading's tenant.
 inline constexpr int64_t kMaxStopGraceS = 86400;
+inline constexpr int64_t kMaxCheckpointIntervalS = 366 * 86400;
 
 // One device of a node as the agent registers it and headroomd stores it.
 struct RegisteredDevice {
@@ -86,6 +87,9 @@ struct DesiredTask {
   std::string rendezvous;  // "host:port", "[v6]:port" or "" when the job has none.
   int64_t stop_grace_s = kDefaultStopGraceS;
   std::optional<std::string> tenant;  // For labelling telemetry.
+  // How often the scheduler tells the task to checkpoint (HEADROOM_CHECKPOINT_INTERVAL_S);
+  // 0: it does not (null or absent in JSON).
+  int64_t checkpoint_interval_s = 0;
   friend bool operator==(const DesiredTask&, const DesiredTask&) = default;
 };
 

@@ -476,11 +476,12 @@ class ReplyEvents : public ScalarEvents<ReplyEvents> {
     kEnv,
     kRendezvous,
     kTenant,
-    kGrace
+    kGrace,
+    kCheckpointInterval
   };
   static constexpr std::string_view kDesiredNames[] = {
-      "job",     "rank", "attempt",    "world_size", "devices",
-      "command", "env",  "rendezvous", "tenant",     "stop_grace_s"};
+      "job",        "rank",   "attempt",      "world_size",           "devices", "command", "env",
+      "rendezvous", "tenant", "stop_grace_s", "checkpoint_interval_s"};
 
   static bool WithoutNul(const std::string& text) { return text.find('\0') == std::string::npos; }
 
@@ -513,7 +514,8 @@ class ReplyEvents : public ScalarEvents<ReplyEvents> {
   }
 
   bool TaskValue(const Scalar& value, std::string* const* text) {
-    const bool null = std::holds_alternative<std::nullptr_t>(value);
+    // The optional members may be null, which leaves their defaults.
+    if (std::holds_alternative<std::nullptr_t>(value)) return key_ >= kEnv;
     int64_t number = 0;
     switch (key_) {
       case kJob:
@@ -533,21 +535,22 @@ class ReplyEvents : public ScalarEvents<ReplyEvents> {
         task_.world_size = static_cast<int>(number);
         return true;
       case kEnv:  // An object of strings (start_object), or null for none.
-        return null;
+        return false;
       case kRendezvous:
-        if (null) return true;
         if (text == nullptr || !WithoutNul(**text)) return false;
         task_.rendezvous = std::move(**text);
         return true;
       case kTenant:
-        if (null) return true;
         if (text == nullptr) return false;
         task_.tenant = std::move(**text);
         return true;
       case kGrace:
-        if (null) return true;
         if (!IntegerIn(value, 0, kMaxStopGraceS, number)) return false;
         task_.stop_grace_s = number;
+        return true;
+      case kCheckpointInterval:
+        if (!IntegerIn(value, 1, kMaxCheckpointIntervalS, number)) return false;
+        task_.checkpoint_interval_s = number;
         return true;
       default:  // The two lists must be lists.
         return false;

@@ -47,6 +47,22 @@ TEST(AgentTaskEnvironment, NoRendezvousLeavesTheJobsMasterVariables) {
   EXPECT_NE(std::find(env.begin(), env.end(), "HEADROOM_RENDEZVOUS="), env.end());
 }
 
+TEST(AgentTaskEnvironment, ACheckpointIntervalIsToldOnlyWhereTheSchedulerSetsOne) {
+  DesiredTask task{.key = {.job = 1, .rank = 0},
+                   .command = {"true"},
+                   .env = {{"HEADROOM_CHECKPOINT_INTERVAL_S", "5"}},
+                   .checkpoint_interval_s = 370};
+  std::vector<std::string> env = TaskEnvironment(task, {});
+  EXPECT_NE(std::find(env.begin(), env.end(), "HEADROOM_CHECKPOINT_INTERVAL_S=370"), env.end());
+  // Where the scheduler says nothing the variable is absent, whatever the job's or the agent's
+  // environment holds: a task that sees it was told by the scheduler.
+  task.checkpoint_interval_s = 0;
+  env = TaskEnvironment(task, {"HEADROOM_CHECKPOINT_INTERVAL_S=9"});
+  EXPECT_TRUE(std::none_of(env.begin(), env.end(), [](const std::string& entry) {
+    return entry.starts_with("HEADROOM_CHECKPOINT_INTERVAL_S=");
+  }));
+}
+
 TEST(AgentTaskEnvironment, SplitsRendezvousForms) {
   using Pair = std::pair<std::string, std::string>;
   EXPECT_EQ(SplitRendezvous("10.0.0.11:29500"), Pair("10.0.0.11", "29500"));

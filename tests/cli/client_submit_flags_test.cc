@@ -73,6 +73,13 @@ TEST(ClientSubmitFlags, AcceptDegradedGoesIntoTheDeviceRequest) {
   EXPECT_EQ(spec["spec"]["devices"]["requests"][0]["acceptDegraded"], true);
 }
 
+TEST(ClientSubmitFlags, CheckpointCostGoesIntoTheSpecInSeconds) {
+  EXPECT_EQ(
+      DryRun({"--gpus", "1", "--checkpoint-cost", "2m", "--time", "1h"})["spec"]["checkpointCost"],
+      120);
+  EXPECT_FALSE(DryRun({"--gpus", "1", "--time", "1h"})["spec"].contains("checkpointCost"));
+}
+
 // sbatch's meanings: -G is the job's total, -N nodes with a task each, -n tasks.
 TEST(ClientSubmitFlags, GpuFlagsSplitIntoTasksAsSbatchDoes) {
   struct Case {
@@ -172,6 +179,7 @@ TEST(ClientSubmitFlags, BadFlagsExitTwoWithOneLineNamingTheFlag) {
       {{"--time", "1h", "--gpu-type", "H100"}, "--gpu-type needs --gpus"},
       {{"--time", "1h", "--accept-degraded"}, "--accept-degraded needs --gpus"},
       {{"--time", "1h", "--env", "NOEQUALS"}, "--env 'NOEQUALS': expected KEY=VALUE"},
+      {{"--time", "1h", "--checkpoint-cost", "soon"}, "--checkpoint-cost: "},
       {{"--time", "1h", "--tasks", "2", "--replicas", "2"}, "exclude each other"},
       {{"--time", "1h", "--cpus", "many"}, "--cpus 'many'"},
       {{"-f", "spec.yaml", "--gpus", "1"}, "-f takes the whole job from the file"},

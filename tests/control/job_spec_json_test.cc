@@ -45,6 +45,12 @@ rc::Gen<JobSpec> ArbitrarySpec() {
     if (*rc::gen::arbitrary<bool>()) {
       spec.runtime_us = *rc::gen::inRange<int64_t>(1, 86400) * kUsPerSecond;
     }
+    if (*rc::gen::arbitrary<bool>()) {
+      spec.checkpoint_interval_us = *rc::gen::inRange<int64_t>(1, 86400) * kUsPerSecond;
+    }
+    if (*rc::gen::arbitrary<bool>()) {
+      spec.checkpoint_cost_us = *rc::gen::inRange<int64_t>(1, 3600) * kUsPerSecond;
+    }
     const int args = *rc::gen::inRange(0, 4);
     for (int i = 0; i < args; ++i) spec.command.push_back(text(true));
     const int vars = *rc::gen::inRange(0, 4);

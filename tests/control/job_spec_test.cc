@@ -18,6 +18,7 @@ spec:
   timeLimit: 2h
   runtime: 90m
   checkpointInterval: 30m
+  checkpointCost: 10s
   command: ["python", "train.py"]
   env: {MASTER_PORT: "29500"}
   resources:
@@ -45,6 +46,7 @@ TEST(ControlJobSpec, ParsesTheDocumentedExample) {
   EXPECT_EQ(spec->time_limit_us, 2 * 3600 * kUsPerSecond);
   EXPECT_EQ(spec->runtime_us, 90 * 60 * kUsPerSecond);
   EXPECT_EQ(spec->checkpoint_interval_us, 30 * 60 * kUsPerSecond);
+  EXPECT_EQ(spec->checkpoint_cost_us, 10 * kUsPerSecond);
   EXPECT_EQ(spec->command, (std::vector<std::string>{"python", "train.py"}));
   ASSERT_EQ(spec->env.size(), 1u);
   EXPECT_EQ(spec->env[0].second, "29500");
@@ -57,6 +59,7 @@ TEST(ControlJobSpec, ParsesTheDocumentedExample) {
   EXPECT_EQ(job.total_milli(), 32'000u);
   EXPECT_EQ(job.runtime_estimate_us, spec->time_limit_us);
   EXPECT_EQ(job.checkpoint_interval_us, 30 * 60 * kUsPerSecond);
+  EXPECT_EQ(job.checkpoint_cost_us, 10 * kUsPerSecond);
   EXPECT_EQ(job.required_topology_level, "rack");
   EXPECT_EQ(job.preferred_topology_level, "nvlink");
 }
@@ -117,6 +120,12 @@ TEST(ControlJobSpec, ErrorsNameFieldAndLine) {
   EXPECT_NE(interval.error().message.find("request body:3: field 'spec.checkpointInterval'"),
             std::string::npos)
       << interval.error().message;
+  auto cost = ParseJobSpec("spec:\n  timeLimit: 1h\n  checkpointCost: 0\n");
+  ASSERT_FALSE(cost.has_value());
+  EXPECT_NE(cost.error().message.find("request body:3: field 'spec.checkpointCost': expected a "
+                                      "duration such as 90s"),
+            std::string::npos)
+      << cost.error().message;
 
   auto syntax = ParseJobSpec("spec: [\n");
   ASSERT_FALSE(syntax.has_value());

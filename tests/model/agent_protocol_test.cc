@@ -51,7 +51,7 @@ TEST(AgentProtocol, ParsesDesiredTasksWithDefaults) {
       {"job": 42, "rank": 1, "attempt": 3, "world_size": 4, "devices": [0, 1],
        "command": ["python", "t.py"],
        "env": {"MASTER_PORT": "29500"}, "rendezvous": "10.0.0.11:29500", "stop_grace_s": 5,
-       "tenant": "team-a", "future_field": true},
+       "tenant": "team-a", "checkpoint_interval_s": 370, "future_field": true},
       {"job": 7, "rank": 0, "world_size": 1, "devices": [], "command": ["sleep", "1"]}]})");
   ASSERT_TRUE(tasks.has_value()) << tasks.error().message;
   ASSERT_EQ(tasks->size(), 2u);
@@ -64,7 +64,9 @@ TEST(AgentProtocol, ParsesDesiredTasksWithDefaults) {
   EXPECT_EQ(first.rendezvous, "10.0.0.11:29500");
   EXPECT_EQ(first.stop_grace_s, 5);
   EXPECT_EQ(first.tenant, "team-a");
+  EXPECT_EQ(first.checkpoint_interval_s, 370);
   const DesiredTask& second = (*tasks)[1];
+  EXPECT_EQ(second.checkpoint_interval_s, 0);
   EXPECT_EQ(second.key.attempt, 1);
   EXPECT_EQ(second.stop_grace_s, kDefaultStopGraceS);
   EXPECT_TRUE(second.env.empty());
@@ -96,6 +98,9 @@ TEST(AgentProtocol, RejectsBadDesiredTasksNamingTheField) {
   EXPECT_EQ(message(R"({"tasks": [{"job": 1, "rank": 0, "attempt": 0, "world_size": 1,
                        "devices": [], "command": ["x"]}]})"),
             "tasks[0].attempt: expected an attempt >= 1, got \"0\"");
+  EXPECT_EQ(message(R"({"tasks": [{"job": 1, "rank": 0, "world_size": 1, "devices": [],
+                       "command": ["x"], "checkpoint_interval_s": 0}]})"),
+            "tasks[0].checkpoint_interval_s: expected seconds in 1..31622400, got \"0\"");
   EXPECT_EQ(message(R"({"tasks": [{"rank": 0}]})"), "tasks[0].job: expected a job id, got nothing");
   EXPECT_EQ(message(R"({"jobs": []})"), "tasks: expected a list of tasks, got null");
   EXPECT_EQ(message("<html>"), "heartbeat reply: expected a JSON object, got \"<html>\"");
@@ -144,7 +149,8 @@ TEST(AgentProtocol, ARepliedDesiredSetReadsBackAsItWasSent) {
                                            .env = {{"MASTER_PORT", "29500"}},
                                            .rendezvous = "10.0.0.11:29500",
                                            .stop_grace_s = 5,
-                                           .tenant = "team-a"},
+                                           .tenant = "team-a",
+                                           .checkpoint_interval_s = 370},
                                           {.key = {7, 0, 1}, .command = {"sleep", "1"}}};
   auto parsed = ParseHeartbeatReply(HeartbeatReplyJson(tasks).dump());
   ASSERT_TRUE(parsed.has_value()) << parsed.error().message;

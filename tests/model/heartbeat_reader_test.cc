@@ -160,7 +160,8 @@ std::vector<DesiredTask> SampleReply() {
                       .env = {{"MASTER_PORT", "29501"}, {"NCCL_DEBUG", "INFO"}},
                       .rendezvous = "n0:29501",
                       .stop_grace_s = 0,
-                      .tenant = "team-a"},
+                      .tenant = "team-a",
+                      .checkpoint_interval_s = 600},
           DesiredTask{.key = {18, 0, 1}, .command = {"sleep"}}};
 }
 
@@ -174,7 +175,8 @@ TEST(HeartbeatReplyReader, ReadsWhatTheDaemonSendsAsTheSlowWayDoes) {
   // Defaults where a member is absent or null, members in any order.
   const auto sparse = ReadPlainHeartbeatReply(
       R"({"tasks": [{"command": ["a"], "devices": [], "rank": 0, "world_size": 1, "job": 2,
-                     "env": null, "tenant": null, "rendezvous": null, "stop_grace_s": null}]})");
+                     "env": null, "tenant": null, "rendezvous": null, "stop_grace_s": null,
+                     "checkpoint_interval_s": null}]})");
   ASSERT_TRUE(sparse.has_value());
   EXPECT_EQ(*sparse, (std::vector<DesiredTask>{{.key = {2, 0}, .command = {"a"}}}));
   auto read = ReadHeartbeatReply(body);
@@ -194,6 +196,8 @@ TEST(HeartbeatReplyReader, LeavesEverythingElseToTheSlowWay) {
            "{\"tasks\": [{" + task + R"(, "rank": 0, "attempt": 0}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "attempt": null}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "stop_grace_s": 86401}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "checkpoint_interval_s": 0}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "checkpoint_interval_s": "1"}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A=B": "x"}}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A": "x", "A": "y"}}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A": 1}}]})",

@@ -260,6 +260,11 @@ Result<nlohmann::json> BuildJobSpec(const SubmitFlags& flags) {
     if (!runtime) return bad("--runtime: " + runtime.error().message);
     spec["runtime"] = *runtime;
   }
+  if (!flags.checkpoint_cost.empty()) {
+    const auto cost = ParseDurationSeconds(flags.checkpoint_cost);
+    if (!cost) return bad("--checkpoint-cost: " + cost.error().message);
+    spec["checkpointCost"] = *cost;
+  }
   if (!flags.command.empty()) spec["command"] = flags.command;
   if (!flags.env.empty()) {
     nlohmann::json env = nlohmann::json::object();

@@ -39,8 +39,9 @@ struct SubmitFlags {
   bool accept_degraded = false;          // the request's acceptDegraded
   std::optional<int64_t> tasks;          // -n: gang size
   std::optional<int64_t> replicas;       // makes it a Service of this many replicas
-  std::string time_limit;  // 2h, 90m, 45s, 1d, HH:MM:SS, MM:SS, D-HH[:MM[:SS]], minutes
-  std::string runtime;     // simulated backend only; same forms as time_limit
+  std::string time_limit;       // 2h, 90m, 45s, 1d, HH:MM:SS, MM:SS, D-HH[:MM[:SS]], minutes
+  std::string runtime;          // simulated backend only; same forms as time_limit
+  std::string checkpoint_cost;  // how long one checkpoint pauses the job; same forms
   std::optional<int64_t> priority;
   std::string tenant;
   std::string cpus;                  // cores per task: "16" or "500m"

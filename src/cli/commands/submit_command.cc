@@ -93,6 +93,9 @@ std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection) {
   command->add_option("--replicas", f.replicas, "Submit a Service of this many replicas");
   command->add_option("-t,--time", f.time_limit, "Time limit: 2h, 90m, HH:MM:SS, D-HH:MM:SS");
   command->add_option("--runtime", f.runtime, "Simulated backend: how long the job really runs");
+  command->add_option("--checkpoint-cost", f.checkpoint_cost,
+                      "How long one checkpoint pauses the job (30s, 2m): the policy may then tell "
+                      "each start how often to checkpoint (HEADROOM_CHECKPOINT_INTERVAL_S)");
   command->add_option("-p,--priority", f.priority, "Priority (integer, higher first)");
   command->add_option("-A,--tenant", f.tenant, "Tenant (default: the token's)");
   command->add_option("-c,--cpus", f.cpus, "CPU cores per task (16, or 500m)");
@@ -111,8 +114,8 @@ std::function<int()> AddSubmitCommand(CLI::App& app, Connection connection) {
       if (!g.name.empty() || g.gpus || g.gpus_per_task || g.gpus_per_node || g.nodes ||
           !g.topology_required.empty() || !g.topology_preferred.empty() || !g.gpu_type.empty() ||
           g.share_milli || g.tasks || g.replicas || !g.time_limit.empty() || !g.runtime.empty() ||
-          g.priority || !g.tenant.empty() || !g.cpus.empty() || !g.mem.empty() || !g.env.empty() ||
-          !g.command.empty()) {
+          !g.checkpoint_cost.empty() || g.priority || !g.tenant.empty() || !g.cpus.empty() ||
+          !g.mem.empty() || !g.env.empty() || !g.command.empty()) {
         return Fail(Error{ErrorCode::kInvalidArgument,
                           "submit: -f takes the whole job from the file; put the other settings "
                           "in the file instead of flags"});
