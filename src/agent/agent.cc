@@ -35,6 +35,10 @@ Agent::Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, Tas
 
 void Agent::TickReadiness(TimeUs now_us) {
   readiness_.Tick(now_us);
+  if (awaiting_check_ && readiness_.finished() != checks_finished_before_) {
+    awaiting_check_ = false;
+    next_heartbeat_us_ = now_us;  // Its verdict decides the waiting tasks: tell it at once.
+  }
   if (!readiness_.has_verdict()) return;
   const Readiness& current = readiness_.current();
   if (current.ready != last_ready_ || current.message != last_readiness_message_) {
@@ -204,8 +208,19 @@ Agent::Step Agent::SendHeartbeat(TimeUs now_us) {
     last_failure_.clear();
   }
   launcher_.Acknowledge(reports);
-  launcher_.Reconcile(*reply, readiness.ready ? Admission::kStartNew : Admission::kHoldNew,
-                      SteadyNowUs());
+  const TimeUs after_us = SteadyNowUs();
+  Admission admission = readiness.ready ? Admission::kStartNew : Admission::kHoldNew;
+  if (admission == Admission::kStartNew && !readiness_.VerifiedAt(after_us) &&
+      launcher_.HasNewTasks(*reply)) {
+    if (!awaiting_check_) {
+      Log("new work waits for a readiness check: none passed recently");
+      readiness_.CheckNow(after_us);
+      awaiting_check_ = true;
+      checks_finished_before_ = readiness_.finished();
+    }
+    admission = Admission::kHoldNew;
+  }
+  launcher_.Reconcile(*reply, admission, after_us);
   return Step::kContinue;
 }
 

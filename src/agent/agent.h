@@ -9,7 +9,10 @@
 //     runs: a registration tells the daemon this node runs nothing; 401/403 on either
 //     call stops all tasks and ends Run with exit code 1; any other failure keeps the tasks
 //     running and retries at the next interval (the daemon decides whether to requeue).
-//  2. No new task starts while the readiness check fails; running tasks are left alone.
+//  2. No new task starts while the readiness check fails; running tasks are left alone. With
+//     ReadinessOptions::verified_for_us, a new task also waits for a check on a node that has
+//     not passed one within it; the check's verdict is sent at once, and a failing one leaves
+//     the task unstarted (headroomd requeues its job elsewhere).
 //  3. A task exit triggers an early heartbeat, so the daemon hears of it promptly.
 //  5. With a diagnostics command, it asks headroomd which devices to diagnose every few
 //     heartbeat intervals while none is being diagnosed, runs them (device_diagnostics.h) and
@@ -78,6 +81,9 @@ class Agent {
   std::string last_failure_;  // The last daemon failure logged, to log each outage once.
   std::string last_telemetry_error_;
   bool last_ready_ = true;
+  // A check was asked for before new tasks start; the count of finished checks then.
+  bool awaiting_check_ = false;
+  uint64_t checks_finished_before_ = 0;
   std::string last_readiness_message_;
 };
 

@@ -44,6 +44,7 @@ struct Flags {
   double diagnostics_timeout_s = 1800.0;
   double readiness_timeout_s = 60.0;
   double readiness_interval_s = 300.0;
+  double readiness_before_start_s = 0;
   std::string work_dir = "/var/lib/headroom-agent";
   double heartbeat_s = 0.0;
   std::string address;
@@ -207,11 +208,13 @@ int Run(const Flags& flags_in) {
                                         .device_indices = indices,
                                         .record_path = records.path()});
   if (!launcher) return Fail(launcher.error().message);
-  ReadinessCheck readiness({.command = flags.readiness_cmd,
-                            .timeout_us = headroom::SecondsToUs(flags.readiness_timeout_s),
-                            .interval_us = headroom::SecondsToUs(flags.readiness_interval_s),
-                            .output_path = flags.work_dir + "/readiness.out",
-                            .env = agent_env});
+  ReadinessCheck readiness(
+      {.command = flags.readiness_cmd,
+       .timeout_us = headroom::SecondsToUs(flags.readiness_timeout_s),
+       .interval_us = headroom::SecondsToUs(flags.readiness_interval_s),
+       .verified_for_us = headroom::SecondsToUs(flags.readiness_before_start_s),
+       .output_path = flags.work_dir + "/readiness.out",
+       .env = agent_env});
   DeviceDiagnostics diagnostics({.command = flags.diagnostics_cmd,
                                  .timeout_us = headroom::SecondsToUs(flags.diagnostics_timeout_s),
                                  .output_path = flags.work_dir + "/diagnostics.out",
@@ -266,6 +269,11 @@ int main(int argc, char** argv) {
   app.add_option("--readiness-interval-s", flags.readiness_interval_s,
                  "seconds between readiness checks")
       ->check(CLI::Range(1.0, 86400.0))
+      ->capture_default_str();
+  app.add_option("--readiness-before-start-s", flags.readiness_before_start_s,
+                 "a new task waits for a readiness check unless one passed within this many "
+                 "seconds (0: the periodic checks suffice)")
+      ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   app.add_option("--work-dir", flags.work_dir, "task output and readiness output go here")
       ->capture_default_str();

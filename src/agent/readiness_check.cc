@@ -30,6 +30,7 @@ void ReadinessCheck::Tick(TimeUs now_us) {
   if (running_) {
     if (const std::optional<int> code = running_->Poll()) {
       Finish(*code);
+      if (current_.ready) passed_us_ = now_us;
       next_us_ = now_us + options_.interval_us;
     } else if (now_us - started_us_ >= options_.timeout_us) {
       running_->SignalGroup(SIGKILL);
@@ -39,11 +40,22 @@ void ReadinessCheck::Tick(TimeUs now_us) {
                   .message = fmt::format("readiness check timed out after {:g} s",
                                          UsToSeconds(options_.timeout_us))};
       has_verdict_ = true;
+      ++finished_;
       next_us_ = now_us + options_.interval_us;
     }
     return;
   }
   if (now_us >= next_us_) Start(now_us);
+}
+
+bool ReadinessCheck::VerifiedAt(TimeUs now_us) const {
+  if (!current_.ready) return false;
+  if (options_.command.empty() || options_.verified_for_us <= 0) return true;
+  return passed_us_ >= 0 && now_us - passed_us_ < options_.verified_for_us;
+}
+
+void ReadinessCheck::CheckNow(TimeUs now_us) {
+  if (!running_) next_us_ = std::min(next_us_, now_us);
 }
 
 void ReadinessCheck::Start(TimeUs now_us) {
@@ -57,6 +69,7 @@ void ReadinessCheck::Start(TimeUs now_us) {
     current_ = {.ready = false,
                 .message = fmt::format("readiness check cannot start: {}", child.error().message)};
     has_verdict_ = true;
+    ++finished_;
     next_us_ = now_us + options_.interval_us;
     return;
   }
@@ -67,6 +80,7 @@ void ReadinessCheck::Start(TimeUs now_us) {
 void ReadinessCheck::Finish(int exit_code) {
   running_.reset();
   has_verdict_ = true;
+  ++finished_;
   if (exit_code == 0) {
     current_ = {.ready = true, .message = ""};
     return;

@@ -11,6 +11,9 @@
 //  3. A check past its timeout is killed with its whole process group; at most one runs at a
 //     time; Tick never blocks.
 //  4. Until the first check finishes the node is not ready ("readiness check running").
+//  5. With verified_for_us, VerifiedAt says whether a check passed within that long; CheckNow
+//     runs one at the next Tick (unless one runs already). While it runs the node keeps its
+//     last verdict: work is held back by the caller, not reported as not ready.
 // Threading: single-threaded; owned by the agent loop. Times are steady-clock microseconds the
 // caller passes in.
 #pragma once
@@ -27,6 +30,9 @@ struct ReadinessOptions {
   std::string command;  // Empty: no check.
   TimeUs timeout_us = 60 * kUsPerSecond;
   TimeUs interval_us = 300 * kUsPerSecond;
+  // A new task starts only on a node that passed a check within this long (DCGM's run level 1
+  // before work is admitted); 0: the periodic checks suffice.
+  TimeUs verified_for_us = 0;
   std::string output_path;  // The check's stdout and stderr go here (truncated per run).
   std::vector<std::string> env;
 };
@@ -49,6 +55,13 @@ class ReadinessCheck {
   // Whether a verdict exists (always true without a command).
   bool has_verdict() const { return has_verdict_; }
   const Readiness& current() const { return current_; }
+  // Whether a new task may start at `now_us`: the node is ready and, with verified_for_us, a
+  // check passed within it.
+  bool VerifiedAt(TimeUs now_us) const;
+  // Runs a check at the next Tick, unless one is running.
+  void CheckNow(TimeUs now_us);
+  // Checks finished so far (passed, failed or timed out).
+  uint64_t finished() const { return finished_; }
 
  private:
   void Start(TimeUs now_us);
@@ -59,7 +72,9 @@ class ReadinessCheck {
   bool has_verdict_ = false;
   std::optional<ChildProcess> running_;
   TimeUs started_us_ = 0;
-  TimeUs next_us_ = 0;  // When the next check is due.
+  TimeUs next_us_ = 0;     // When the next check is due.
+  TimeUs passed_us_ = -1;  // When a check last passed; -1: never.
+  uint64_t finished_ = 0;
 };
 
 }  // namespace headroom::agent

@@ -199,6 +199,11 @@ std::map<int, DeviceUser> TaskLauncher::DeviceUsers() const {
   return users;
 }
 
+bool TaskLauncher::HasNewTasks(const std::vector<DesiredTask>& desired) const {
+  return std::any_of(desired.begin(), desired.end(),
+                     [&](const DesiredTask& spec) { return !tasks_.contains(spec.key); });
+}
+
 bool TaskLauncher::HasRunningTasks() const {
   for (const auto& [key, task] : tasks_) {
     if (!task.exit_code) return true;

@@ -19,12 +19,15 @@ std::vector<model::DesiredTask> DesiredTasks(const DaemonState& state, const std
   if (node_it == state.nodes.end() || node_it->second.health == NodeHealth::kDown) return out;
   const std::vector<model::RegisteredDevice>& inventory = node_it->second.record.devices;
   const auto& abandoned = node_it->second.abandoned_attempts;
+  const auto& unstarted = node_it->second.unstarted_attempts;
   for (uint64_t id : state.jobs.RunningOn(node)) {
     const JobRecord& job = state.jobs.at(id);
-    // An attempt placed here before the agent registered died with the earlier agent; it is
-    // being requeued and must not start a second time here.
-    if (std::find(abandoned.begin(), abandoned.end(), std::pair(id, job.starts)) !=
-        abandoned.end()) {
+    // An attempt placed here before the agent registered died with the earlier agent, and one
+    // the node's failed readiness check kept from starting is going elsewhere: each is being
+    // requeued and must not start here.
+    const std::pair attempt(id, job.starts);
+    if (std::find(abandoned.begin(), abandoned.end(), attempt) != abandoned.end() ||
+        std::find(unstarted.begin(), unstarted.end(), attempt) != unstarted.end()) {
       continue;
     }
     for (const TaskPlacement& task : job.placement) {
@@ -65,6 +68,41 @@ std::vector<std::pair<uint64_t, uint32_t>> RunningAttemptsOn(const DaemonState& 
   std::vector<std::pair<uint64_t, uint32_t>> out;
   for (uint64_t id : state.jobs.RunningOn(node)) out.emplace_back(id, state.jobs.at(id).starts);
   return out;
+}
+
+bool NoteUnstartedAttempts(const DaemonState& state, const std::string& node, NodeStatus& status,
+                           const std::vector<model::TaskReport>& tasks, bool ready) {
+  using Attempt = std::pair<uint64_t, uint32_t>;
+  std::vector<Attempt>& reported = status.reported_attempts;
+  for (const model::TaskReport& task : tasks) {
+    const Attempt attempt(static_cast<uint64_t>(task.key.job),
+                          static_cast<uint32_t>(task.key.attempt));
+    if (std::find(reported.begin(), reported.end(), attempt) == reported.end()) {
+      reported.push_back(attempt);
+    }
+  }
+  std::erase_if(reported, [&](const Attempt& attempt) {
+    auto job = state.jobs.find(attempt.first);
+    return job == state.jobs.end() || job->second.state != JobState::kRunning ||
+           (attempt.second != 0 && job->second.starts != attempt.second);
+  });
+  if (ready) return false;
+  bool moved = false;
+  for (uint64_t id : state.jobs.RunningOn(node)) {
+    const Attempt attempt(id, state.jobs.at(id).starts);
+    const bool started = std::any_of(reported.begin(), reported.end(), [&](const Attempt& seen) {
+      return seen.first == id && (seen.second == attempt.second || seen.second == 0);
+    });
+    const auto listed = [&](const std::vector<Attempt>& attempts) {
+      return std::find(attempts.begin(), attempts.end(), attempt) != attempts.end();
+    };
+    if (started || listed(status.abandoned_attempts) || listed(status.unstarted_attempts)) {
+      continue;
+    }
+    status.unstarted_attempts.push_back(attempt);
+    moved = true;
+  }
+  return moved;
 }
 
 std::vector<ReportedExit> ExitsPlacedOn(DaemonState& state, const std::string& node,
@@ -244,14 +282,20 @@ BackendReport AgentsBackend::Poll(TimeUs now_us) {
       // Attempts abandoned by a registration are requeued (again at each Poll until the loop has
       // done it); those no longer current are forgotten.
       const std::string& node = name;  // A lambda cannot capture a structured binding (C++17).
-      std::erase_if(status.abandoned_attempts, [&](const std::pair<uint64_t, uint32_t>& attempt) {
-        auto job = state_.jobs.find(attempt.first);
-        const bool current = job != state_.jobs.end() && job->second.state == JobState::kRunning &&
-                             job->second.starts == attempt.second;
-        if (current) report.lost_jobs.push_back({attempt.first, node});
-        return !current;
-      });
-      abandoned_left = abandoned_left || !status.abandoned_attempts.empty();
+      const auto requeue = [&](std::vector<std::pair<uint64_t, uint32_t>>& attempts,
+                               std::vector<EndedJob>& jobs) {
+        std::erase_if(attempts, [&](const std::pair<uint64_t, uint32_t>& attempt) {
+          auto job = state_.jobs.find(attempt.first);
+          const bool current = job != state_.jobs.end() &&
+                               job->second.state == JobState::kRunning &&
+                               job->second.starts == attempt.second;
+          if (current) jobs.push_back({attempt.first, node});
+          return !current;
+        });
+        abandoned_left = abandoned_left || !attempts.empty();
+      };
+      requeue(status.abandoned_attempts, report.lost_jobs);
+      requeue(status.unstarted_attempts, report.unstarted_jobs);
       if (!status.record.registered || status.health == NodeHealth::kDown) continue;
       const TimeUs silent_us = wall - status.last_heartbeat_us;
       if (status.health == NodeHealth::kUp && silent_us > options_.grace_us) {

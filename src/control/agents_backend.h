@@ -16,7 +16,10 @@
 // earlier run of it left, leftover_tasks.h; after a 404, once it stopped its tasks), so a
 // registration requeues every job placed on the node before it (NodeStatus::abandoned_attempts)
 // and hands none of their tasks out meanwhile: no new attempt, and no second copy of an attempt,
-// starts on a device that an earlier process may still hold.
+// starts on a device that an earlier process may still hold. Likewise a job placed on a node
+// whose agent then reports it not ready, its tasks there never started (the agent holds new
+// work while its readiness check fails, and checks before a start where asked to), is
+// requeued as an interruption on that node (NodeStatus::unstarted_attempts).
 // Threading: Registered/Reported are called by API threads (internally locked); the Backend
 // methods by the live loop's thread. Node health lives in DaemonState under its mutex.
 #pragma once
@@ -64,6 +67,13 @@ std::vector<model::DesiredTask> DesiredTasks(const DaemonState& state, const std
 std::vector<std::pair<uint64_t, uint32_t>> RunningAttemptsOn(const DaemonState& state,
                                                              const std::string& node);
 
+// Keeps status.reported_attempts, the attempts running on `node` whose tasks this heartbeat's
+// `tasks` or an earlier one reported, and while the node is not `ready` moves each running
+// attempt placed there that never reported a task to status.unstarted_attempts (its tasks were
+// held back by a failed readiness check; the backend requeues it). Returns whether it moved any.
+bool NoteUnstartedAttempts(const DaemonState& state, const std::string& node, NodeStatus& status,
+                           const std::vector<model::TaskReport>& tasks, bool ready);
+
 // The exits of `exits` that `node` may report: its job runs and its placement puts the rank
 // on `node`, at the reported attempt (a report without one counts as the current attempt).
 // Exits of an earlier attempt or of a job no longer running are dropped quietly (an agent
@@ -85,8 +95,9 @@ class AgentsBackend : public Backend {
   // A node's inventory changed (a first or different registration).
   void Registered();
   void Reported(std::vector<ReportedExit> exits);
-  // A registration left attempts to requeue (NodeStatus::abandoned_attempts): the next Poll
-  // walks the nodes, whenever it last did.
+  // A registration or a failed readiness check left attempts to requeue
+  // (NodeStatus::abandoned_attempts, unstarted_attempts): the next Poll walks the nodes,
+  // whenever it last did.
   void Abandoned();
 
   std::shared_ptr<const model::Cluster> CurrentCluster() override;

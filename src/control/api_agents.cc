@@ -331,6 +331,7 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
   const int64_t stop_grace_s = context.agents->options().stop_grace_s;
   std::vector<model::DesiredTask> tasks;
   bool ready_changed = false;
+  bool unstarted = false;
   {
     std::unique_lock lock(context.state.mu, std::defer_lock);
     if (!request.on_event_thread) {
@@ -369,6 +370,8 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
       ready_changed = true;
     }
     exits = ExitsPlacedOn(context.state, name, std::move(exits));
+    unstarted =
+        NoteUnstartedAttempts(context.state, name, status, heartbeat->tasks, heartbeat->ready);
     tasks = DesiredTasks(context.state, name, stop_grace_s);
   }
   // The reply is built after the state's lock is let go: 1,250 heartbeats a second (12,500
@@ -376,7 +379,8 @@ ApiResult<Reply> Heartbeat(ApiContext& context, const HttpRequest& request, bool
   Json reply = model::HeartbeatReplyJson(tasks);
   const bool exited = !exits.empty();
   if (exited) context.agents->Reported(std::move(exits));
-  if (exited || ready_changed) context.loop.Wake();
+  if (unstarted) context.agents->Abandoned();
+  if (exited || ready_changed || unstarted) context.loop.Wake();
   return Reply{200, std::move(reply)};
 }
 

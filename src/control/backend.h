@@ -41,6 +41,9 @@ struct BackendReport {
   std::vector<EndedJob> lost_jobs;
   // Running jobs a task of which exited as its device failed: requeued as an interruption.
   std::vector<EndedJob> faulted_jobs;
+  // Running jobs placed on a node that failed its readiness check before their tasks there
+  // started: requeued as an interruption on that node.
+  std::vector<EndedJob> unstarted_jobs;
   bool cluster_changed = false;
 };
 

@@ -211,6 +211,10 @@ void LiveLoop::Iterate(TimeUs now) {
   if (!report.lost_jobs.empty()) {
     Requeue(std::move(report.lost_jobs), "the agent of its node restarted; its tasks ended", now);
   }
+  if (!report.unstarted_jobs.empty()) {
+    Requeue(std::move(report.unstarted_jobs),
+            "its node failed a readiness check before its tasks there started", now);
+  }
   Autoscale(now);
   if (engine_ == nullptr) {
     ClearEvents();

@@ -185,6 +185,91 @@ TEST(AgentHealthEndToEnd, AFailingReadinessCommandKeepsWorkOffTheNode) {
   EXPECT_EQ(floor.Stop(), "");
 }
 
+// Checks as work is admitted (--readiness-before-start-s): the periodic check is hourly, so
+// neither node has passed one in the last second when two jobs arrive. Each agent checks before
+// it starts its job; a2's check now fails, so its job never starts there: a2 is not ready, and
+// headroomd requeues that job as an interruption, to run on a1 once a1's job is done.
+TEST(AgentHealthEndToEnd, ACheckBeforeAStartKeepsAJobOffANodeThatFailsIt) {
+  ScratchDir dir;
+  std::ofstream(dir.File("ready-a1")) << "";
+  std::ofstream(dir.File("ready-a2")) << "";
+  testing::AgentsFloor floor(dir);
+  ASSERT_EQ(floor.Start("fifo", {"a1", "a2"}, 1, {},
+                        {"--readiness-cmd", "test -e " + dir.File("ready-{node}"),
+                         "--readiness-interval-s", "3600", "--readiness-before-start-s", "1"}),
+            "");
+  testing::DaemonApi& admin = floor.admin();
+  const auto logs = [&] { return floor.Logs(); };
+  const auto node_json = [&](const std::string& node) {
+    const json nodes = admin.Get("/v1/nodes");
+    for (const json& entry : nodes["nodes"]) {
+      if (entry["name"] == node) return entry;
+    }
+    return json();
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // Both checks are stale.
+  std::filesystem::remove(dir.File("ready-a2"));
+  EXPECT_EQ(node_json("a2")["ready"], true);  // Its next periodic check is an hour away.
+  const std::string script = testing::CheckpointingTask(dir.File(""));
+  const auto job_of = [&](int64_t id) { return admin.Get("/v1/jobs/" + std::to_string(id)); };
+  const int64_t first = Submit(admin, script, 1);
+  const int64_t second = Submit(admin, script, 1);
+  ASSERT_TRUE(WaitUntil([&] { return node_json("a2")["ready"] == false; })) << logs();
+  EXPECT_NE(node_json("a2")["readiness_message"].get<std::string>().find("readiness check exited"),
+            std::string::npos);
+  // One job runs on a1; the other was requeued from a2 without running there.
+  int64_t running = 0;
+  int64_t requeued = 0;
+  ASSERT_TRUE(WaitUntil([&] {
+    for (int64_t id : {first, second}) {
+      const json job = job_of(id);
+      if (job["state"] == "running" && job["placement"][0]["node"] == "a1") running = id;
+      if (job["state"] == "pending" && job["requeues"] == 1) requeued = id;
+    }
+    return running != 0 && requeued != 0;
+  })) << logs();
+  EXPECT_NE(job_of(requeued)["message"].get<std::string>().find("failed a readiness check"),
+            std::string::npos)
+      << job_of(requeued).dump();
+  EXPECT_FALSE(FileExists(dir.File("run-" + std::to_string(requeued) + "-1")));
+  ASSERT_TRUE(WaitUntil([&] {
+    return FileExists(dir.File("run-" + std::to_string(running) + "-1"));
+  })) << logs();
+  // a1 frees: the requeued job starts there as its second attempt, after a1 checks again.
+  std::ofstream(dir.File("stop-" + std::to_string(running)));
+  ASSERT_TRUE(
+      WaitUntil([&] { return FileExists(dir.File("run-" + std::to_string(requeued) + "-2")); },
+                std::chrono::milliseconds(20'000)))
+      << logs();
+  EXPECT_EQ(job_of(requeued)["placement"][0]["node"], "a1");
+  std::ofstream(dir.File("stop-" + std::to_string(requeued)));
+  EXPECT_EQ(floor.Stop(), "");
+}
+
+// A job that declares its checkpoint cost, under the headroom preset, is told how often to
+// checkpoint in its task's environment: one node at the preset's 0.0038 faults per node-day,
+// M = 22,736,842 s, √(2 δ M) = 21,324.7 s for δ = 10 s, × 1.000156 − 10 s = 21,317.9 s.
+TEST(AgentHealthEndToEnd, ATaskIsToldHowOftenToCheckpoint) {
+  ScratchDir dir;
+  testing::AgentsFloor floor(dir);
+  ASSERT_EQ(floor.Start("headroom", {"a1"}, 1), "");
+  testing::DaemonApi& admin = floor.admin();
+  const json spec = {{"spec",
+                      {{"timeLimit", "1h"},
+                       {"checkpointCost", "10s"},
+                       {"command",
+                        {"/bin/sh", "-c",
+                         "echo \"$HEADROOM_CHECKPOINT_INTERVAL_S\" > " + dir.File("told.tmp") +
+                             " && mv " + dir.File("told.tmp") + " " + dir.File("told")}},
+                       {"resources", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                       {"devices", {{"requests", {{{"name", "gpus"}, {"count", 1}}}}}}}}};
+  auto [code, job] = admin.Post("/v1/jobs", spec);
+  ASSERT_EQ(code, 201) << job.dump();
+  ASSERT_TRUE(WaitUntil([&] { return FileExists(dir.File("told")); })) << floor.Logs();
+  EXPECT_EQ(ReadFile(dir.File("told")), "21318\n");
+  EXPECT_EQ(floor.Stop(), "");
+}
+
 // Active diagnostics with real processes: the operator sends both devices of a node to
 // diagnosis; the agent runs its --diagnostics-cmd on each ({device} replaced), which passes
 // device 0 and fails device 1; headroomd returns one to service and fails the other.

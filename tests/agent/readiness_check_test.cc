@@ -2,6 +2,9 @@
 // line; a command past its timeout is killed and counts as not ready; checks repeat.
 #include "agent/readiness_check.h"
 
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "agent/agent.h"
@@ -49,6 +52,37 @@ TEST(AgentReadinessCheck, PassingAndFailingCommands) {
   ASSERT_TRUE(TickUntilVerdict(fail));
   EXPECT_FALSE(fail.current().ready);
   EXPECT_EQ(fail.current().message, "readiness check exited 4: GPU 3 failed memory test");
+}
+
+// With verified_for_us, a pass counts for that long; CheckNow runs one at the next Tick, the
+// last verdict standing meanwhile; a failure is not verified.
+TEST(AgentReadinessCheck, APassIsFreshForItsWindowAndCheckNowRunsAnother) {
+  ScratchDir dir;
+  ReadinessOptions options = Options(dir, "test -e " + dir.File("ok"));
+  options.verified_for_us = 60 * kUsPerSecond;
+  std::ofstream(dir.File("ok")) << "";
+  ReadinessCheck check(options);
+  ASSERT_TRUE(TickUntilVerdict(check));
+  const TimeUs passed_us = SteadyNowUs();
+  EXPECT_EQ(check.finished(), 1u);
+  EXPECT_TRUE(check.VerifiedAt(passed_us));
+  EXPECT_FALSE(check.VerifiedAt(passed_us + 61 * kUsPerSecond));
+  // Checks are hourly: nothing runs until asked.
+  check.Tick(passed_us + 30 * kUsPerSecond);
+  EXPECT_EQ(check.finished(), 1u);
+  std::filesystem::remove(dir.File("ok"));
+  check.CheckNow(SteadyNowUs());
+  EXPECT_TRUE(check.current().ready);  // The last verdict stands while it runs.
+  ASSERT_TRUE(WaitUntil([&] {
+    check.Tick(SteadyNowUs());
+    return check.finished() == 2;
+  }));
+  EXPECT_FALSE(check.current().ready);
+  EXPECT_FALSE(check.VerifiedAt(SteadyNowUs()));
+  // Without a window every ready verdict is verified.
+  ReadinessCheck plain(Options(dir, "true"));
+  ASSERT_TRUE(TickUntilVerdict(plain));
+  EXPECT_TRUE(plain.VerifiedAt(SteadyNowUs() + 86400 * kUsPerSecond));
 }
 
 TEST(AgentReadinessCheck, TimeoutKillsTheCheck) {
