@@ -12,9 +12,9 @@
 namespace headroom::control {
 namespace {
 
-using testing::AgentRegistration;
 using testing::JobBody;
 using testing::Json;
+using testing::RegisterAgents;
 using testing::TestDaemon;
 using testing::WaitFor;
 
@@ -26,13 +26,7 @@ TEST(DaemonCheckpointDirection, AStartIsToldItsIntervalAndARestartKeepsIt) {
   options.policy_given = true;
   TestDaemon daemon(options);
   const std::vector<std::string> names = {"n1", "n2", "n3"};
-  std::map<std::string, std::string> tokens;
-  for (const std::string& node : names) {
-    tokens[node] = daemon.Token({{"role", "agent"}, {"node", node}});
-    ASSERT_EQ(
-        daemon.Post("/v1/agents/register", tokens[node], AgentRegistration(node, 1).dump()).status,
-        200);
-  }
+  std::map<std::string, std::string> tokens = RegisterAgents(daemon, names, 1);
   const auto desired = [&](const std::string& node) {
     return daemon
         .Post("/v1/agents/" + node + "/heartbeat", tokens[node],

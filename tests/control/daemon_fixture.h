@@ -10,10 +10,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -198,6 +200,22 @@ inline Json AgentRegistration(const std::string& node, int devices,
   return {{"node", node},          {"cpu_milli", 64000},      {"memory_mib", 524288},
           {"ready", true},         {"readiness_message", ""}, {"devices", list},
           {"address", "10.0.0.11"}};
+}
+
+// Registers an agent of `devices` H100s for each of `nodes` (EXPECTs 200); returns each node's
+// agent token.
+inline std::map<std::string, std::string> RegisterAgents(TestDaemon& daemon,
+                                                         const std::vector<std::string>& nodes,
+                                                         int devices) {
+  std::map<std::string, std::string> tokens;
+  for (const std::string& node : nodes) {
+    tokens[node] = daemon.Token({{"role", "agent"}, {"node", node}});
+    EXPECT_EQ(
+        daemon.Post("/v1/agents/register", tokens[node], AgentRegistration(node, devices).dump())
+            .status,
+        200);
+  }
+  return tokens;
 }
 
 }  // namespace headroom::control::testing

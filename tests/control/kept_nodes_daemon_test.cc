@@ -13,9 +13,9 @@
 namespace headroom::control {
 namespace {
 
-using testing::AgentRegistration;
 using testing::JobBody;
 using testing::Json;
+using testing::RegisterAgents;
 using testing::TestDaemon;
 using testing::WaitFor;
 using testing::XidTelemetry;
@@ -32,13 +32,7 @@ TEST(DaemonKeptNodes, AFaultedGangsOtherNodeWaitsForItsRestart) {
   options.health_rules.storm_share = 1.0;  // Three nodes: one failed device is a third of them.
   TestDaemon daemon(options);
   const std::vector<std::string> names = {"n1", "n2", "n3"};
-  std::map<std::string, std::string> tokens;
-  for (const std::string& node : names) {
-    tokens[node] = daemon.Token({{"role", "agent"}, {"node", node}});
-    ASSERT_EQ(
-        daemon.Post("/v1/agents/register", tokens[node], AgentRegistration(node, 1).dump()).status,
-        200);
-  }
+  std::map<std::string, std::string> tokens = RegisterAgents(daemon, names, 1);
   std::map<std::string, int64_t> xid;  // What each agent reports for its one device.
   const auto heartbeat = [&](const std::string& node) {
     return daemon

@@ -12,9 +12,9 @@
 namespace headroom::control {
 namespace {
 
-using testing::AgentRegistration;
 using testing::JobBody;
 using testing::Json;
+using testing::RegisterAgents;
 using testing::TestDaemon;
 using testing::WaitFor;
 
@@ -25,13 +25,7 @@ TEST(DaemonReadinessRequeue, AJobHeldBackByAFailedCheckGoesElsewhere) {
   options.policy = "fifo";  // First fit: both jobs on the first node.
   options.policy_given = true;
   TestDaemon daemon(options);
-  std::map<std::string, std::string> tokens;
-  for (const std::string node : {"n1", "n2"}) {
-    tokens[node] = daemon.Token({{"role", "agent"}, {"node", node}});
-    ASSERT_EQ(
-        daemon.Post("/v1/agents/register", tokens[node], AgentRegistration(node, 2).dump()).status,
-        200);
-  }
+  std::map<std::string, std::string> tokens = RegisterAgents(daemon, {"n1", "n2"}, 2);
   const auto heartbeat = [&](const std::string& node, bool ready, const Json& tasks) {
     return daemon
         .Post("/v1/agents/" + node + "/heartbeat", tokens[node],

@@ -3,7 +3,10 @@
 // a random building no fault loses a job, under every policy, with the engine's invariants
 // checked after every step.
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -36,6 +39,25 @@ FailureModel OneClass(double repair_s, double per_day, uint64_t seed) {
   return model;
 }
 
+// The model of the first seed below 1000 whose node n0 first fails at a time `fits(first_s,
+// second_s)` accepts, second_s when it fails again after its repair (the fault found at once:
+// a job runs there); and that first time. nullopt when no seed does.
+std::optional<std::pair<FailureModel, double>> FirstFaultWhere(
+    const model::Cluster& cluster, double repair_s,
+    const std::function<bool(double first_s, double second_s)>& fits) {
+  for (uint64_t seed = 1; seed < 1000; ++seed) {
+    const FailureModel model = OneClass(repair_s, 0.5, seed);
+    FaultProcess process(model, cluster, 0);
+    const TimeUs first_us = process.NextUs();
+    process.PopDue(first_us);  // The fault, found at once (the job runs there);
+    process.Detect(NodeId(0), first_us);
+    process.PopDue(process.NextUs());  // its repair.
+    const double first_s = UsToSeconds(first_us);
+    if (fits(first_s, UsToSeconds(process.NextUs()))) return std::pair(model, first_s);
+  }
+  return std::nullopt;
+}
+
 // One node, one 8-GPU job of 10 h with hourly checkpoints and a 10-minute restart; repairs take
 // two days. The test finds a seed whose first fault comes at T within the job's first run and
 // whose next comes after the job ends, then checks the run against T.
@@ -43,29 +65,20 @@ TEST(SimulatorFailuresTest, AnInterruptedJobWaitsForTheRepairAndResumesFromItsCh
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}}).Build();
   const double runtime_s = 10 * kHour;
   const double repair_s = 2 * kDay;
-  FailureModel model;
-  double fault_s = -1;
-  for (uint64_t seed = 1; seed < 1000 && fault_s < 0; ++seed) {
-    model = OneClass(repair_s, 0.5, seed);
-    FaultProcess process(model, cluster, 0);
-    const TimeUs first_us = process.NextUs();
-    const double first_s = UsToSeconds(first_us);
-    process.PopDue(first_us);  // The fault, found at once (the job runs there);
-    process.Detect(NodeId(0), first_us);
-    process.PopDue(process.NextUs());  // its repair.
-    const double second_s = UsToSeconds(process.NextUs());
+  const auto found = FirstFaultWhere(cluster, repair_s, [&](double first_s, double second_s) {
     const double saved_s = std::floor(first_s / kHour) * kHour;
     const double end_s = first_s + repair_s + 600 + runtime_s - saved_s;
-    if (first_s > 1 && first_s < runtime_s && second_s > end_s) fault_s = first_s;
-  }
-  ASSERT_GT(fault_s, 0) << "no seed below 1000 gives the scenario";
+    return first_s > 1 && first_s < runtime_s && second_s > end_s;
+  });
+  ASSERT_TRUE(found.has_value()) << "no seed below 1000 gives the scenario";
+  const auto& [faults, fault_s] = *found;
 
   engine::PolicyConfig policy = *engine::PresetPolicy("fifo");
   policy.preemption.checkpoint_interval_us = SecondsToUs(kHour);
   policy.preemption.restart_us = SecondsToUs(600.0);
   SimOptions options;
   options.paranoid = true;
-  options.failures = model;
+  options.failures = faults;
   options.large_job_devices = 8;
   const model::Workload workload = WorkloadOf({JobOf(1, 8, "", 0, 0, runtime_s, runtime_s, 0)});
   const PolicyRun run = Simulate(cluster, workload, policy, options);
@@ -111,22 +124,11 @@ TEST(SimulatorFailuresTest, CheckpointPausesCountAndAStartKeepsTheIntervalItWasT
   const double repair_s = 2 * kDay;
   const double cost_s = 60;
   const double restart_s = 600;
-  FailureModel model;
-  double fault_s = -1;
-  for (uint64_t seed = 1; seed < 1000 && fault_s < 0; ++seed) {
-    model = OneClass(repair_s, 0.5, seed);
-    FaultProcess process(model, cluster, 0);
-    const TimeUs first_us = process.NextUs();
-    const double first_s = UsToSeconds(first_us);
-    process.PopDue(first_us);
-    process.Detect(NodeId(0), first_us);
-    process.PopDue(process.NextUs());
-    const double second_s = UsToSeconds(process.NextUs());
-    if (first_s > 1 && first_s < runtime_s && second_s > first_s + repair_s + 1.1 * runtime_s) {
-      fault_s = first_s;
-    }
-  }
-  ASSERT_GT(fault_s, 0) << "no seed below 1000 gives the scenario";
+  const auto found = FirstFaultWhere(cluster, repair_s, [&](double first_s, double second_s) {
+    return first_s > 1 && first_s < runtime_s && second_s > first_s + repair_s + 1.1 * runtime_s;
+  });
+  ASSERT_TRUE(found.has_value()) << "no seed below 1000 gives the scenario";
+  const auto& [faults, fault_s] = *found;
 
   struct Told : Observer {
     std::vector<double> intervals_s;
@@ -144,7 +146,7 @@ TEST(SimulatorFailuresTest, CheckpointPausesCountAndAStartKeepsTheIntervalItWasT
     policy.recovery.node_faults_per_day = 0.5;
     SimOptions options;
     options.paranoid = true;
-    options.failures = model;
+    options.failures = faults;
     options.large_job_devices = 8;
     model::Job job = JobOf(1, 8, "", 0, 0, runtime_s, runtime_s, 0);
     job.checkpoint_interval_us = SecondsToUs(kHour);
