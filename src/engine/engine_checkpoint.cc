@@ -8,7 +8,10 @@
 // the floor met (never below recovery.node_faults_per_day, the policy's prior; the job's own
 // faults count too). A user cannot know the floor's fault rate; the scheduler does, and a
 // 16,384-GPU job told to checkpoint hourly loses half an hour of 2,048 nodes at each of its
-// faults, every three hours (docs/engine.md, "Faults and recovery").
+// faults, every three hours (docs/engine.md, "Faults and recovery"). The interval is never
+// longer than the one the job would keep by itself (its own, else the policy's default): a
+// preemption, which the fault rate does not foresee, loses the work since the last checkpoint
+// too, so the scheduler only ever asks for checkpoints more often.
 #include <algorithm>
 #include <cmath>
 
@@ -17,6 +20,15 @@
 #include "engine/engine_records.h"
 
 namespace headroom::engine {
+namespace {
+
+// The interval the job checkpoints at by itself: its own, else the policy's default.
+TimeUs OwnIntervalUs(const model::Job& job, const PolicyConfig& policy) {
+  return job.checkpoint_interval_us > 0 ? job.checkpoint_interval_us
+                                        : policy.preemption.checkpoint_interval_us;
+}
+
+}  // namespace
 
 TimeUs Engine::DirectedIntervalUs(const JobRecord& r, TimeUs now) const {
   if (!policy_.recovery.direct_checkpoints || r.job.checkpoint_cost_us <= 0) return 0;
@@ -36,13 +48,13 @@ TimeUs Engine::DirectedIntervalUs(const JobRecord& r, TimeUs now) const {
     interval_s = std::sqrt(2 * cost_s * mtbf_s) * (1 + std::sqrt(ratio) / 3 + ratio / 9) - cost_s;
   }
   // Whole seconds, as the task is told them (HEADROOM_CHECKPOINT_INTERVAL_S).
-  return std::max<TimeUs>(std::llround(interval_s), 1) * kUsPerSecond;
+  const TimeUs directed_us = std::max<TimeUs>(std::llround(interval_s), 1) * kUsPerSecond;
+  const TimeUs own_us = OwnIntervalUs(r.job, policy_);
+  return own_us > 0 ? std::min(directed_us, own_us) : directed_us;
 }
 
 TimeUs Engine::CheckpointIntervalUs(const JobRecord& r) const {
-  if (r.directed_interval_us > 0) return r.directed_interval_us;
-  return r.job.checkpoint_interval_us > 0 ? r.job.checkpoint_interval_us
-                                          : policy_.preemption.checkpoint_interval_us;
+  return r.directed_interval_us > 0 ? r.directed_interval_us : OwnIntervalUs(r.job, policy_);
 }
 
 TimeUs Engine::told_checkpoint_interval_us(JobId job) const {

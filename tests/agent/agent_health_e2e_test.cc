@@ -257,6 +257,7 @@ TEST(AgentHealthEndToEnd, ATaskIsToldHowOftenToCheckpoint) {
   const json spec = {{"spec",
                       {{"timeLimit", "1h"},
                        {"checkpointCost", "10s"},
+                       {"checkpointInterval", "1d"},  // What it is told is at most its own.
                        {"command",
                         {"/bin/sh", "-c",
                          "echo \"$HEADROOM_CHECKPOINT_INTERVAL_S\" > " + dir.File("told.tmp") +

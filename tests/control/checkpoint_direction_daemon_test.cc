@@ -38,6 +38,7 @@ TEST(DaemonCheckpointDirection, AStartIsToldItsIntervalAndARestartKeepsIt) {
   };
   Json costing = Json::parse(JobBody(2, 1, 0));
   costing["spec"]["checkpointCost"] = "10s";
+  costing["spec"]["checkpointInterval"] = "1d";  // What it is told is at most its own.
   const uint64_t gang = daemon.Post("/v1/jobs", daemon.admin(), costing.dump()).body["id"];
   const uint64_t plain = daemon.Post("/v1/jobs", daemon.admin(), JobBody(1, 1, 0)).body["id"];
   ASSERT_TRUE(

@@ -21,12 +21,14 @@ using testing::TinyCluster;
 constexpr TimeUs kSecond = kUsPerSecond;
 constexpr TimeUs kDay = 86400 * kSecond;
 
-// fifo telling intervals, at a prior of one fault per node-day (a node's MTBF is a day).
+// fifo telling intervals, at a prior of one fault per node-day (a node's MTBF is a day); a job
+// that declares no interval of its own saves nothing by itself, so nothing caps what it is told.
 PolicyConfig Directing() {
   auto policy = PresetPolicy("fifo");
   EXPECT_TRUE(policy.has_value());
   policy->recovery.direct_checkpoints = true;
   policy->recovery.node_faults_per_day = 1;
+  policy->preemption.checkpoint_interval_us = 0;
   return *policy;
 }
 
@@ -61,6 +63,20 @@ TEST(CheckpointDirectionTest, AStartIsToldDalysIntervalForItsNodes) {
   std::vector<Event> heavy = {
       JobSubmitted{JobId(0), Costing(JobOf(1, 4, "", 0, 0, 1e6, 1e6), 2 * 86400)}};
   EXPECT_EQ(costly.Step(heavy, 0).starts.at(0).checkpoint_interval_us, kDay);
+
+  // Never longer than the job's own interval (a preemption loses the work since the last
+  // checkpoint too), nor than the policy's default for a job that declares none.
+  Engine capped(cluster, Directing());
+  model::Job hourly = Costing(JobOf(1, 4, "", 0, 0, 1e6, 1e6), 432);
+  hourly.checkpoint_interval_us = 3600 * kSecond;
+  std::vector<Event> own = {JobSubmitted{JobId(0), hourly}};
+  EXPECT_EQ(capped.Step(own, 0).starts.at(0).checkpoint_interval_us, 3600 * kSecond);
+  PolicyConfig defaulting = Directing();
+  defaulting.preemption.checkpoint_interval_us = 1800 * kSecond;
+  Engine by_default(cluster, defaulting);
+  std::vector<Event> undeclared = {
+      JobSubmitted{JobId(0), Costing(JobOf(1, 4, "", 0, 0, 1e6, 1e6), 432)}};
+  EXPECT_EQ(by_default.Step(undeclared, 0).starts.at(0).checkpoint_interval_us, 1800 * kSecond);
 
   // A policy that does not direct tells nothing.
   Engine plain(cluster, *PresetPolicy("fifo"));
@@ -105,8 +121,7 @@ TEST(CheckpointDirectionTest, APreemptionLosesWorkByTheIntervalTheJobWasTold) {
   const Decisions decisions = engine.Step(urgent, 10000 * kSecond);
   ASSERT_EQ(decisions.preemptions.size(), 1u);
   EXPECT_EQ(decisions.preemptions[0].checkpoint_interval_us, 8354 * kSecond);
-  // 10,000 s of work, a checkpoint at 8,354 s: 1,646 s lost (not 10,000 − 3,600, the
-  // policy's hourly default).
+  // 10,000 s of work, a checkpoint at 8,354 s: 1,646 s lost.
   EXPECT_EQ(decisions.preemptions[0].lost_us, 1646 * kSecond);
 }
 

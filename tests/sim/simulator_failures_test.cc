@@ -114,7 +114,7 @@ TEST(SimulatorFailuresTest, AnInterruptedJobWaitsForTheRepairAndResumesFromItsCh
 }
 
 // A job that declares what a checkpoint costs it (60 s) pays it after each interval of work,
-// and the pauses count against its effective training time: with its own hourly interval, and
+// and the pauses count against its effective training time: with its own two-hour interval, and
 // with the intervals a directing policy told its two starts (Daly's at the prior rate for the
 // first: one node, M = 172,800 s: √(2 δ M) = 4,553.7 s, × 1.00441 − 60 = 4,513.7 s). One fault
 // inside its first attempt, found by seed as above; the figures worked out by hand from it.
@@ -149,7 +149,7 @@ TEST(SimulatorFailuresTest, CheckpointPausesCountAndAStartKeepsTheIntervalItWasT
     options.failures = faults;
     options.large_job_devices = 8;
     model::Job job = JobOf(1, 8, "", 0, 0, runtime_s, runtime_s, 0);
-    job.checkpoint_interval_us = SecondsToUs(kHour);
+    job.checkpoint_interval_us = SecondsToUs(2 * kHour);
     job.checkpoint_cost_us = SecondsToUs(cost_s);
     Told told;
     const PolicyRun run = Simulate(cluster, WorkloadOf({job}), policy, options, &told);
@@ -163,8 +163,8 @@ TEST(SimulatorFailuresTest, CheckpointPausesCountAndAStartKeepsTheIntervalItWasT
     } else {
       EXPECT_EQ(told.intervals_s, (std::vector<double>{0, 0}));
     }
-    const double first_interval_s = directed ? told.intervals_s[0] : kHour;
-    const double second_interval_s = directed ? told.intervals_s[1] : kHour;
+    const double first_interval_s = directed ? told.intervals_s[0] : 2 * kHour;
+    const double second_interval_s = directed ? told.intervals_s[1] : 2 * kHour;
     const double first_pace = 1 + cost_s / first_interval_s;
     const double second_pace = 1 + cost_s / second_interval_s;
     const double done_s = fault_s / first_pace;
