@@ -63,7 +63,18 @@ double SimulatedBackend::Stretch(const JobRecord& job,
                                  const model::Cluster& cluster) const {
   // Narrower than the job asked (an elastic width), its work takes proportionally longer.
   const double width = static_cast<double>(std::max<size_t>(tasks.size(), 1));
-  return speed_.Stretch(cluster, tasks) * std::max<double>(job.spec.tasks, width) / width;
+  const double pace =
+      speed_.Stretch(cluster, tasks) * std::max<double>(job.spec.tasks, width) / width;
+  // A job that declares its checkpoint cost pauses that long after each interval of work: the
+  // one its start was told (wall seconds at this pace), else its own (as the simulator).
+  const auto cost_us = static_cast<double>(job.spec.checkpoint_cost_us);
+  if (job.checkpoint_interval_us > 0) {
+    return pace + cost_us * pace / static_cast<double>(job.checkpoint_interval_us);
+  }
+  if (job.spec.checkpoint_interval_us > 0) {
+    return pace + cost_us / static_cast<double>(job.spec.checkpoint_interval_us);
+  }
+  return pace;
 }
 
 void SimulatedBackend::Schedule(uint64_t job, Ending ending) {

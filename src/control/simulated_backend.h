@@ -5,7 +5,9 @@
 // work it has done at its old speed, pauses for its checkpoint and restart, and runs the rest
 // at its new placement's speed; the pause counts against its time limit (as the simulator's
 // migrations, sim/simulator.cc). A preempted job keeps the work up to its last checkpoint; its
-// next start pauses for the restart, then runs the rest (as the simulator's preemptions).
+// next start pauses for the restart, then runs the rest (as the simulator's preemptions). A
+// job that declares its checkpoint cost pauses that long after each checkpoint interval (the
+// one its start was told, else its own), as in the simulator.
 // Time is the loop's clock, which may be scaled (--time-scale), so a simulated hour can pass in
 // a real minute. After a restart, restored jobs keep their original start, so they end when
 // they would have (a moved job as if it had run on its current devices throughout).

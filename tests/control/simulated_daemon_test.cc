@@ -71,6 +71,19 @@ TEST(DaemonSimulated, SubmitStartFinish) {
             std::string::npos);
 }
 
+// A job that declares its checkpoint cost pays it after each interval: 600 s of work with a 6 s
+// pause every 60 s (its own interval; the default policy tells no longer one) takes 660 s.
+TEST(DaemonSimulated, CheckpointPausesStretchAJob) {
+  TestDaemon daemon(TestDaemon::Simulated(600));
+  Json body = Json::parse(JobBody(1, 1, 600));
+  body["spec"]["checkpointInterval"] = "60s";
+  body["spec"]["checkpointCost"] = "6s";
+  const uint64_t id = daemon.Post("/v1/jobs", daemon.admin(), body.dump()).body["id"];
+  ASSERT_TRUE(WaitFor([&] { return StateOf(daemon, id) == "completed"; }));
+  const Json job = daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
+  EXPECT_NEAR(job["end_time"].get<double>() - job["start_time"].get<double>(), 660.0, 1.0);
+}
+
 TEST(DaemonSimulated, ServiceReplicasAreReplacedWhenTheyEnd) {
   TestDaemon daemon(TestDaemon::Simulated(600));
   auto submitted = SubmitServe(daemon, 500);
