@@ -257,8 +257,8 @@ class Engine {
   // directed checkpoint interval uses it.
   bool TracksExposure() const;
   // The checkpoint interval recovery.direct_checkpoints tells the job starting on `r.tasks` at
-  // `now` (engine_checkpoint.cc); 0: none (the policy does not direct, or the job declares no
-  // checkpoint cost).
+  // `now` (engine_checkpoint.cc), never longer than its own; 0: none (the policy does not
+  // direct, or the job declares no checkpoint cost).
   TimeUs DirectedIntervalUs(const JobRecord& r, TimeUs now) const;
   // The interval the running job checkpoints at: the one directed at its start, else its own,
   // else the policy's default.
