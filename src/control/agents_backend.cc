@@ -72,28 +72,16 @@ std::vector<std::pair<uint64_t, uint32_t>> RunningAttemptsOn(const DaemonState& 
 
 bool NoteUnstartedAttempts(const DaemonState& state, const std::string& node, NodeStatus& status,
                            const std::vector<model::TaskReport>& tasks, bool ready) {
-  using Attempt = std::pair<uint64_t, uint32_t>;
-  std::vector<Attempt>& reported = status.reported_attempts;
-  for (const model::TaskReport& task : tasks) {
-    const Attempt attempt(static_cast<uint64_t>(task.key.job),
-                          static_cast<uint32_t>(task.key.attempt));
-    if (std::find(reported.begin(), reported.end(), attempt) == reported.end()) {
-      reported.push_back(attempt);
-    }
-  }
-  std::erase_if(reported, [&](const Attempt& attempt) {
-    auto job = state.jobs.find(attempt.first);
-    return job == state.jobs.end() || job->second.state != JobState::kRunning ||
-           (attempt.second != 0 && job->second.starts != attempt.second);
-  });
   if (ready) return false;
   bool moved = false;
   for (uint64_t id : state.jobs.RunningOn(node)) {
-    const Attempt attempt(id, state.jobs.at(id).starts);
-    const bool started = std::any_of(reported.begin(), reported.end(), [&](const Attempt& seen) {
-      return seen.first == id && (seen.second == attempt.second || seen.second == 0);
+    const std::pair<uint64_t, uint32_t> attempt(id, state.jobs.at(id).starts);
+    // Attempt 0: an agent that sends none reports the current one.
+    const bool started = std::any_of(tasks.begin(), tasks.end(), [&](const model::TaskReport& t) {
+      return static_cast<uint64_t>(t.key.job) == id &&
+             (t.key.attempt == 0 || static_cast<uint32_t>(t.key.attempt) == attempt.second);
     });
-    const auto listed = [&](const std::vector<Attempt>& attempts) {
+    const auto listed = [&](const std::vector<std::pair<uint64_t, uint32_t>>& attempts) {
       return std::find(attempts.begin(), attempts.end(), attempt) != attempts.end();
     };
     if (started || listed(status.abandoned_attempts) || listed(status.unstarted_attempts)) {

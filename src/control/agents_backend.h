@@ -67,10 +67,11 @@ std::vector<model::DesiredTask> DesiredTasks(const DaemonState& state, const std
 std::vector<std::pair<uint64_t, uint32_t>> RunningAttemptsOn(const DaemonState& state,
                                                              const std::string& node);
 
-// Keeps status.reported_attempts, the attempts running on `node` whose tasks this heartbeat's
-// `tasks` or an earlier one reported, and while the node is not `ready` moves each running
-// attempt placed there that never reported a task to status.unstarted_attempts (its tasks were
-// held back by a failed readiness check; the backend requeues it). Returns whether it moved any.
+// While the node is not `ready`, moves each running attempt placed on `node` whose tasks its
+// heartbeat's `tasks` do not report to status.unstarted_attempts (the agent held them back as
+// its readiness check failed; the backend requeues it). An agent reports every task of a
+// desired attempt it started, an exited one included (task_launcher.h, promise 2), so an
+// attempt it does not report never started there. Returns whether it moved any.
 bool NoteUnstartedAttempts(const DaemonState& state, const std::string& node, NodeStatus& status,
                            const std::vector<model::TaskReport>& tasks, bool ready);
 

@@ -23,32 +23,33 @@ Json JobJson(const JobRecord& job, const PendingInfo* pending) {
     placement.push_back(
         {{"rank", task.rank}, {"node", task.node}, {"devices", task.device_indices}});
   }
-  Json out = {
-      {"id", job.id},
-      {"name", job.spec.name},
-      {"kind", job.service_id != 0 ? "service" : "job"},
-      {"tenant", job.spec.tenant},
-      {"priority", job.spec.priority},
-      {"state", JobStateName(job.state)},
-      {"tasks", job.spec.tasks},
-      {"devices_per_task", job.spec.devices},
-      {"share_milli", job.spec.devices == 0 ? 0 : job.spec.share_milli},
-      {"accept_degraded", job.spec.accept_degraded},
-      {"submit_time", TimeJson(job.submit_us)},
-      {"start_time", TimeJson(job.start_us)},
-      {"end_time", TimeJson(job.end_us)},
-      {"pending_reason", nullptr},
-      {"expected_start", nullptr},
-      {"placement", std::move(placement)},
-      {"exit_code", job.exit_code ? Json(*job.exit_code) : Json(nullptr)},
-      {"requeues", job.requeues},
-      {"attempt", job.starts},
-      {"checkpoint_interval_s", job.state == JobState::kRunning && job.checkpoint_interval_us > 0
-                                    ? Json(job.checkpoint_interval_us / kUsPerSecond)
-                                    : Json(nullptr)},
-      {"service", job.service_id != 0 ? Json(job.service_id) : Json(nullptr)},
-      {"message", job.message},
-      {"hold_reason", job.hold_reason.empty() ? Json(nullptr) : Json(job.hold_reason)}};
+  // How often the running attempt was told to checkpoint (recovery.direct_checkpoints).
+  const Json told_interval = job.state == JobState::kRunning && job.checkpoint_interval_us > 0
+                                 ? Json(job.checkpoint_interval_us / kUsPerSecond)
+                                 : Json(nullptr);
+  Json out = {{"id", job.id},
+              {"name", job.spec.name},
+              {"kind", job.service_id != 0 ? "service" : "job"},
+              {"tenant", job.spec.tenant},
+              {"priority", job.spec.priority},
+              {"state", JobStateName(job.state)},
+              {"tasks", job.spec.tasks},
+              {"devices_per_task", job.spec.devices},
+              {"share_milli", job.spec.devices == 0 ? 0 : job.spec.share_milli},
+              {"accept_degraded", job.spec.accept_degraded},
+              {"submit_time", TimeJson(job.submit_us)},
+              {"start_time", TimeJson(job.start_us)},
+              {"end_time", TimeJson(job.end_us)},
+              {"pending_reason", nullptr},
+              {"expected_start", nullptr},
+              {"placement", std::move(placement)},
+              {"exit_code", job.exit_code ? Json(*job.exit_code) : Json(nullptr)},
+              {"requeues", job.requeues},
+              {"attempt", job.starts},
+              {"checkpoint_interval_s", told_interval},
+              {"service", job.service_id != 0 ? Json(job.service_id) : Json(nullptr)},
+              {"message", job.message},
+              {"hold_reason", job.hold_reason.empty() ? Json(nullptr) : Json(job.hold_reason)}};
   // An elastic job's range; `placement` has the tasks it runs with.
   out["elastic"] = nullptr;
   if (job.spec.min_tasks > 0) {

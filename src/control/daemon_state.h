@@ -43,9 +43,6 @@ struct NodeStatus {
   // after a 404), so those attempts' tasks are gone: they are handed out no more and the agents
   // backend has them requeued; entries leave once the job no longer runs that attempt.
   std::vector<std::pair<uint64_t, uint32_t>> abandoned_attempts;
-  // (job, attempt) of the running jobs placed here whose tasks the agent has reported (running
-  // or exited; attempt 0 from an agent that sends none), kept while the job runs that attempt.
-  std::vector<std::pair<uint64_t, uint32_t>> reported_attempts;
   // Attempts placed here that never started while the agent said the node was not ready (its
   // readiness check failed, at a start or periodically): handed out no more, requeued by the
   // agents backend as an interruption on this node, like abandoned_attempts.

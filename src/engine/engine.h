@@ -209,7 +209,10 @@ class Engine {
   void TrackTasks(const JobRecord& record, const std::vector<TaskAllocation>& tasks, int sign);
   uint32_t SpreadGroupOf(const std::string& name);
   // Allocates `tasks` (which must fit) and records the start.
-  void Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions);
+  // `told_interval_us`: the checkpoint interval a followed start told its task; nullopt: the
+  // one this engine directs (DirectedIntervalUs).
+  void Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions,
+              std::optional<TimeUs> told_interval_us = std::nullopt);
   // Starts the blocked job `id` by migrating running jobs, when a plan pays (engine_migrate.cc).
   bool StartByMigration(JobId id, TimeUs now, Decisions& decisions);
   // Starts the blocked job `id` by preempting lower-priority jobs, when a plan exists and
@@ -246,6 +249,8 @@ class Engine {
   void Release(JobId id);
   // The hold recovery.hold_after calls for after the job's latest interruption; empty: none.
   std::string HoldAfterInterruption(const JobRecord& record, TimeUs now) const;
+  // The distinct nodes a running job's tasks are on.
+  static uint32_t DistinctNodes(const JobRecord& record);
   // Distinct nodes × time of a running job's current attempt up to `now` (node-µs).
   static double AttemptNodeUs(const JobRecord& record, TimeUs now);
   // Faults per node-day the floor's jobs but `excluded` (null: none) met (interruptions with a

@@ -32,10 +32,7 @@ TimeUs OwnIntervalUs(const model::Job& job, const PolicyConfig& policy) {
 
 TimeUs Engine::DirectedIntervalUs(const JobRecord& r, TimeUs now) const {
   if (!policy_.recovery.direct_checkpoints || r.job.checkpoint_cost_us <= 0) return 0;
-  std::vector<uint32_t> nodes;
-  for (const TaskAllocation& task : r.tasks) nodes.push_back(task.node.value());
-  std::sort(nodes.begin(), nodes.end());
-  const auto distinct = std::unique(nodes.begin(), nodes.end()) - nodes.begin();
+  const uint32_t distinct = DistinctNodes(r);
   HR_CHECK(distinct > 0);
   if (rate_cache_.at_us != now || rate_cache_.faults != node_interruptions_) {
     rate_cache_ = {now, node_interruptions_, FaultsPerNodeDay(nullptr, now)};

@@ -168,10 +168,9 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
   std::erase_if(queue_, starts);
   std::erase_if(arrivals_, starts);
   Decisions launched;
+  // Each task was told the decision's interval, whatever this engine's rate would say.
   for (const StartJob& start : decisions.starts) {
-    Launch(start.job, start.tasks, now, launched);
-    // The task was told the decision's interval, whatever this engine's rate would say.
-    record(start.job).directed_interval_us = start.checkpoint_interval_us;
+    Launch(start.job, start.tasks, now, launched, start.checkpoint_interval_us);
   }
   int64_t cost_device_us = 0;
   int64_t resize_cost_device_us = 0;

@@ -90,12 +90,16 @@ std::string Engine::HoldAfterInterruption(const JobRecord& r, TimeUs now) const 
       recovery.hold_after);
 }
 
-double Engine::AttemptNodeUs(const JobRecord& r, TimeUs now) {
+uint32_t Engine::DistinctNodes(const JobRecord& r) {
   std::vector<uint32_t> nodes;
   for (const TaskAllocation& task : r.tasks) nodes.push_back(task.node.value());
   std::sort(nodes.begin(), nodes.end());
-  const auto distinct = std::unique(nodes.begin(), nodes.end()) - nodes.begin();
-  return static_cast<double>(distinct) * static_cast<double>(std::max<TimeUs>(now - r.start_us, 0));
+  return static_cast<uint32_t>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+}
+
+double Engine::AttemptNodeUs(const JobRecord& r, TimeUs now) {
+  return static_cast<double>(DistinctNodes(r)) *
+         static_cast<double>(std::max<TimeUs>(now - r.start_us, 0));
 }
 
 double Engine::FaultsPerNodeDay(const JobRecord* excluded, TimeUs now) const {

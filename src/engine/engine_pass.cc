@@ -174,7 +174,8 @@ std::optional<std::vector<TaskAllocation>> Engine::PlaceAt(const JobRecord& r,
   return placement;
 }
 
-void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions) {
+void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Decisions& decisions,
+                    std::optional<TimeUs> told_interval_us) {
   JobRecord& r = record(id);
   HR_CHECK(r.AllowsWidth(tasks.size()));
   r.SetWidth(static_cast<uint32_t>(tasks.size()));
@@ -198,7 +199,7 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   ForgetFruitlessSearches(id);
   fair_share_.AddRunning(r.tenant, static_cast<int64_t>(r.job.total_milli()));
   ReturnKept(r);
-  r.directed_interval_us = DirectedIntervalUs(r, now);
+  r.directed_interval_us = told_interval_us ? *told_interval_us : DirectedIntervalUs(r, now);
   decisions.starts.push_back(StartJob{id, r.tasks, r.directed_interval_us});
 }
 

@@ -32,6 +32,22 @@ PolicyConfig Directing() {
   return *policy;
 }
 
+// Directing, with a priority-10 job preempting the lowest-priority one.
+PolicyConfig DirectingWithPreemption() {
+  PolicyConfig policy = Directing();
+  policy.preemption.enabled = true;
+  policy.victim_selector = "lowest_priority";
+  return policy;
+}
+
+// Submits job 1, of priority 10, for the whole of a one-node 8-device cluster, at `at_s`.
+Decisions SubmitUrgent(Engine& engine, double at_s) {
+  model::Job high = JobOf(1, 8, "", 0, 0, 100, 100);
+  high.priority = 10;
+  std::vector<Event> urgent = {JobSubmitted{JobId(1), high}};
+  return engine.Step(urgent, SecondsToUs(at_s));
+}
+
 model::Cluster FourNodes() {
   return TinyCluster().Rack("r0", {{"n0", 4}, {"n1", 4}, {"n2", 4}, {"n3", 4}}).Build();
 }
@@ -108,17 +124,11 @@ TEST(CheckpointDirectionTest, AFloorThatMeetsMoreFaultsThanThePriorShortensTheIn
 
 TEST(CheckpointDirectionTest, APreemptionLosesWorkByTheIntervalTheJobWasTold) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}}).Build();
-  PolicyConfig policy = Directing();
-  policy.preemption.enabled = true;
-  policy.victim_selector = "lowest_priority";
-  Engine engine(cluster, policy);
+  Engine engine(cluster, DirectingWithPreemption());
   model::Job low = Costing(JobOf(1, 8, "", 0, 0, 1e6, 1e6), 432);
   std::vector<Event> submit = {JobSubmitted{JobId(0), low}};
   ASSERT_EQ(engine.Step(submit, 0).starts.at(0).checkpoint_interval_us, 8354 * kSecond);
-  model::Job high = JobOf(1, 8, "", 0, 0, 100, 100);
-  high.priority = 10;
-  std::vector<Event> urgent = {JobSubmitted{JobId(1), high}};
-  const Decisions decisions = engine.Step(urgent, 10000 * kSecond);
+  const Decisions decisions = SubmitUrgent(engine, 10000);
   ASSERT_EQ(decisions.preemptions.size(), 1u);
   EXPECT_EQ(decisions.preemptions[0].checkpoint_interval_us, 8354 * kSecond);
   // 10,000 s of work, a checkpoint at 8,354 s: 1,646 s lost.
@@ -127,10 +137,7 @@ TEST(CheckpointDirectionTest, APreemptionLosesWorkByTheIntervalTheJobWasTold) {
 
 TEST(CheckpointDirectionTest, AFollowingEngineKeepsTheIntervalItIsGiven) {
   const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}}).Build();
-  PolicyConfig policy = Directing();
-  policy.preemption.enabled = true;
-  policy.victim_selector = "lowest_priority";
-  Engine follower(cluster, policy);
+  Engine follower(cluster, DirectingWithPreemption());
   std::vector<Event> submit = {
       JobSubmitted{JobId(0), Costing(JobOf(1, 8, "", 0, 0, 1e6, 1e6), 432)}};
   // The leader told 1,000 s (at a rate this follower never saw).
@@ -142,10 +149,7 @@ TEST(CheckpointDirectionTest, AFollowingEngineKeepsTheIntervalItIsGiven) {
                                 DeviceId(5), DeviceId(6), DeviceId(7)}}},
                1000 * kSecond});
   ASSERT_EQ(follower.Follow(submit, decided, 0), "");
-  model::Job high = JobOf(1, 8, "", 0, 0, 100, 100);
-  high.priority = 10;
-  std::vector<Event> urgent = {JobSubmitted{JobId(1), high}};
-  const Decisions decisions = follower.Step(urgent, 2500 * kSecond);
+  const Decisions decisions = SubmitUrgent(follower, 2500);
   ASSERT_EQ(decisions.preemptions.size(), 1u);
   EXPECT_EQ(decisions.preemptions[0].checkpoint_interval_us, 1000 * kSecond);
   EXPECT_EQ(decisions.preemptions[0].lost_us, 500 * kSecond);
