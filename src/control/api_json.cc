@@ -92,12 +92,14 @@ std::string NodeStateName(const NodeStatus& node) {
   return node.record.drained ? "drained" : "up";
 }
 
-Json NodeJson(const NodeStatus& node, const TopologyNode* topology, uint64_t allocated_milli) {
+Json NodeJson(const NodeStatus& node, const TopologyNode* topology, uint64_t allocated_milli,
+              bool hot_spare) {
   Json out = {{"name", node.record.name},
               {"state", NodeStateName(node)},
               {"ready", node.ready},
               {"readiness_message", node.readiness_message},
               {"drain_reason", node.record.drain_reason},
+              {"hot_spare", hot_spare},
               {"devices", topology != nullptr ? topology->devices : node.record.devices.size()},
               {"allocated_milli", allocated_milli},
               {"device_model", topology != nullptr ? topology->device_model : ""},

@@ -29,7 +29,9 @@ Json TimeJson(TimeUs time_us);
 
 Json JobJson(const JobRecord& job, const PendingInfo* pending);
 // `allocated_milli`: held by running jobs on this node.
-Json NodeJson(const NodeStatus& node, const TopologyNode* topology, uint64_t allocated_milli);
+// `hot_spare`: the engine keeps the node idle for jobs faults requeue (recovery.hot_spares).
+Json NodeJson(const NodeStatus& node, const TopologyNode* topology, uint64_t allocated_milli,
+              bool hot_spare);
 std::string NodeStateName(const NodeStatus& node);  // up | drained | unknown | down
 Json EventJson(const LoggedEvent& event);
 

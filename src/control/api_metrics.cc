@@ -121,6 +121,9 @@ std::string MetricsBody(ApiContext& context) {
   for (const auto& [device_class, count] : devices_by_class) {
     out.Sample("headroom_devices", {{"class", device_class}}, static_cast<double>(count));
   }
+  out.Family("headroom_hot_spare_nodes", "gauge",
+             "Idle nodes the engine keeps for jobs faults requeue (recovery.hot_spares).");
+  out.Sample("headroom_hot_spare_nodes", {}, static_cast<double>(state.hot_spares.size()));
   const std::pair<const char*, uint64_t> counters[] = {
       {"headroom_placements_total", state.placements_total},
       {"headroom_migrations_total", state.migrations_total},

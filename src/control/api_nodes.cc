@@ -22,7 +22,8 @@ ApiResult<Reply> Nodes(ApiContext& context, const HttpRequest& request) {
   for (const auto& [name, node] : context.state.nodes) {
     auto it = allocated.find(name);
     out.push_back(NodeJson(node, FindTopologyNode(context.state.topology.get(), name),
-                           it == allocated.end() ? 0 : it->second));
+                           it == allocated.end() ? 0 : it->second,
+                           context.state.hot_spares.contains(name)));
   }
   return Reply{200, {{"nodes", std::move(out)}}};
 }
@@ -42,9 +43,10 @@ ApiResult<Reply> Drain(ApiContext& context, const HttpRequest& request, bool dra
   std::lock_guard lock(context.state.mu);
   const auto allocated = context.state.AllocatedMilliByNode();
   auto it = allocated.find(name);
-  return Reply{200, NodeJson(context.state.nodes.at(name),
-                             FindTopologyNode(context.state.topology.get(), name),
-                             it == allocated.end() ? 0 : it->second)};
+  return Reply{
+      200,
+      NodeJson(context.state.nodes.at(name), FindTopologyNode(context.state.topology.get(), name),
+               it == allocated.end() ? 0 : it->second, context.state.hot_spares.contains(name))};
 }
 
 // POST /v1/nodes/{name}/devices/{index}/{diagnose|repair|return}, body {"reason": ...} or none.

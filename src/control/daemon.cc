@@ -115,6 +115,11 @@ Result<std::unique_ptr<Daemon>> Daemon::Start(const DaemonOptions& options) {
                        options.cluster_file);
     }
     cluster = std::make_shared<const model::Cluster>(std::move(*loaded));
+    if (policy->policy.recovery.spare_nodes > 0) {
+      if (auto level = engine::SpareLevel(policy->policy.recovery, *cluster); !level) {
+        return tl::unexpected(WithContext(level.error(), "--policy"));
+      }
+    }
   }
   if (auto ok = CreateDataDir(options.data_dir); !ok) return tl::unexpected(ok.error());
   auto lock = DataDirLock::Acquire(options.data_dir);

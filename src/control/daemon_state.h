@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,8 @@ struct DaemonState {
   // until an operator resumes it (POST /v1/health/resume). Not stored: a restart resumes.
   HealthStormState health_storm;
   std::shared_ptr<const Topology> topology;
+  // The engine's hot spares (recovery.hot_spares) by node name, as of its last step.
+  std::set<std::string> hot_spares;
   std::deque<SeriesPoint> series;
   uint64_t next_job_id = 1;
   uint64_t next_service_id = 1;

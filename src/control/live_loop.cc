@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <set>
 #include <unordered_set>
 
 #include "base/check.h"
@@ -227,6 +228,7 @@ void LiveLoop::Iterate(TimeUs now) {
   ClearEvents();
   LogStep(now, std::move(logged_events), decisions);
   if (!decisions.empty()) ApplyDecisions(decisions, now);
+  PublishSpares();
   if (!interrupted_since_step_.empty()) NoteHolds(now);
   FlushEngineLog(now, false);
   Sample(now);
@@ -515,6 +517,19 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
             fmt::format("job {} started on {}", job->id, fmt::join(nodes, ", ")), now);
         ++job;
       }});
+}
+
+void LiveLoop::PublishSpares() {
+  if (engine_->spare_count() == 0 && !spares_shown_) return;
+  std::set<std::string> spares;
+  if (engine_->spare_count() > 0) {
+    for (const model::Node& node : cluster_->nodes()) {
+      if (engine_->spare(node.id)) spares.insert(node.name);
+    }
+  }
+  spares_shown_ = !spares.empty();
+  std::lock_guard lock(state_.mu);
+  if (state_.hot_spares != spares) state_.hot_spares = std::move(spares);
 }
 
 void LiveLoop::Sample(TimeUs now) {

@@ -224,6 +224,8 @@ class LiveLoop {
   // Journals a step's decisions in one commit, then hands each to the backend.
   void ApplyDecisions(const engine::Decisions& decisions, TimeUs now);
   void Sample(TimeUs now);
+  // Publishes the engine's hot spares to the state when they changed.
+  void PublishSpares();
   void ForgetFinished(TimeUs now);
   // `cancelled` (each was running or pending, now journaled as cancelled): into the state, out
   // of the backend and the engine.
@@ -264,6 +266,7 @@ class LiveLoop {
 
   // Owned by the loop thread.
   std::shared_ptr<const model::Cluster> cluster_;
+  bool spares_shown_ = false;  // The state shows hot spares (PublishSpares).
   std::unique_ptr<engine::Engine> engine_;
   std::vector<uint64_t> daemon_of_engine_;
   std::unordered_map<uint64_t, JobId> engine_of_daemon_;

@@ -211,6 +211,12 @@ ApiResult<void> LiveLoop::SetQueues(const std::string& queues_text) {
 }
 
 ApiResult<void> LiveLoop::ApplyPolicy(std::string text, engine::PolicyConfig policy) {
+  // The floor's levels are known once it has nodes (agents' floors: cluster, nvlink).
+  if (cluster_ != nullptr && policy.recovery.spare_nodes > 0) {
+    if (auto level = engine::SpareLevel(policy.recovery, *cluster_); !level) {
+      return Fail(400, "{}", level.error().message);
+    }
+  }
   if (auto ok = journal_.Commit({MetaRecord{kPolicyKey, text}}); !ok) {
     return StoreFailure(ok.error());
   }

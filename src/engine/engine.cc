@@ -34,6 +34,14 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
   order_ = std::move(*order);
   las_ = order_->attained_service();
   reservation_.Resize(cluster.nodes().size(), cluster.devices().size());
+  if (policy.recovery.spare_nodes > 0) {
+    // Callers check the level against the cluster (SpareLevel); the deepest is the fallback.
+    spare_level_ = SpareLevel(policy.recovery, cluster).value_or(cluster.deepest_level());
+    const size_t domains = cluster.domains_at_level(spare_level_).size();
+    spares_in_domain_.assign(domains, 0);
+    spare_scan_free_milli_.assign(domains, 0);
+    spare_node_.assign(cluster.nodes().size(), 0);
+  }
   if (!policy.queues.empty()) {
     QuotaAmounts capacity = {};
     for (const model::Node& node : cluster.nodes()) {
@@ -323,6 +331,7 @@ void Engine::Restore(JobRestored& restored) {
   HR_CHECK(r.AllowsWidth(restored.tasks.size()));
   for (const TaskAllocation& task : restored.tasks) {
     HR_CHECK(task.node.value() < cluster_.nodes().size());
+    ForgetSpare(task.node);
     HR_CHECK(state_.free_cpu_milli(task.node) >= task.cpu_milli);
     HR_CHECK(state_.free_memory_mib(task.node) >= task.memory_mib);
     for (DeviceId device : task.devices) {
@@ -415,6 +424,7 @@ void Engine::Apply(Event& event) {
     }
   } else if (auto* drained = std::get_if<NodeDrained>(&event)) {
     if (drained->node.value() < cluster_.nodes().size()) {
+      if (drained->drained) ForgetSpare(drained->node);
       state_.SetDrained(drained->node, drained->drained);
       if (!drained->drained) ++release_epoch_;
       // The reservation may hold devices on this node, or could now use them: plan again.
@@ -424,6 +434,7 @@ void Engine::Apply(Event& event) {
   } else if (auto* withdrawn = std::get_if<DeviceWithdrawn>(&event)) {
     if (withdrawn->device.value() < cluster_.devices().size()) {
       ForgetKept(withdrawn->device);
+      ForgetSpare(cluster_.device(withdrawn->device).node);
       state_.SetWithdrawn(withdrawn->device, withdrawn->withdrawn);
       const bool degraded = withdrawn->withdrawn && withdrawn->degraded;
       if (degraded) {
@@ -449,6 +460,7 @@ Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   // what runs (as Slurm charges a job's last stretch at its end, not at the next decay pass).
   fair_share_.Advance(now);
   for (Event& event : events) Apply(event);
+  KeepSpares();
   Decisions decisions;
   // A pass runs when something changed, or when a periodic pass (priority recalculation, a
   // backfill interval) falls due; a backfill interval of 0 means every pass, not a timer.

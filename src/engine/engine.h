@@ -128,6 +128,10 @@ class Engine {
   const std::unordered_map<uint32_t, TimeUs>& ExpectedStarts() const;
   const std::vector<TaskAllocation>* allocations(JobId job) const;
 
+  // Hot spares (recovery.hot_spares): whether the node is one now, and how many are.
+  bool spare(NodeId node) const { return !spare_node_.empty() && spare_node_[node.value()] != 0; }
+  size_t spare_count() const { return spare_count_; }
+
   size_t pending_count() const { return queue_.size(); }
   size_t running_count() const { return running_by_end_.size(); }
   const ClusterState& cluster_state() const { return state_; }
@@ -244,6 +248,17 @@ class Engine {
   void WithdrawKept(const JobRecord& r);
   void ReturnKept(JobRecord& r);
   void ForgetKept(DeviceId device);
+  // Hot spares (recovery.hot_spares, engine_spares.cc): idle nodes whose devices are withdrawn
+  // and shown only to jobs a fault requeued. KeepSpares tops every spare domain up from its idle
+  // nodes, after a step's events and before its pass (in Step and Follow alike, so a following
+  // engine keeps the same spares); a spare a start takes, that is drained, or one of whose
+  // devices health withdraws or returns, is a spare no more (ForgetSpare).
+  void KeepSpares();
+  void ForgetSpare(NodeId node);
+  // Whether nothing runs on the node, nothing of it is withdrawn or drained, and it has devices.
+  bool Idle(NodeId node) const;
+  // Whether the pending job may take spares: a fault requeued it and it has not started since.
+  bool SeesSpares(const JobRecord& r) const;
   // A pending job out of every pass until released, `reason` its pending message; and back.
   void Hold(JobId id, std::string reason);
   void Release(JobId id);
@@ -392,6 +407,15 @@ class Engine {
   std::set<uint32_t> degraded_;
   // Devices kept for a job a fault requeued (JobRecord::kept_devices): device → job id.
   std::unordered_map<uint32_t, uint32_t> kept_by_device_;
+  // Hot spares: the level whose domains keep them, the spares each such domain holds (by its
+  // place in Cluster::domains_at_level), and per node whether it is one (all empty when the
+  // policy keeps none).
+  uint32_t spare_level_ = 0;
+  std::vector<uint32_t> spares_in_domain_;
+  std::vector<uint8_t> spare_node_;
+  size_t spare_count_ = 0;
+  // Per spare domain, its free milli when KeepSpares last left it: scanned again once it grows.
+  std::vector<uint64_t> spare_scan_free_milli_;
 
   // Capacity released since construction; a cached placement failure is valid while unchanged.
   uint64_t release_epoch_ = 0;

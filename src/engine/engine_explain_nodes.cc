@@ -1,6 +1,7 @@
 // Engine::TallyNodes: the "of 1,250 nodes: 200 drained, 810 with fewer than 8 free matching
 // devices, ..." part of why a job waits (pending_reason.h, NodeTally). One pass over the nodes,
-// each counted under the first constraint it fails, in the order the placer checks them (a node
+// each counted under the first constraint it fails, in the order the placer checks them (hot
+// spares first, for a job that may not take them; a node
 // short of free devices where devices withheld from the job, degraded or kept for another job's
 // restart, would make room is counted under that); the
 // nodes that could take a task also sum how many of the gang's tasks they hold, per domain of
@@ -52,6 +53,7 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
     }
     return free + kept >= shape.devices ? short_kept : short_devices;
   };
+  uint32_t spares = 0;  // Hot spares, when the job may not take them.
   uint32_t short_cpu = 0;
   uint32_t short_memory = 0;
   uint32_t able = 0;
@@ -63,6 +65,10 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
     const DomainId domain = cluster_.AncestorAt(node.id, block_level);
     if (domain != block) block_tasks = 0;
     block = domain;
+    if (spare(node.id) && !SeesSpares(r)) {
+      ++spares;
+      continue;
+    }
     const auto rejecting = std::find_if(filters.begin(), filters.end(), [&](const auto& filter) {
       return !filter->Admits(state_, node.id, gang);
     });
@@ -81,6 +87,7 @@ void Engine::TallyNodes(const JobRecord& r, PendingStatus& status) const {
       best_block_tasks = std::max(best_block_tasks, block_tasks);
     }
   }
+  if (spares > 0) status.nodes.push_back({"hot spares kept for jobs a fault requeues", spares});
   for (size_t f = 0; f < filters.size(); ++f) {
     if (rejected[f] > 0) status.nodes.push_back({std::string(filters[f]->rejects()), rejected[f]});
   }

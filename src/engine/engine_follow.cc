@@ -32,11 +32,13 @@ struct Ledger {
 
 std::string Engine::CheckFollowed(const Decisions& decisions) const {
   Ledger free;
-  // The held-back milli of a degraded device are free to the jobs that accept it, and those of a
-  // kept one to the job it is kept for (`refuses` checks that the job is such a one).
+  // The held-back milli of a degraded device are free to the jobs that accept it, those of a
+  // kept one to the job it is kept for, and those of a spare to jobs a fault requeued
+  // (`refuses` checks that the job is such a one).
   const auto device_free = [&](uint32_t device) -> int64_t& {
     const DeviceId id(device);
-    const bool shown = degraded_.count(device) != 0 || kept_by_device_.count(device) != 0;
+    const bool shown = degraded_.count(device) != 0 || kept_by_device_.count(device) != 0 ||
+                       spare(cluster_.device(id).node);
     const uint32_t milli = shown ? state_.milli_in_place(id) : state_.free_milli(id);
     return free.device_milli.try_emplace(device, milli).first->second;
   };
@@ -66,8 +68,20 @@ std::string Engine::CheckFollowed(const Decisions& decisions) const {
     return {};
   };
   std::unordered_set<uint32_t> decided;
+  // Spares a requeued job's start takes, open to the starts after it (Launch forgets them).
+  std::unordered_set<uint32_t> opened_spares;
   const auto refuses = [&](JobId id, const std::vector<TaskAllocation>& tasks) -> std::string {
     const bool accepts_degraded = find(id)->job.accepts_degraded;
+    const bool sees_spares = SeesSpares(*find(id));
+    for (const TaskAllocation& task : tasks) {
+      if (!spare(task.node)) continue;
+      if (sees_spares) {
+        opened_spares.insert(task.node.value());
+      } else if (opened_spares.count(task.node.value()) == 0) {
+        return fmt::format("job {} is given hot spare {}, kept for jobs a fault requeued",
+                           id.value(), cluster_.node(task.node).name);
+      }
+    }
     for (const TaskAllocation& task : tasks) {
       for (DeviceId device : task.devices) {
         if (!accepts_degraded && degraded_.count(device.value()) != 0) {
@@ -148,6 +162,7 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
   if (steps_++ == 0) fair_share_.DecayTo(now);
   fair_share_.Advance(now);
   for (Event& event : events) Apply(event);
+  KeepSpares();
   if (std::string bad = CheckFollowed(decisions); !bad.empty()) return bad;
 
   // Preempted jobs are requeued first; then in the order a migration plan is applied

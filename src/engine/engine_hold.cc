@@ -44,6 +44,7 @@ void Engine::Interrupt(JobId id, NodeId node, TimeUs now) {
   JobRecord& r = record(id);
   ++r.interruptions;
   r.expedited = policy_.recovery.expedite;
+  r.requeued_by_fault = true;
   const double exposure_before_attempt_node_us = r.exposure_node_us;
   if (policy_.recovery.keep_nodes) KeepNodes(id, node);
   ReturnToQueue(id, now);

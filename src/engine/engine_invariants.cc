@@ -2,9 +2,12 @@
 // running jobs plus its free (or, withdrawn, held) milli is one device, gangs hold all their tasks,
 // every pending job is queued once and every running one is in the end-time index, the spread
 // groups count the tasks running in each rack, and a job's queues count the devices it holds (of
-// its device model), and the devices kept for a job a fault requeued are withdrawn for it alone.
+// its device model), the devices kept for a job a fault requeued are withdrawn for it alone, and
+// hot spares are idle nodes withdrawn whole.
 // Tests and the simulator's checked runs call it after steps; "" when all hold.
 #include "engine/engine.h"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -65,6 +68,29 @@ std::string Engine::CheckInvariants() const {
     }
   }
   if (!(spread == spread_)) return "the spread groups' racks disagree with the running tasks";
+  // A hot spare is a node nothing runs on, all its devices withdrawn and held back in full, and
+  // no spare domain holds more than the policy keeps.
+  size_t spares = 0;
+  std::vector<uint32_t> spares_in_domain(spares_in_domain_.size(), 0);
+  for (const model::Node& node : cluster_.nodes()) {
+    if (!spare(node.id)) continue;
+    ++spares;
+    const std::vector<DomainId>& domains = cluster_.domains_at_level(spare_level_);
+    const DomainId domain = cluster_.AncestorAt(node.id, spare_level_);
+    ++spares_in_domain[std::lower_bound(domains.begin(), domains.end(), domain) - domains.begin()];
+    bool idle = !state_.drained(node.id) && state_.free_cpu_milli(node.id) == node.cpu_milli &&
+                state_.free_memory_mib(node.id) == node.memory_mib;
+    for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+      idle = idle && state_.withdrawn(DeviceId(d)) &&
+             state_.held_milli(DeviceId(d)) == model::kMilliPerDevice;
+    }
+    if (!idle) return fmt::format("hot spare {} is not idle and withdrawn", node.name);
+  }
+  if (spares != spare_count_ || spares_in_domain != spares_in_domain_ ||
+      std::any_of(spares_in_domain.begin(), spares_in_domain.end(),
+                  [&](uint32_t n) { return n > policy_.recovery.spare_nodes; })) {
+    return "the hot spares' counts disagree with the nodes kept";
+  }
   if (pending != queue_.size() + arrivals_.size() + held_.size()) {
     return fmt::format("{} pending jobs but {} queued and {} held", pending,
                        queue_.size() + arrivals_.size(), held_.size());

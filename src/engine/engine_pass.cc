@@ -139,38 +139,50 @@ std::optional<std::vector<TaskAllocation>> Engine::PlaceAt(const JobRecord& r,
   auto& failures = plain ? *failed_shapes_ : *failed_avoiding_;
   // A job with devices kept for it fits where its shape alone says nothing about.
   const bool cached = r.kept_devices.empty();
-  if (auto it = failures.find(shape); cached && it != failures.end() &&
-                                      it->second.first == release_epoch_ &&
-                                      it->second.second == version) {
-    return std::nullopt;
-  }
+  const auto it = failures.find(shape);
+  const bool known_failure = cached && it != failures.end() && it->second.first == release_epoch_ &&
+                             it->second.second == version;
+  if (known_failure && !SeesSpares(r)) return std::nullopt;
   const PlacementRequest request = RequestOf(r);
-  std::optional<std::vector<TaskAllocation>> placement;
+  const auto place = [&]() -> std::optional<std::vector<TaskAllocation>> {
+    if (!SharePlaced(r)) return placer_.Place(state_, request, avoid);
+    const SharePlacer::NodeGate gate = [&](NodeId node) {
+      return placer_.Admits(state_, node, request);
+    };
+    auto task = share_->Place(state_, r.job, gate, avoid);
+    if (!task) return std::nullopt;
+    // On a device-model option, a share only on its classes (the share placer reads the job's
+    // selector).
+    const ClassMask& mask = masks_[r.mask];
+    const bool on_option = std::all_of(task->devices.begin(), task->devices.end(), [&](DeviceId d) {
+      return mask.matches[cluster_.device(d).device_class.value()] != 0;
+    });
+    if (!on_option) return std::nullopt;
+    return std::vector<TaskAllocation>(1, *task);
+  };
   // A job that accepts degraded devices sees what they have free while it looks, and a job a
-  // fault requeued the devices kept for it; undone after, so that what it is given there comes
-  // out of what they hold back (ClusterState's rule 5).
+  // fault requeued the devices kept for it, then, where it fits no other way, the hot spares;
+  // undone after, so that what it is given there comes out of what they hold back
+  // (ClusterState's rule 5).
   ClusterState::Speculation withheld_shown(state_);
   if (r.job.accepts_degraded) {
     for (uint32_t device : degraded_) state_.SetWithdrawn(DeviceId(device), false);
   }
   for (DeviceId device : r.kept_devices) state_.SetWithdrawn(device, false);
-  if (SharePlaced(r)) {
-    const SharePlacer::NodeGate gate = [&](NodeId node) {
-      return placer_.Admits(state_, node, request);
-    };
-    if (auto task = share_->Place(state_, r.job, gate, avoid)) {
-      // On a device-model option, a share only on its classes (the share placer reads the
-      // job's selector).
-      const ClassMask& mask = masks_[r.mask];
-      const bool on_option = std::all_of(
-          task->devices.begin(), task->devices.end(),
-          [&](DeviceId d) { return mask.matches[cluster_.device(d).device_class.value()] != 0; });
-      if (on_option) placement.emplace(1, *task);
-    }
-  } else {
-    placement = placer_.Place(state_, request, avoid);
+  std::optional<std::vector<TaskAllocation>> placement;
+  if (!known_failure) {
+    placement = place();
+    if (!placement && cached) failures[shape] = {release_epoch_, version};
   }
-  if (!placement && cached) failures[shape] = {release_epoch_, version};
+  if (!placement && SeesSpares(r)) {
+    for (const model::Node& node : cluster_.nodes()) {
+      if (!spare(node.id)) continue;
+      for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+        state_.SetWithdrawn(DeviceId(d), false);
+      }
+    }
+    placement = place();
+  }
   return placement;
 }
 
@@ -180,13 +192,17 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
   HR_CHECK(r.AllowsWidth(tasks.size()));
   r.SetWidth(static_cast<uint32_t>(tasks.size()));
   if (tasks.size() < r.full_task_count) narrowed_.insert(id.value());
-  for (const TaskAllocation& task : tasks) state_.Allocate(task);
+  for (const TaskAllocation& task : tasks) {
+    ForgetSpare(task.node);
+    state_.Allocate(task);
+  }
   TrackTasks(r, tasks, +1);
   r.tasks = std::move(tasks);
   UseModelOfTasks(r);
   r.state = JobState::kRunning;
   r.code = PendingCode::kNone;
   r.expedited = false;
+  r.requeued_by_fault = false;
   // Under las, the wait of a job that has already run counts toward its promotion.
   if (r.attained_device_us > 0) r.waited_since_promotion_us += now - r.pending_since_us;
   r.start_us = now;

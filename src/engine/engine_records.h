@@ -137,7 +137,8 @@ struct Engine::JobRecord {
     double exposure_node_us = 0;
   };
   std::vector<InterruptionMark> recent_interruptions;
-  bool expedited = false;  // Interrupted, pending ahead of the queue (recovery.expedite).
+  bool expedited = false;          // Interrupted, pending ahead of the queue (recovery.expedite).
+  bool requeued_by_fault = false;  // Pending since a fault interrupted it (it may take spares).
   // Pending after a fault: the devices of its other nodes kept for it (recovery.keep_nodes).
   std::vector<DeviceId> kept_devices;
   TimeUs pending_since_us = 0;  // Its submission or last requeue.

@@ -1,6 +1,10 @@
 #include "engine/policy_config.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/attained_service.h"
 #include "engine/filter.h"
@@ -111,6 +115,18 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
                          "max_searches_per_pass of at least 1"});
   }
   return config;
+}
+
+Result<uint32_t> SpareLevel(const RecoveryConfig& recovery, const model::Cluster& cluster) {
+  const std::vector<std::string>& names = cluster.level_names();
+  if (recovery.spare_level.empty()) return cluster.deepest_level();
+  const auto it = std::find(names.begin(), names.end(), recovery.spare_level);
+  if (it == names.end()) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "recovery.hot_spares.level: the cluster has no level \"{}\" (its levels: {})",
+                     recovery.spare_level, fmt::join(names, ", "));
+  }
+  return static_cast<uint32_t>(it - names.begin());
 }
 
 }  // namespace headroom::engine

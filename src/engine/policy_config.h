@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "base/time.h"
 #include "engine/quota_config.h"
+#include "model/cluster.h"
 
 namespace headroom::engine {
 
@@ -221,16 +222,32 @@ struct RecoveryConfig {
   // Young's interval √(2 δ M), M the job's mean time between faults on its nodes at the
   // floor's fault rate (engine_checkpoint.cc).
   bool direct_checkpoints = false;
+  // Hot spares (engine_spares.cc): in every domain at the level named `spare_level` (empty: the
+  // deepest, whose domains hold nodes), `spare_nodes` idle nodes are kept out of new work for
+  // the jobs faults requeue, so that a large job comes back at once within its fabric block
+  // instead of waiting for its node's repair or for other work to end. A freed node becomes a
+  // spare before the queue sees it; a requeued job takes spares only where it fits no other way.
+  uint32_t spare_nodes = 0;
+  std::string spare_level;
 };
+
+// The level `recovery.spare_level` names in `cluster` (the deepest when it names none); an
+// error naming the cluster's levels when it has no such level.
+Result<uint32_t> SpareLevel(const RecoveryConfig& recovery, const model::Cluster& cluster);
 
 // Readiness checks before work is admitted (DCGM's `dcgmi diag -r 1`, "seconds", run before a
 // job; PHYSICS.md §4.3): a job starting on a node not verified within `verified_for_us` waits
 // `check_us` while the node is checked, and a node that fails goes out of service before the
 // job works there. The simulator models them (sim/health_driver.h); live, the agent's
 // readiness command keeps a failing node from new work. 0 s: no checks.
+// A job on more than one node is also checked across its nodes at every start, for
+// `gang_check_us` after the node checks: a communication check (an NCCL all-reduce, as NVIDIA's
+// NVSentinel preflight runs one) exercises the links between nodes that a node's own check
+// does not (DCGM's level 1 tests no network). 0 s: none.
 struct ReadinessConfig {
   TimeUs check_us = 0;
   TimeUs verified_for_us = 3600 * kUsPerSecond;
+  TimeUs gang_check_us = 0;
 };
 
 // How services' replicas are autoscaled (autoscaler.h): Kubernetes' HPA, and with `forecast`

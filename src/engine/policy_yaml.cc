@@ -391,13 +391,29 @@ Status ParseFlags(const YamlField& field, std::initializer_list<std::string_view
 }
 
 Status ParseReadiness(const YamlField& field, ReadinessConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"check_s", "verified_for_s"}));
-  return ParseTimes(*map, {{"check_s", &out.check_us}, {"verified_for_s", &out.verified_for_us}});
+  YAML_FIELD_TRY(map, field.Map({"check_s", "verified_for_s", "gang_check_s"}));
+  return ParseTimes(*map, {{"check_s", &out.check_us},
+                           {"verified_for_s", &out.verified_for_us},
+                           {"gang_check_s", &out.gang_check_us}});
+}
+
+Status ParseHotSpares(const YamlField& field, RecoveryConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"nodes", "level"}));
+  POLICY_TRY(Optional(*map, "nodes", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(count, Count(value, 0, "a number of nodes per domain, 0 (none) or more"));
+    out.spare_nodes = *count;
+    return {};
+  }));
+  return Optional(*map, "level", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(name, value.Name());
+    out.spare_level = *name;
+    return {};
+  });
 }
 
 Status ParseRecovery(const YamlField& field, RecoveryConfig& out) {
   YAML_FIELD_TRY(map, field.Map({"expedite", "keep_nodes", "hold_after", "hold_window_s",
-                                 "node_faults_per_day", "direct_checkpoints"}));
+                                 "node_faults_per_day", "direct_checkpoints", "hot_spares"}));
   // Not a structured binding: Debian 12's clang refuses a lambda's capture of one.
   for (const auto& entry :
        {std::pair{"expedite", &out.expedite}, std::pair{"keep_nodes", &out.keep_nodes},
@@ -420,6 +436,8 @@ Status ParseRecovery(const YamlField& field, RecoveryConfig& out) {
     out.node_faults_per_day = *rate;
     return {};
   }));
+  POLICY_TRY(Optional(*map, "hot_spares",
+                      [&](const YamlField& value) { return ParseHotSpares(value, out); }));
   return Optional(*map, "hold_window_s", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(us, Seconds(value, true));
     out.hold_window_us = *us;

@@ -14,6 +14,10 @@ constexpr double kDevicesPerRateNode = 8;
 
 }  // namespace
 
+bool FabricFaultClass(std::string_view name) {
+  return name == "Parameter Plane Cable" || name == "NIC";
+}
+
 FailureModel FailureModelOf(const FaultTrace& trace) {
   std::map<std::string, FaultClass> by_name;
   for (const NodeFault& fault : trace.faults) {
@@ -21,6 +25,7 @@ FailureModel FailureModelOf(const FaultTrace& trace) {
     if (entry.seen++ == 0) {
       entry.name = fault.fault_class;
       entry.level = fault.level;
+      entry.fabric = FabricFaultClass(fault.fault_class);
     }
     entry.repair_s.push_back(std::max((fault.end_days - fault.start_days) * kSecondsPerDay, 1.0));
   }

@@ -12,7 +12,9 @@
 // node. The simulator keeps such a fault on an idle node latent: the node looks healthy until a
 // job started there fails `latent_fail_after_s` later, or a readiness check before the job's
 // work catches it (with probability `check_catches`). Its repair starts when it is detected.
-// These three are assumptions, not measurements (PHYSICS.md gives no share or catch rate).
+// These three are assumptions, not measurements (PHYSICS.md gives no share or catch rate). A
+// latent fault of a fabric class (FaultClass::fabric) shows only to a job on several nodes and
+// only a check across them finds it (health_driver.h).
 //
 // Promises: a node's faults depend only on the seed, the node's index and its device count,
 // never on what the simulator does in between, so every policy of one run meets the same
@@ -25,6 +27,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/ids.h"
@@ -41,7 +44,15 @@ struct FaultClass {
   std::string level;             // e.g. "Hardware Failure" (the first seen for the class).
   uint32_t seen = 0;             // Faults of this class in the catalogue: its weight.
   std::vector<double> repair_s;  // Observed repair times, ascending.
+  // A fault of the node's links to other nodes (StepFun's "Parameter Plane Cable" link downs
+  // and "NIC" faults): a node's own readiness check (DCGM level 1 tests no network) misses it
+  // latent, a work on that node alone never meets it, and a communication check across a
+  // gang's nodes can find it.
+  bool fabric = false;
 };
+
+// Whether StepFun's catalogue class `name` is a fault of the links between nodes.
+bool FabricFaultClass(std::string_view name);
 
 struct FailureModel {
   double node_failures_per_day = 3.8e-3;  // Per 8 devices.
@@ -89,6 +100,11 @@ class FaultProcess {
   // repair, out of service.
   bool faulty(NodeId node) const { return nodes_[node.value()].faulty; }
   bool down(NodeId node) const { return nodes_[node.value()].down; }
+  // Whether the faulty node's fault is of a fabric class (FaultClass::fabric).
+  bool fabric(NodeId node) const {
+    const NodeProcess& process = nodes_[node.value()];
+    return process.faulty && model_->classes[process.fault_class].fabric;
+  }
   uint64_t down_devices() const { return down_devices_; }
   uint64_t faults() const { return faults_; }
   const std::vector<uint64_t>& faults_by_class() const { return faults_by_class_; }

@@ -1,6 +1,7 @@
 #include "sim/health_driver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 namespace headroom::sim {
@@ -86,32 +87,50 @@ TimeUs HealthDriver::Admit(JobId job, const std::vector<engine::TaskAllocation>&
   for (const engine::TaskAllocation& task : tasks) nodes.push_back(task.node);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  TimeUs pause_us = 0;
+  // The node checks run side by side, then the check across a gang's nodes.
+  std::vector<bool> checked(nodes.size(), false);
+  TimeUs node_checks_us = 0;
+  double devices = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const TimeUs verified = verified_us_[nodes[i].value()];
+    const double node_devices = cluster_->nodes()[nodes[i].value()].device_count;
+    devices += node_devices;
+    checked[i] = readiness_.check_us > 0 &&
+                 (verified < 0 || now_us - verified >= readiness_.verified_for_us);
+    if (!checked[i]) continue;
+    ++checks_;
+    node_checks_us = readiness_.check_us;
+    check_device_us_ += static_cast<double>(readiness_.check_us) * node_devices;
+  }
+  const bool gang = nodes.size() > 1;
+  const bool gang_check = gang && readiness_.gang_check_us > 0;
+  if (gang_check) {
+    ++gang_checks_;
+    check_device_us_ += static_cast<double>(readiness_.gang_check_us) * devices;
+  }
+  const TimeUs pause_us = node_checks_us + (gang_check ? readiness_.gang_check_us : 0);
   bool on_faulty = false;
-  for (NodeId node : nodes) {
-    TimeUs& verified = verified_us_[node.value()];
-    const bool check = readiness_.check_us > 0 &&
-                       (verified < 0 || now_us - verified >= readiness_.verified_for_us);
-    if (check) {
-      ++checks_;
-      pause_us = readiness_.check_us;
-      check_device_us_ += static_cast<double>(readiness_.check_us) *
-                          static_cast<double>(cluster_->nodes()[node.value()].device_count);
-    }
-    if (!faults_.faulty(node)) {
-      if (check) verified = now_us;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeId node = nodes[i];
+    const bool fabric = faults_.fabric(node);
+    // A node's own check misses a fault of its links, and work on that node alone never
+    // meets one.
+    if (!faults_.faulty(node) || (fabric && !gang)) {
+      if (checked[i]) verified_us_[node.value()] = now_us;
       continue;
     }
-    if (check && check_rng_.Uniform() < model_->check_catches) {
+    const bool looked = fabric ? gang_check : checked[i];
+    if (looked && check_rng_.Uniform() < model_->check_catches) {
       ++checks_failed_;
       // Attempt 0: the finding stands whatever the job does meanwhile.
-      found_.push(Found{now_us + readiness_.check_us, sequence_++, job.value(), 0, node});
+      found_.push(Found{now_us + (fabric ? pause_us : readiness_.check_us), sequence_++,
+                        job.value(), 0, node});
       continue;
     }
-    if (check) verified = now_us;  // Passed, wrongly: the check missed the fault.
+    if (checked[i]) verified_us_[node.value()] = now_us;  // Passed, wrongly.
     on_faulty = true;
     const TimeUs fails_us =
-        now_us + (check ? readiness_.check_us : 0) +
+        now_us + pause_us +
         std::max<TimeUs>(std::llround(model_->latent_fail_after_s * kUsPerSecond), 1);
     found_.push(Found{fails_us, sequence_++, job.value(), attempt, node});
   }

@@ -7,7 +7,11 @@
 //    `latent_fail_after_s` into its work, unless a readiness check before its work catches it
 //    (then the job is interrupted when the check ends, having lost only the check);
 //  - a node checked and passed stays verified for `verified_for_us`; a repaired node is checked
-//    again before its next job.
+//    again before its next job;
+//  - a latent fault of a fabric class (FaultClass::fabric) is missed by the node's check and
+//    never met by work on that node alone: only a job on several nodes fails on it, unless the
+//    policy's check across a gang's nodes (`gang_check_us`, at each start of such a job, after
+//    the node checks) finds it first (with the same probability).
 // Promises: a drained node is a detected one and is drained exactly until its repair; a job is
 // returned for interruption only while the attempt that met the fault is still running.
 // Threading: one per simulation.
@@ -53,6 +57,7 @@ class HealthDriver {
   uint64_t jobs_started_on_faulty() const { return jobs_started_on_faulty_; }
   uint64_t checks() const { return checks_; }
   uint64_t checks_failed() const { return checks_failed_; }
+  uint64_t gang_checks() const { return gang_checks_; }
   double check_device_us() const { return check_device_us_; }
 
  private:
@@ -82,6 +87,7 @@ class HealthDriver {
   uint64_t jobs_started_on_faulty_ = 0;
   uint64_t checks_ = 0;
   uint64_t checks_failed_ = 0;
+  uint64_t gang_checks_ = 0;
   double check_device_us_ = 0;
 };
 

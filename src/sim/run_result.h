@@ -101,11 +101,12 @@ struct FailureMetrics {
   Distribution recovery_s;
   double mean_repair_s = 0;  // Of the faults begun: the node out of service.
   // Latent faults (failure_model.h): attempts started on a node with an undetected fault, and
-  // the policy's readiness checks (ReadinessConfig): node checks run, those that found a
-  // fault, and their time × the node's devices.
+  // the policy's readiness checks (ReadinessConfig): node checks run, those (and gang checks)
+  // that found a fault, and the time of both × the devices checked.
   uint64_t jobs_started_on_faulty = 0;
   uint64_t checks = 0;
   uint64_t checks_failed = 0;
+  uint64_t gang_checks = 0;  // Checks across a multi-node job's nodes (gang_check_us).
   double check_device_hours = 0;
   // Jobs of at least SimOptions::large_job_devices devices that completed, and their effective
   // training time: the share of their first start to completion spent making progress that was

@@ -455,6 +455,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     failed.jobs_started_on_faulty = health->jobs_started_on_faulty();
     failed.checks = health->checks();
     failed.checks_failed = health->checks_failed();
+    failed.gang_checks = health->gang_checks();
     failed.check_device_hours = health->check_device_us() / (3600.0 * kUsPerSecond);
     double large_unproductive_us = 0;
     double large_wall_us = 0;

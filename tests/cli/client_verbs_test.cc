@@ -124,14 +124,17 @@ TEST_F(ClientVerbs, NodesPrintsSinfoColumns) {
      "allocated_milli": 0, "device_model": "H100", "path": ["dc", "row-1", "rack-03"],
      "device_health": {"failed": 1, "suspect": 2}},
     {"name": "n10", "state": "up", "ready": false, "devices": 8, "allocated_milli": 8000,
-     "device_model": "A100", "path": ["dc", "row-2", "rack-11"]}]})"});
+     "device_model": "A100", "path": ["dc", "row-2", "rack-11"]},
+    {"name": "n11", "state": "up", "ready": true, "hot_spare": true, "devices": 8,
+     "allocated_milli": 0, "device_model": "A100", "path": ["dc", "row-2", "rack-11"]}]})"});
   const CommandOutcome run = Run({"nodes"});
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_EQ(run.out,
             "NODE  STATE          GPUS  ALLOC  MODEL  RACK     HEALTH              REASON\n"
             "n1    up                8    4.5  H100   rack-03  ok\n"
             "n2    drained           8      0  H100   rack-03  failed:1 suspect:2  bad fan\n"
-            "n10   up(not ready)     8      8  A100   rack-11  ok\n");
+            "n10   up(not ready)     8      8  A100   rack-11  ok\n"
+            "n11   up(spare)         8      0  A100   rack-11  ok\n");
 }
 
 TEST_F(ClientVerbs, ServicesTable) {

@@ -230,13 +230,16 @@ TEST(PolicyYamlTest, RecoveryExpediteIsOffUnlessAsked) {
   EXPECT_NE(bad.error().message.find("d.yaml:2: field 'recovery.direct_checkpoints'"),
             std::string::npos)
       << bad.error().message;
-  auto checks =
-      ParsePolicyYaml("name: c\nreadiness: {check_s: 30, verified_for_s: 600}\n", "c.yaml");
+  auto checks = ParsePolicyYaml(
+      "name: c\nreadiness: {check_s: 30, verified_for_s: 600, gang_check_s: 20}\n", "c.yaml");
   ASSERT_TRUE(checks.has_value()) << checks.error().message;
   EXPECT_EQ(checks->readiness.check_us, 30 * kUsPerSecond);
   EXPECT_EQ(checks->readiness.verified_for_us, 600 * kUsPerSecond);
+  EXPECT_EQ(checks->readiness.gang_check_us, 20 * kUsPerSecond);
   EXPECT_EQ(PresetPolicy("no-health")->readiness.check_us, 0);
+  EXPECT_EQ(PresetPolicy("no-health")->readiness.gang_check_us, 0);
   EXPECT_GT(PresetPolicy("headroom")->readiness.check_us, 0);
+  EXPECT_GT(PresetPolicy("headroom")->readiness.gang_check_us, 0);
   auto negative = ParsePolicyYaml("name: c\nreadiness: {check_s: -1}\n", "c.yaml");
   ASSERT_FALSE(negative.has_value());
   EXPECT_NE(negative.error().message.find("c.yaml:2: field 'readiness.check_s'"), std::string::npos)

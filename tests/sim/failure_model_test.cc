@@ -36,6 +36,17 @@ TEST(FailureModel, TheCatalogueHasAClassPerFaultClassByHowOftenItWasSeen) {
   EXPECT_EQ(model.classes[1].name, "Fan");
   EXPECT_EQ(model.classes[1].repair_s, (std::vector<double>{43200}));
   EXPECT_EQ(model.source, "t.json");
+  EXPECT_FALSE(model.classes[0].fabric);
+  EXPECT_FALSE(model.classes[1].fabric);
+  // StepFun's classes of the links between nodes, and only those, are fabric faults.
+  FaultTrace links = TwoClassTrace();
+  links.faults.push_back({"k", "HW", "NIC", "NIC Lost", 30, 31});
+  links.faults.push_back({"k", "HW", "Parameter Plane Cable", "Link Down", 40, 41});
+  for (const FaultClass& fault_class : FailureModelOf(links).classes) {
+    EXPECT_EQ(fault_class.fabric,
+              fault_class.name == "NIC" || fault_class.name == "Parameter Plane Cable")
+        << fault_class.name;
+  }
 }
 
 // 2,048 8-GPU nodes for 54 days at the default rate: Llama 3's 419 within 10%, in the mean of

@@ -278,5 +278,62 @@ TEST(SimulatorFailuresTest, ReadinessChecksKeepJobsOffNodesWithHiddenFaults) {
   EXPECT_LT(careful.failures->lost_device_hours, blind.failures->lost_device_hours);
 }
 
+// Every fault a hidden fault of a node's links (a fabric class): a node's own check never finds
+// one, and work on one node never meets one; a job on two nodes fails on it unless a check
+// across its nodes, here always catching, finds it first, at the price of that check. The
+// floor: two nodes failing once every 2 days each, repairs of 6 h, and a job of 1 h every 2 h.
+TEST(SimulatorFailuresTest, OnlyACheckAcrossAGangsNodesFindsAHiddenFaultOfTheirLinks) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
+  SimOptions options;
+  options.paranoid = true;
+  options.failures.classes.push_back({"NIC", "Hardware Failure", 1, {6 * kHour}, true});
+  options.failures.node_failures_per_day = 0.5;
+  options.failures.seed = 11;
+  options.failures.latent_share = 1;
+  options.failures.latent_fail_after_s = 300;
+  options.failures.check_catches = 1;
+  engine::PolicyConfig node_checks = *engine::PresetPolicy("fifo");
+  node_checks.readiness.check_us = SecondsToUs(30.0);
+  node_checks.readiness.verified_for_us = SecondsToUs(kHour);
+  engine::PolicyConfig gang_checks = node_checks;
+  gang_checks.readiness.gang_check_us = SecondsToUs(20.0);
+  const auto workload_of = [](uint32_t tasks) {
+    std::vector<model::Job> jobs;
+    for (int i = 0; i < 400; ++i) {
+      jobs.push_back(JobOf(tasks, 8, "", 0, 0, kHour, kHour, i * 2 * kHour));
+    }
+    return WorkloadOf(jobs);
+  };
+
+  // One-node jobs: the faults stay hidden, no work meets them and no check finds them.
+  const PolicyRun alone = Simulate(cluster, workload_of(1), gang_checks, options);
+  ASSERT_TRUE(alone.failures.has_value());
+  EXPECT_EQ(alone.failures->jobs_started_on_faulty, 0u);
+  EXPECT_EQ(alone.failures->checks_failed, 0u);
+  EXPECT_EQ(alone.failures->gang_checks, 0u);
+  EXPECT_GT(alone.failures->checks, 0u);
+
+  // Two-node jobs: node checks pass them wrongly and the jobs fail 5 minutes into their work.
+  const PolicyRun missed = Simulate(cluster, workload_of(2), node_checks, options);
+  ASSERT_TRUE(missed.failures.has_value());
+  EXPECT_GT(missed.failures->jobs_started_on_faulty, 0u);
+  EXPECT_EQ(missed.failures->checks_failed, 0u);
+  EXPECT_GE(missed.failures->interruptions, missed.failures->jobs_started_on_faulty);
+
+  // With the check across the gang's nodes, none works on a faulty link.
+  const PolicyRun found = Simulate(cluster, workload_of(2), gang_checks, options);
+  ASSERT_TRUE(found.failures.has_value());
+  EXPECT_EQ(found.failures->jobs_started_on_faulty, 0u);
+  EXPECT_GT(found.failures->checks_failed, 0u);
+  EXPECT_GT(found.failures->gang_checks, 0u);
+  EXPECT_NEAR(found.failures->check_device_hours,
+              (static_cast<double>(found.failures->checks) * 30 * 8 +
+               static_cast<double>(found.failures->gang_checks) * 20 * 16) /
+                  kHour,
+              1e-6);
+  EXPECT_EQ(found.metrics.jobs_completed, 400u);
+  EXPECT_LT(found.failures->lost_device_hours, missed.failures->lost_device_hours);
+}
+
 }  // namespace
 }  // namespace headroom::sim

@@ -190,6 +190,11 @@ std::string FormatNodes(const json& nodes) {
         state == "up") {
       state = "up(not ready)";
     }
+    // Kept idle for jobs faults requeue (recovery.hot_spares).
+    if (node.contains("hot_spare") && node["hot_spare"].is_boolean() &&
+        node["hot_spare"].get<bool>() && state == "up") {
+      state = "up(spare)";
+    }
     std::string rack = "-";
     if (node.contains("path") && node["path"].is_array() && !node["path"].empty() &&
         node["path"].back().is_string()) {

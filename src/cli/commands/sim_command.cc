@@ -132,6 +132,13 @@ int RunSim(const SimFlags& flags) {
   if (!cluster) return Fail(cluster.error().message);
   if (cluster->device_count() == 0)
     return Fail(flags.cluster + ": expected a cluster with devices, got none");
+  for (const engine::PolicyConfig& policy : *policies) {
+    if (policy.recovery.spare_nodes == 0) continue;
+    if (auto level = engine::SpareLevel(policy.recovery, *cluster); !level) {
+      return Fail(
+          fmt::format("policy {} on {}: {}", policy.name, flags.cluster, level.error().message));
+    }
+  }
 
   sim::WorkloadOptions workload_options;
   workload_options.max_devices_per_node = std::max<uint32_t>(cluster->max_devices_per_node(), 1);

@@ -155,6 +155,7 @@ Json FailuresJson(const FailureMetrics& f) {
   out["jobs_started_on_faulty"] = f.jobs_started_on_faulty;
   out["checks"] = f.checks;
   out["checks_failed"] = f.checks_failed;
+  out["gang_checks"] = f.gang_checks;
   out["check_device_h"] = Number(f.check_device_hours);
   out["large_jobs_completed"] = f.large_jobs_completed;
   out["effective_training_time"] =
