@@ -22,13 +22,15 @@ TimeUs SteadyNowUs() {
 }
 
 Agent::Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, TaskLauncher launcher,
-             ReadinessCheck readiness, DeviceDiagnostics diagnostics, StopSignal& stop)
+             ReadinessCheck readiness, DeviceDiagnostics diagnostics, GangCheck gang_check,
+             StopSignal& stop)
     : options_(std::move(options)),
       node_(std::move(node)),
       client_(std::move(client)),
       launcher_(std::move(launcher)),
       readiness_(std::move(readiness)),
       diagnostics_(std::move(diagnostics)),
+      gang_check_(std::move(gang_check)),
       stop_(stop),
       jitter_(static_cast<unsigned>(getpid()) ^
               static_cast<unsigned>(std::hash<std::string>{}(options_.node))) {}
@@ -50,6 +52,16 @@ void Agent::TickReadiness(TimeUs now_us) {
     last_ready_ = current.ready;
     last_readiness_message_ = current.message;
   }
+}
+
+void Agent::TickGangCheck(TimeUs now_us) {
+  const GangCheck::Finished finished = gang_check_.Tick(now_us);
+  for (const std::string& failure : finished.failures) {
+    Log("{}; not ready until a readiness check passes", failure);
+    readiness_.Fail(failure, now_us);
+  }
+  // Either verdict decides waiting tasks: tell headroomd and reconcile at once.
+  if (finished.passed > 0 || !finished.failures.empty()) next_heartbeat_us_ = now_us;
 }
 
 void Agent::TickDiagnostics(TimeUs now_us) {
@@ -95,6 +107,7 @@ int Agent::Run() {
   TickReadiness(SteadyNowUs());
   while (stop_.requests() == 0) {
     const TimeUs now_us = SteadyNowUs();
+    TickGangCheck(now_us);
     TickReadiness(now_us);
     TickDiagnostics(now_us);
     // A task exit is worth telling the daemon at once rather than at the next interval.
@@ -210,8 +223,14 @@ Agent::Step Agent::SendHeartbeat(TimeUs now_us) {
   launcher_.Acknowledge(reports);
   const TimeUs after_us = SteadyNowUs();
   Admission admission = readiness.ready ? Admission::kStartNew : Admission::kHoldNew;
+  // A multi-node attempt's tasks wait for its check across the nodes, on a node that is ready.
+  const std::vector<DesiredTask> admitted =
+      admission == Admission::kHoldNew
+          ? *reply
+          : gang_check_.Admit(
+                *reply, [&](const TaskKey& key) { return launcher_.Knows(key); }, after_us);
   if (admission == Admission::kStartNew && !readiness_.VerifiedAt(after_us) &&
-      launcher_.HasNewTasks(*reply)) {
+      launcher_.HasNewTasks(admitted)) {
     if (!awaiting_check_) {
       Log("new work waits for a readiness check: none passed recently");
       readiness_.CheckNow(after_us);
@@ -220,7 +239,7 @@ Agent::Step Agent::SendHeartbeat(TimeUs now_us) {
     }
     admission = Admission::kHoldNew;
   }
-  launcher_.Reconcile(*reply, admission, after_us);
+  launcher_.Reconcile(admitted, admission, after_us);
   return Step::kContinue;
 }
 

@@ -14,6 +14,10 @@
 //     not passed one within it; the check's verdict is sent at once, and a failing one leaves
 //     the task unstarted (headroomd requeues its job elsewhere).
 //  3. A task exit triggers an early heartbeat, so the daemon hears of it promptly.
+//  6. With a gang check command, a task of an attempt that spans several nodes starts only once
+//     the attempt's check across them passed here (gang_check.h); a failed one makes the node
+//     not ready, saying so, until a readiness check passes (or, without one, for a readiness
+//     interval), so headroomd requeues the job; either verdict is sent at once.
 //  5. With a diagnostics command, it asks headroomd which devices to diagnose every few
 //     heartbeat intervals while none is being diagnosed, runs them (device_diagnostics.h) and
 //     reports each result until headroomd took it.
@@ -30,6 +34,7 @@
 
 #include "agent/daemon_client.h"
 #include "agent/device_diagnostics.h"
+#include "agent/gang_check.h"
 #include "agent/node_discovery.h"
 #include "agent/readiness_check.h"
 #include "agent/stop_signal.h"
@@ -47,7 +52,8 @@ struct AgentOptions {
 class Agent {
  public:
   Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, TaskLauncher launcher,
-        ReadinessCheck readiness, DeviceDiagnostics diagnostics, StopSignal& stop);
+        ReadinessCheck readiness, DeviceDiagnostics diagnostics, GangCheck gang_check,
+        StopSignal& stop);
 
   // Runs until stopped; returns the process exit code.
   int Run();
@@ -60,6 +66,7 @@ class Agent {
   std::vector<LabelledTelemetry> Telemetry();
   void TickReadiness(TimeUs now_us);
   void TickDiagnostics(TimeUs now_us);
+  void TickGangCheck(TimeUs now_us);
   int Shutdown(int exit_code);
 
   AgentOptions options_;
@@ -68,6 +75,7 @@ class Agent {
   TaskLauncher launcher_;
   ReadinessCheck readiness_;
   DeviceDiagnostics diagnostics_;
+  GangCheck gang_check_;
   std::vector<model::DiagnosticsResult> unreported_;  // Results headroomd has not taken yet.
   TimeUs next_diagnostics_us_ = 0;
   StopSignal& stop_;

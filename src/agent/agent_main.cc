@@ -45,6 +45,8 @@ struct Flags {
   double readiness_timeout_s = 60.0;
   double readiness_interval_s = 300.0;
   double readiness_before_start_s = 0;
+  std::string gang_check_cmd;
+  double gang_check_timeout_s = 120;
   std::string work_dir = "/var/lib/headroom-agent";
   double heartbeat_s = 0.0;
   std::string address;
@@ -219,6 +221,10 @@ int Run(const Flags& flags_in) {
                                  .timeout_us = headroom::SecondsToUs(flags.diagnostics_timeout_s),
                                  .output_path = flags.work_dir + "/diagnostics.out",
                                  .env = agent_env});
+  GangCheck gang_check({.command = flags.gang_check_cmd,
+                        .timeout_us = headroom::SecondsToUs(flags.gang_check_timeout_s),
+                        .work_dir = flags.work_dir,
+                        .agent_env = agent_env});
   StopSignal& stop = StopSignal::Install();
   DaemonClient client({.server = *server, .token = token, .node = flags.node});
   Agent agent({.node = flags.node,
@@ -226,7 +232,7 @@ int Run(const Flags& flags_in) {
                .heartbeat_s =
                    flags.heartbeat_s > 0 ? std::optional<double>(flags.heartbeat_s) : std::nullopt},
               std::move(*node), std::move(client), std::move(*launcher), std::move(readiness),
-              std::move(diagnostics), stop);
+              std::move(diagnostics), std::move(gang_check), stop);
   return agent.Run();
 }
 
@@ -274,6 +280,14 @@ int main(int argc, char** argv) {
                  "a new task waits for a readiness check unless one passed within this many "
                  "seconds (0: the periodic checks suffice)")
       ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  app.add_option("--gang-check-cmd", flags.gang_check_cmd,
+                 "run before the tasks of a job on several nodes start here, with the lowest "
+                 "rank's environment (e.g. an NCCL all-reduce across them); non-zero: the node "
+                 "is not ready until a readiness check passes");
+  app.add_option("--gang-check-timeout-s", flags.gang_check_timeout_s,
+                 "kill a gang check after this many seconds (it fails)")
+      ->check(CLI::Range(1.0, 86400.0))
       ->capture_default_str();
   app.add_option("--work-dir", flags.work_dir, "task output and readiness output go here")
       ->capture_default_str();

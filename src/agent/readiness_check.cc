@@ -26,7 +26,10 @@ ReadinessCheck::ReadinessCheck(ReadinessOptions options) : options_(std::move(op
 }
 
 void ReadinessCheck::Tick(TimeUs now_us) {
-  if (options_.command.empty()) return;
+  if (options_.command.empty()) {
+    if (!current_.ready && now_us >= failed_until_us_) current_ = {.ready = true, .message = ""};
+    return;
+  }
   if (running_) {
     if (const std::optional<int> code = running_->Poll()) {
       Finish(*code);
@@ -52,6 +55,14 @@ bool ReadinessCheck::VerifiedAt(TimeUs now_us) const {
   if (!current_.ready) return false;
   if (options_.command.empty() || options_.verified_for_us <= 0) return true;
   return passed_us_ >= 0 && now_us - passed_us_ < options_.verified_for_us;
+}
+
+void ReadinessCheck::Fail(std::string message, TimeUs now_us) {
+  current_ = {.ready = false, .message = std::move(message)};
+  has_verdict_ = true;
+  passed_us_ = -1;
+  failed_until_us_ = now_us + options_.interval_us;
+  if (!running_) next_us_ = now_us + options_.interval_us;
 }
 
 void ReadinessCheck::CheckNow(TimeUs now_us) {

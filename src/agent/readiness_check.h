@@ -14,6 +14,9 @@
 //  5. With verified_for_us, VerifiedAt says whether a check passed within that long; CheckNow
 //     runs one at the next Tick (unless one runs already). While it runs the node keeps its
 //     last verdict: work is held back by the caller, not reported as not ready.
+//  6. Fail (a check across a gang's nodes failed) makes the node not ready with the caller's
+//     message until a check passes, the next one interval on; without a command, for one
+//     interval.
 // Threading: single-threaded; owned by the agent loop. Times are steady-clock microseconds the
 // caller passes in.
 #pragma once
@@ -60,6 +63,9 @@ class ReadinessCheck {
   bool VerifiedAt(TimeUs now_us) const;
   // Runs a check at the next Tick, unless one is running.
   void CheckNow(TimeUs now_us);
+  // The node is not ready, saying `message` (a check across a gang's nodes failed), until a
+  // readiness check passes; the next runs one interval on. Without a command: for one interval.
+  void Fail(std::string message, TimeUs now_us);
   // Checks finished so far (passed, failed or timed out).
   uint64_t finished() const { return finished_; }
 
@@ -72,8 +78,9 @@ class ReadinessCheck {
   bool has_verdict_ = false;
   std::optional<ChildProcess> running_;
   TimeUs started_us_ = 0;
-  TimeUs next_us_ = 0;     // When the next check is due.
-  TimeUs passed_us_ = -1;  // When a check last passed; -1: never.
+  TimeUs next_us_ = 0;           // When the next check is due.
+  TimeUs passed_us_ = -1;        // When a check last passed; -1: never.
+  TimeUs failed_until_us_ = -1;  // Without a command: Fail's verdict holds until then.
   uint64_t finished_ = 0;
 };
 

@@ -78,6 +78,8 @@ class TaskLauncher {
   // The running task using each device; on a shared device the lowest job id.
   std::map<int, DeviceUser> DeviceUsers() const;
   bool HasRunningTasks() const;
+  // Whether the launcher started (or tried to start) the task.
+  bool Knows(const TaskKey& key) const { return tasks_.contains(key); }
   // Whether `desired` holds a task this launcher has not started (Reconcile would start it).
   bool HasNewTasks(const std::vector<DesiredTask>& desired) const;
   // The work-dir paths of a task's output.

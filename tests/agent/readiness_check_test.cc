@@ -110,5 +110,38 @@ TEST(AgentReadinessCheck, RunsAgainAfterTheInterval) {
   }));
 }
 
+// A failed check across a gang's nodes (Fail) holds the node not ready with its message: without
+// a command for one interval, with one until its next check, an interval on, passes.
+TEST(AgentReadinessCheck, AFailHoldsTheNodeUntilAnIntervalOrACheckPasses) {
+  ScratchDir dir;
+  ReadinessOptions options = Options(dir, "");
+  options.interval_us = 10 * kUsPerSecond;
+  ReadinessCheck plain(options);
+  plain.Fail("gang communication check of job 4 attempt 1 exited 3", 100 * kUsPerSecond);
+  EXPECT_FALSE(plain.current().ready);
+  EXPECT_EQ(plain.current().message, "gang communication check of job 4 attempt 1 exited 3");
+  plain.Tick(109 * kUsPerSecond);
+  EXPECT_FALSE(plain.current().ready);
+  plain.Tick(110 * kUsPerSecond);
+  EXPECT_TRUE(plain.current().ready);
+  EXPECT_EQ(plain.current().message, "");
+
+  options.command = "true";
+  ReadinessCheck checked(options);
+  const TimeUs now_us = SteadyNowUs();
+  ASSERT_TRUE(TickUntilVerdict(checked));
+  ASSERT_TRUE(checked.current().ready);
+  checked.Fail("gang communication check of job 4 attempt 1 exited 3", now_us);
+  EXPECT_FALSE(checked.VerifiedAt(now_us));
+  checked.Tick(now_us + 5 * kUsPerSecond);  // No check is due yet.
+  EXPECT_FALSE(checked.current().ready);
+  const uint64_t finished = checked.finished();
+  EXPECT_TRUE(WaitUntil([&] {
+    checked.Tick(std::max(SteadyNowUs(), now_us + 10 * kUsPerSecond));
+    return checked.finished() > finished;
+  }));
+  EXPECT_TRUE(checked.current().ready);
+}
+
 }  // namespace
 }  // namespace headroom::agent
