@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -200,6 +201,15 @@ inline Json AgentRegistration(const std::string& node, int devices,
   return {{"node", node},          {"cpu_milli", 64000},      {"memory_mib", 524288},
           {"ready", true},         {"readiness_message", ""}, {"devices", list},
           {"address", "10.0.0.11"}};
+}
+
+// The nodes job `id`'s placement names (none while it is not placed).
+inline std::set<std::string> NodesOfJob(const TestDaemon& daemon, uint64_t id) {
+  std::set<std::string> out;
+  const Json job = daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
+  if (!job.contains("placement") || !job["placement"].is_array()) return out;
+  for (const Json& task : job["placement"]) out.insert(task["node"].get<std::string>());
+  return out;
 }
 
 // Registers an agent of `devices` H100s for each of `nodes` (EXPECTs 200); returns each node's

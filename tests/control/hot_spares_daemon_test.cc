@@ -17,6 +17,7 @@ namespace {
 
 using testing::JobBody;
 using testing::Json;
+using testing::NodesOfJob;
 using testing::RegisterAgents;
 using testing::TempDir;
 using testing::TestDaemon;
@@ -54,12 +55,7 @@ TEST(DaemonHotSpares, NewWorkWaitsAndAFaultedGangRestartsOnTheSpareAtOnce) {
   const auto job = [&](uint64_t id) {
     return daemon.Get("/v1/jobs/" + std::to_string(id), daemon.admin()).body;
   };
-  const auto nodes_of = [&](uint64_t id) {
-    std::set<std::string> out;
-    const Json record = job(id);
-    for (const Json& task : record["placement"]) out.insert(task["node"].get<std::string>());
-    return out;
-  };
+  const auto nodes_of = [&](uint64_t id) { return NodesOfJob(daemon, id); };
   for (const std::string& node : names) heartbeat(node);
   const uint64_t gang = daemon.Post("/v1/jobs", daemon.admin(), JobBody(2, 1, 0)).body["id"];
   ASSERT_TRUE(WaitFor([&] { return job(gang)["state"] == "running"; })) << job(gang).dump();

@@ -20,6 +20,7 @@ namespace headroom::engine {
 namespace {
 
 using testing::JobOf;
+using testing::NodesOf;
 using testing::TinyCluster;
 
 constexpr TimeUs kSecond = kUsPerSecond;
@@ -34,12 +35,6 @@ PolicyConfig WithSpares(uint32_t spares) {
   policy->recovery.spare_nodes = spares;
   policy->recovery.spare_level = spares > 0 ? "rack" : "";
   return *policy;
-}
-
-std::set<uint32_t> NodesOf(const StartJob& start) {
-  std::set<uint32_t> out;
-  for (const TaskAllocation& task : start.tasks) out.insert(task.node.value());
-  return out;
 }
 
 std::set<uint32_t> Spares(const Engine& engine, const model::Cluster& cluster) {

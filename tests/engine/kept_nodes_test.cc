@@ -18,6 +18,7 @@ namespace headroom::engine {
 namespace {
 
 using testing::JobOf;
+using testing::NodesOf;
 using testing::TinyCluster;
 
 constexpr TimeUs kSecond = kUsPerSecond;
@@ -30,12 +31,6 @@ PolicyConfig Expedite(bool keep_nodes) {
   policy->recovery.expedite = true;
   policy->recovery.keep_nodes = keep_nodes;
   return *policy;
-}
-
-std::set<uint32_t> NodesOf(const StartJob& start) {
-  std::set<uint32_t> out;
-  for (const TaskAllocation& task : start.tasks) out.insert(task.node.value());
-  return out;
 }
 
 // Three nodes of four devices: job 0, a gang of two nodes, and job 1 on the third. The first

@@ -128,6 +128,13 @@ inline model::Selector SelectorOf(const std::string& text) {
   return std::move(*selector);
 }
 
+// The distinct nodes a start places its tasks on.
+inline std::set<uint32_t> NodesOf(const engine::StartJob& start) {
+  std::set<uint32_t> out;
+  for (const engine::TaskAllocation& task : start.tasks) out.insert(task.node.value());
+  return out;
+}
+
 // A gang of `tasks` tasks of `devices` whole devices each (0: CPU-only).
 inline model::Job JobOf(uint32_t tasks, uint32_t devices, const std::string& selector = "",
                         int64_t cpu_milli = 0, int64_t memory_mib = 0, double runtime_s = 100,
