@@ -68,7 +68,7 @@ engine::CarriedState RecoveredCarriedState(SqliteStore& store, std::vector<JobRe
       if (pending_since_us > job.submit_us) job.requeued_us = pending_since_us;
       job.attained_device_us = replay.engine()->attained_device_us(*id);
       job.hold_reason = std::string(replay.engine()->hold_reason(*id));
-      job.expedited = replay.engine()->expedited(*id);
+      job.expedited = replay.engine()->requeued_by_fault(*id);
       job.checkpoint_interval_us = replay.engine()->told_checkpoint_interval_us(*id);
     }
   }

@@ -60,7 +60,7 @@ void LiveLoop::Rebuild(TimeUs now) {
     carried_ = engine_->Carried(now);
     for (const auto& [daemon_id, engine_id] : engine_of_daemon_) {
       attained_device_us[daemon_id] = engine_->attained_device_us(engine_id);
-      if (engine_->expedited(engine_id)) expedited.insert(daemon_id);
+      if (engine_->requeued_by_fault(engine_id)) expedited.insert(daemon_id);
     }
   }
   engine_.reset();

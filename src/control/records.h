@@ -60,7 +60,7 @@ struct JobRecord {
   // same way. A held job is pending and starts only once released.
   std::string hold_reason;
   // A fault interrupted it and it has not started since (the engine's recovery.expedite puts it
-  // ahead of the queue); carried the same way.
+  // ahead of the queue, and it may take recovery.hot_spares); carried the same way.
   bool expedited = false;
   // The checkpoint interval its current attempt was told at its start (the engine's
   // recovery.direct_checkpoints; HEADROOM_CHECKPOINT_INTERVAL_S); 0: none. Carried by the

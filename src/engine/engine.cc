@@ -307,6 +307,7 @@ void Engine::Submit(JobId id, model::Job job) {
   r.preemptions = r.job.preemptions;
   r.attained_device_us = r.job.attained_device_us;
   r.expedited = r.job.expedited && policy_.recovery.expedite;
+  r.requeued_by_fault = r.job.expedited;
   AwaitRaise(r, id);
   max_priority_ = std::max(max_priority_, r.job.priority);
   if (SharePlaced(r)) share_->Submitted(r.job);

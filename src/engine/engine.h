@@ -113,6 +113,10 @@ class Engine {
   TimeUs told_checkpoint_interval_us(JobId job) const;
   // Whether a pending job goes ahead of the queue after a fault (recovery.expedite).
   bool expedited(JobId job) const;
+  // Whether a pending job is pending since a fault interrupted it (whatever the policy): what a
+  // successor engine is told as model::Job::expedited, so the job keeps its place and may still
+  // take hot spares.
+  bool requeued_by_fault(JobId job) const;
   // What a successor engine should start from, as of `now` (no earlier than the last step).
   CarriedState Carried(TimeUs now) const;
   // Why a pending job waits; empty reasons for a job that is not pending.

@@ -156,6 +156,11 @@ bool Engine::expedited(JobId job) const {
   return r != nullptr && r->state == JobState::kPending && r->expedited;
 }
 
+bool Engine::requeued_by_fault(JobId job) const {
+  const JobRecord* r = find(job);
+  return r != nullptr && r->state == JobState::kPending && r->requeued_by_fault;
+}
+
 std::string_view Engine::hold_reason(JobId job) const {
   const JobRecord* r = find(job);
   return r == nullptr || r->state != JobState::kPending ? std::string_view()

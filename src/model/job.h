@@ -64,7 +64,8 @@ struct Job {
   // its current run aside (the las order's attained service); the engine's count starts here.
   int64_t attained_device_us = 0;
   // A fault interrupted it under an earlier engine and it has not started since: with the
-  // policy's recovery.expedite it goes ahead of the queue there too (engine/event.h).
+  // policy's recovery.expedite it goes ahead of the queue there too (engine/event.h), and it may
+  // take the policy's hot spares (recovery.hot_spares).
   bool expedited = false;
   // Non-empty: held, and why (an earlier engine held it under recovery.hold_after, or an
   // operator did; engine/event.h JobHeld). A held job is pending but in no pass.

@@ -153,6 +153,48 @@ TEST(HotSparesTest, ADrainedSpareOrOneHealthWithdrawsIsASpareNoMore) {
   EXPECT_EQ(engine.CheckInvariants(), "");
 }
 
+// A successor engine (the daemon's rebuild or restart) is told that a pending job was requeued by
+// a fault (model::Job::expedited, from requeued_by_fault, whatever the policy's expedite): it
+// may still take the spares there, and a job that was not may not. Three nodes, one rack; job 0
+// on n0 and n1; both fail, so it cannot come back before the successor takes over.
+TEST(HotSparesTest, ASuccessorEngineLetsARequeuedJobTakeTheSpares) {
+  const model::Cluster cluster =
+      TinyCluster().Rack("r0", {{"n0", 4}, {"n1", 4}, {"n2", 4}}).Build();
+  PolicyConfig policy = WithSpares(1);
+  policy.recovery.expedite = false;
+  Engine first(cluster, policy);
+  std::vector<Event> submit = {JobSubmitted{JobId(0), JobOf(2, 4)}};
+  ASSERT_EQ(first.Step(submit, 0).starts.size(), 1u);
+  std::vector<Event> faults = {NodeDrained{NodeId(0), true}, NodeDrained{NodeId(1), true},
+                               JobInterrupted{JobId(0), NodeId(0)}};
+  EXPECT_TRUE(first.Step(faults, 10 * kSecond).starts.empty());
+  ASSERT_TRUE(first.requeued_by_fault(JobId(0)));
+  EXPECT_FALSE(first.expedited(JobId(0)));  // The policy does not expedite.
+
+  for (const bool told : {true, false}) {
+    SCOPED_TRACE(told);
+    Engine successor(cluster, policy);
+    model::Job carried = JobOf(2, 4);
+    carried.expedited = told && first.requeued_by_fault(JobId(0));
+    std::vector<Event> rebuild = {NodeDrained{NodeId(0), true}, NodeDrained{NodeId(1), true},
+                                  JobSubmitted{JobId(0), carried},
+                                  JobSubmitted{JobId(1), JobOf(1, 4)}};
+    EXPECT_TRUE(successor.Step(rebuild, 20 * kSecond).starts.empty());
+    EXPECT_EQ(Spares(successor, cluster), std::set<uint32_t>{2});
+    std::vector<Event> repair = {NodeDrained{NodeId(1), false}};
+    const Decisions decisions = successor.Step(repair, 30 * kSecond);
+    ASSERT_EQ(decisions.starts.size(), 1u);
+    if (told) {
+      EXPECT_EQ(decisions.starts[0].job, JobId(0));
+      EXPECT_EQ(NodesOf(decisions.starts[0]), (std::set<uint32_t>{1, 2}));
+    } else {
+      EXPECT_EQ(decisions.starts[0].job, JobId(1));
+      EXPECT_EQ(NodesOf(decisions.starts[0]), std::set<uint32_t>{1});
+    }
+    EXPECT_EQ(successor.CheckInvariants(), "");
+  }
+}
+
 TEST(HotSparesTest, PolicyFilesNameTheSparesAndAnUnknownLevelIsAnError) {
   auto policy = ParsePolicyYaml(
       "name: p\nrecovery:\n  expedite: true\n  hot_spares: {nodes: 2, level: rack}\n", "p.yaml");
