@@ -261,6 +261,10 @@ class Engine {
   void ForgetSpare(NodeId node);
   // Whether nothing runs on the node, nothing of it is withdrawn or drained, and it has devices.
   bool Idle(NodeId node) const;
+  // The place in Cluster::domains_at_level(spare_level_) of the node's spare domain.
+  size_t SpareDomainIndex(NodeId node) const;
+  // Every device of the node withdrawn (or returned) at once.
+  void SetNodeWithdrawn(NodeId node, bool withdrawn);
   // Whether the pending job may take spares: a fault requeued it and it has not started since.
   bool SeesSpares(const JobRecord& r) const;
   // A pending job out of every pass until released, `reason` its pending message; and back.

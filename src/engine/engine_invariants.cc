@@ -75,9 +75,7 @@ std::string Engine::CheckInvariants() const {
   for (const model::Node& node : cluster_.nodes()) {
     if (!spare(node.id)) continue;
     ++spares;
-    const std::vector<DomainId>& domains = cluster_.domains_at_level(spare_level_);
-    const DomainId domain = cluster_.AncestorAt(node.id, spare_level_);
-    ++spares_in_domain[std::lower_bound(domains.begin(), domains.end(), domain) - domains.begin()];
+    ++spares_in_domain[SpareDomainIndex(node.id)];
     bool idle = !state_.drained(node.id) && state_.free_cpu_milli(node.id) == node.cpu_milli &&
                 state_.free_memory_mib(node.id) == node.memory_mib;
     for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {

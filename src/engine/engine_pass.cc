@@ -176,10 +176,7 @@ std::optional<std::vector<TaskAllocation>> Engine::PlaceAt(const JobRecord& r,
   }
   if (!placement && SeesSpares(r)) {
     for (const model::Node& node : cluster_.nodes()) {
-      if (!spare(node.id)) continue;
-      for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
-        state_.SetWithdrawn(DeviceId(d), false);
-      }
+      if (spare(node.id)) SetNodeWithdrawn(node.id, false);
     }
     placement = place();
   }

@@ -34,6 +34,21 @@ bool Engine::Idle(NodeId id) const {
   return true;
 }
 
+size_t Engine::SpareDomainIndex(NodeId node) const {
+  const std::vector<DomainId>& domains = cluster_.domains_at_level(spare_level_);
+  const DomainId domain = cluster_.AncestorAt(node, spare_level_);
+  const auto at = std::lower_bound(domains.begin(), domains.end(), domain);
+  HR_CHECK(at != domains.end() && *at == domain);
+  return static_cast<size_t>(at - domains.begin());
+}
+
+void Engine::SetNodeWithdrawn(NodeId id, bool withdrawn) {
+  const model::Node& node = cluster_.node(id);
+  for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
+    state_.SetWithdrawn(DeviceId(d), withdrawn);
+  }
+}
+
 bool Engine::SeesSpares(const JobRecord& r) const {
   return r.requeued_by_fault && spare_count_ > 0;
 }
@@ -60,11 +75,8 @@ void Engine::KeepSpares() {
       spare_node_[n] = 1;
       ++spares_in_domain_[i];
       ++spare_count_;
-      const model::Node& spare = cluster_.node(node);
-      for (uint32_t d = spare.first_device; d < spare.first_device + spare.device_count; ++d) {
-        state_.SetWithdrawn(DeviceId(d), true);
-        free_milli -= model::kMilliPerDevice;
-      }
+      SetNodeWithdrawn(node, true);
+      free_milli -= uint64_t{cluster_.node(node).device_count} * model::kMilliPerDevice;
       kept = true;
     }
     // What is free now holds no idle node (or the domain has its spares): scan again when more is.
@@ -76,18 +88,11 @@ void Engine::KeepSpares() {
 
 void Engine::ForgetSpare(NodeId node) {
   if (!spare(node)) return;
-  const std::vector<DomainId>& domains = cluster_.domains_at_level(spare_level_);
-  const DomainId domain = cluster_.AncestorAt(node, spare_level_);
-  const auto at = std::lower_bound(domains.begin(), domains.end(), domain);
-  HR_CHECK(at != domains.end() && *at == domain);
-  const auto i = static_cast<size_t>(at - domains.begin());
+  const size_t i = SpareDomainIndex(node);
   spare_node_[node.value()] = 0;
   --spares_in_domain_[i];
   --spare_count_;
-  const model::Node& spare = cluster_.node(node);
-  for (uint32_t d = spare.first_device; d < spare.first_device + spare.device_count; ++d) {
-    state_.SetWithdrawn(DeviceId(d), false);
-  }
+  SetNodeWithdrawn(node, false);
   // The domain is short again: its next release may bring a spare.
   spare_scan_free_milli_[i] = 0;
   ++release_epoch_;
