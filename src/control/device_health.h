@@ -21,7 +21,8 @@
 // Promises: a reading is judged once (the XID gauge holds its last value, so an XID is news when
 // the value changes, and counters when they grow), so a device an operator returned is not failed
 // again by the same stale value; only healthy and suspect devices take new work (a degraded one
-// takes only that of jobs that accept degraded devices, live_loop_health.cc); the history keeps the
+// takes only that of jobs that accept degraded devices, and under the policy's
+// recovery.evacuate a suspect one none, live_loop_health.cc); the history keeps the
 // last kMaxHistory transitions. The book of a node round-trips through its JSON (the daemon stores
 // it). Threading: none; the daemon's state mutex guards the books.
 #pragma once

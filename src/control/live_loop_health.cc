@@ -43,7 +43,10 @@ void LiveLoop::SyncDrains(TimeUs now) {
       for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
         const uint32_t index = cluster_->devices()[d].index_on_node;
         const DeviceState health = status->health_book.state(index);
-        const bool out = !TakesWork(health);
+        // Under recovery.evacuate a suspect device takes no new work either, and the engine
+        // moves its work off so that it can be diagnosed (StartDiagnoses) before it fails.
+        const bool out = !TakesWork(health) ||
+                         (options_.policy.recovery.evacuate && health == DeviceState::kSuspect);
         const bool degraded = health == DeviceState::kDegraded;
         const uint8_t told = out ? (degraded ? 2 : 1) : 0;
         if (told == withdrawn_in_engine_[d]) continue;

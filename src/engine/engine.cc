@@ -443,6 +443,12 @@ void Engine::Apply(Event& event) {
       } else {
         degraded_.erase(withdrawn->device.value());
       }
+      if (withdrawn->withdrawn && !degraded) {
+        health_withdrawn_.insert(withdrawn->device.value());
+        evacuation_due_ = true;
+      } else {
+        health_withdrawn_.erase(withdrawn->device.value());
+      }
       // Returned, or degraded: more capacity for some jobs than a moment ago.
       if (!withdrawn->withdrawn || degraded) ++release_epoch_;
       reservation_stale_ = true;

@@ -259,6 +259,9 @@ class Engine {
   // devices health withdraws or returns, is a spare no more (ForgetSpare).
   void KeepSpares();
   void ForgetSpare(NodeId node);
+  // Evacuation (recovery.evacuate, engine_evacuate.cc): running jobs on devices health withdrew
+  // move off them where a placement fits now, before the pass starts anything.
+  void Evacuate(TimeUs now, Decisions& decisions);
   // Whether nothing runs on the node, nothing of it is withdrawn or drained, and it has devices.
   bool Idle(NodeId node) const;
   // The place in Cluster::domains_at_level(spare_level_) of the node's spare domain.
@@ -413,6 +416,14 @@ class Engine {
 
   // Devices withdrawn as degraded (DeviceWithdrawn): out of use but to jobs that accept them.
   std::set<uint32_t> degraded_;
+  // Devices health withdrew outright (DeviceWithdrawn, not degraded), which work moves off
+  // under recovery.evacuate. `evacuation_due_`: one was withdrawn since the last look, so every
+  // running job is looked at; `evacuees_`: the jobs the last look left on one for want of room,
+  // looked at again once capacity is released after `evacuation_epoch_`.
+  std::set<uint32_t> health_withdrawn_;
+  bool evacuation_due_ = false;
+  std::vector<uint32_t> evacuees_;
+  uint64_t evacuation_epoch_ = 0;
   // Devices kept for a job a fault requeued (JobRecord::kept_devices): device → job id.
   std::unordered_map<uint32_t, uint32_t> kept_by_device_;
   // Hot spares: the level whose domains keep them, the spares each such domain holds (by its

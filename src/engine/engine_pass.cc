@@ -244,6 +244,7 @@ PendingCode Engine::Analyze(const JobRecord& pending) const {
 
 void Engine::Schedule(TimeUs now, Decisions& decisions) {
   dirty_ = false;
+  Evacuate(now, decisions);
   Reorder(now);
   const bool backfill_pass = BackfillDue(now);
   if (backfill_pass) {

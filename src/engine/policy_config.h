@@ -229,6 +229,13 @@ struct RecoveryConfig {
   // spare before the queue sees it; a requeued job takes spares only where it fits no other way.
   uint32_t spare_nodes = 0;
   std::string spare_level;
+  // Evacuation (engine_evacuate.cc): a running job on a device health withdrew from work (one
+  // whose telemetry shows warning signs, or sent to diagnostics or repair while in use) moves
+  // off it when a placement fits now, checkpointing and restarting elsewhere
+  // (MigrationConfig's checkpoint + restart pause), instead of running on until a fault there
+  // ends it and loses its work since its last checkpoint. Live, suspect devices are then
+  // withdrawn too (control/live_loop_health.cc), so the move frees them for diagnostics.
+  bool evacuate = false;
 };
 
 // The level `recovery.spare_level` names in `cluster` (the deepest when it names none); an
@@ -244,10 +251,16 @@ Result<uint32_t> SpareLevel(const RecoveryConfig& recovery, const model::Cluster
 // `gang_check_us` after the node checks: a communication check (an NCCL all-reduce, as NVIDIA's
 // NVSentinel preflight runs one) exercises the links between nodes that a node's own check
 // does not (DCGM's level 1 tests no network). 0 s: none.
+// Under recovery.evacuate, a node whose telemetry shows warning signs is diagnosed once its
+// work has moved off (DCGM's level 3, "approximately 15 minutes", PHYSICS.md §4.3) for
+// `diagnostics_us`, which find a fault already there with the checks' probability; the
+// simulator models them, live the agent runs its diagnostics command. 0 s: none, the node stays
+// out of work until its fault shows or its warning clears.
 struct ReadinessConfig {
   TimeUs check_us = 0;
   TimeUs verified_for_us = 3600 * kUsPerSecond;
   TimeUs gang_check_us = 0;
+  TimeUs diagnostics_us = 0;
 };
 
 // How services' replicas are autoscaled (autoscaler.h): Kubernetes' HPA, and with `forecast`

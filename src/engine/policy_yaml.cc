@@ -391,10 +391,11 @@ Status ParseFlags(const YamlField& field, std::initializer_list<std::string_view
 }
 
 Status ParseReadiness(const YamlField& field, ReadinessConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"check_s", "verified_for_s", "gang_check_s"}));
+  YAML_FIELD_TRY(map, field.Map({"check_s", "verified_for_s", "gang_check_s", "diagnostics_s"}));
   return ParseTimes(*map, {{"check_s", &out.check_us},
                            {"verified_for_s", &out.verified_for_us},
-                           {"gang_check_s", &out.gang_check_us}});
+                           {"gang_check_s", &out.gang_check_us},
+                           {"diagnostics_s", &out.diagnostics_us}});
 }
 
 Status ParseHotSpares(const YamlField& field, RecoveryConfig& out) {
@@ -412,12 +413,14 @@ Status ParseHotSpares(const YamlField& field, RecoveryConfig& out) {
 }
 
 Status ParseRecovery(const YamlField& field, RecoveryConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"expedite", "keep_nodes", "hold_after", "hold_window_s",
-                                 "node_faults_per_day", "direct_checkpoints", "hot_spares"}));
+  YAML_FIELD_TRY(
+      map, field.Map({"expedite", "keep_nodes", "hold_after", "hold_window_s",
+                      "node_faults_per_day", "direct_checkpoints", "hot_spares", "evacuate"}));
   // Not a structured binding: Debian 12's clang refuses a lambda's capture of one.
   for (const auto& entry :
        {std::pair{"expedite", &out.expedite}, std::pair{"keep_nodes", &out.keep_nodes},
-        std::pair{"direct_checkpoints", &out.direct_checkpoints}}) {
+        std::pair{"direct_checkpoints", &out.direct_checkpoints},
+        std::pair{"evacuate", &out.evacuate}}) {
     bool* flag = entry.second;
     POLICY_TRY(Optional(*map, entry.first, [&](const YamlField& value) -> Status {
       constexpr std::string_view kBooleans[] = {"true", "false"};

@@ -66,8 +66,9 @@ FaultProcess::FaultProcess(const FailureModel& model, const model::Cluster& clus
   nodes_.reserve(cluster.nodes().size());
   for (const model::Node& node : cluster.nodes()) {
     // Streams seeded apart per node, so a node's faults do not depend on the others'.
-    NodeProcess process{Rng(model.seed * 0x9e3779b97f4a7c15ULL + node.id.value()), 0,
-                        node.device_count};
+    NodeProcess process{Rng(model.seed * 0x9e3779b97f4a7c15ULL + node.id.value()),
+                        Rng((model.seed ^ 0x7761726eULL) * 0x9e3779b97f4a7c15ULL + node.id.value()),
+                        0, node.device_count};
     const double per_day =
         model.node_failures_per_day * static_cast<double>(node.device_count) / kDevicesPerRateNode;
     if (per_day > 0 && total_seen_ > 0) process.mean_gap_s = kSecondsPerDay / per_day;
@@ -113,13 +114,15 @@ std::vector<NodeChange> FaultProcess::PopDue(TimeUs now_us) {
     const std::vector<double>& repairs = model_->classes[fault_class].repair_s;
     const double repair_s = repairs[process.rng.Below(repairs.size())];
     const bool latent = process.rng.Uniform() < model_->latent_share;
+    const bool warned =
+        model_->warned_share > 0 && process.warning_rng.Uniform() < model_->warned_share;
     process.repair_us = std::max<TimeUs>(std::llround(repair_s * kUsPerSecond), kUsPerSecond);
     process.faulty = true;
     process.fault_class = fault_class;
     ++faults_;
     ++faults_by_class_[fault_class];
     repair_s_total_ += UsToSeconds(process.repair_us);
-    changes.push_back({due.at_us, NodeId(due.node), true, latent, fault_class});
+    changes.push_back({due.at_us, NodeId(due.node), true, latent && !warned, fault_class, warned});
   }
   return changes;
 }

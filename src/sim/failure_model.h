@@ -16,6 +16,9 @@
 // latent fault of a fabric class (FaultClass::fabric) shows only to a job on several nodes and
 // only a check across them finds it (health_driver.h).
 //
+// Warned faults (`warned_share`): such a fault begins as a latent one that telemetry shows, and
+// ends the work on its node `warning_lead_s` later (health_driver.h); never latent_if_idle.
+//
 // Promises: a node's faults depend only on the seed, the node's index and its device count,
 // never on what the simulator does in between, so every policy of one run meets the same
 // faults (when they are detected is the policy's doing); a node is never faulty twice at once;
@@ -59,7 +62,14 @@ struct FailureModel {
   double latent_share = 0;                // Of faults, those latent on an idle node.
   double latent_fail_after_s = 600;       // A job on a latently faulty node fails this late.
   double check_catches = 0.8;             // Share of latent faults a readiness check finds.
-  std::vector<FaultClass> classes;        // Empty: no faults.
+  // Warning signs: a share of faults shows in telemetry (corrected errors climbing, rows
+  // remapped, XID 63/92/94: a suspect device) `warning_lead_s` before it ends the work on the
+  // node; meanwhile checks and diagnostics can find it. False warnings, followed by no fault,
+  // come at `false_warnings_per_day` per 8 devices. Assumptions, like the latent share.
+  double warned_share = 0;
+  double warning_lead_s = 3600;
+  double false_warnings_per_day = 0;
+  std::vector<FaultClass> classes;  // Empty: no faults.
   uint64_t seed = 1;
   std::string source;  // Where the catalogue came from, for reports.
 };
@@ -79,6 +89,7 @@ struct NodeChange {
   bool down = false;            // A fault begins; else its repair ends.
   bool latent_if_idle = false;  // A fault that stays latent while nothing runs on the node.
   uint32_t fault_class;         // Index into FailureModel::classes.
+  bool warned = false;          // A fault that warns warning_lead_s before it ends work.
 };
 
 class FaultProcess {
@@ -114,6 +125,7 @@ class FaultProcess {
  private:
   struct NodeProcess {
     Rng rng;
+    Rng warning_rng;        // Apart, so that warnings change no other draw of a seed.
     double mean_gap_s = 0;  // Between faults while in service; 0: never fails.
     uint32_t devices = 0;
     bool faulty = false;

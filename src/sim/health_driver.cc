@@ -4,19 +4,95 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/cluster_state.h"
+
 namespace headroom::sim {
 
+namespace {
+
+constexpr double kSecondsPerDay = 86400;
+constexpr double kDevicesPerRateNode = 8;
+// A false warning's node returns after an hour without diagnostics: headroomd's suspect_clear
+// (control/device_health.h).
+constexpr TimeUs kSuspectClearUs = 3600 * kUsPerSecond;
+
+}  // namespace
+
 HealthDriver::HealthDriver(const FailureModel& model, const engine::ReadinessConfig& readiness,
-                           const model::Cluster& cluster, TimeUs origin_us)
+                           bool evacuate, const model::Cluster& cluster, TimeUs origin_us)
     : model_(&model),
       readiness_(readiness),
       cluster_(&cluster),
       faults_(model, cluster, origin_us),
       check_rng_(model.seed ^ 0x636865636b73ULL),  // "checks": a stream of its own.
-      verified_us_(cluster.nodes().size(), -1) {}
+      verified_us_(cluster.nodes().size(), -1),
+      evacuate_(evacuate),
+      fires_us_(cluster.nodes().size(), -1),
+      suspect_(cluster.nodes().size(), Suspect::kNone),
+      false_warning_rng_(model.seed ^ 0x66616c7365ULL) {  // "false"
+  const double per_day = model.false_warnings_per_day *
+                         static_cast<double>(cluster.devices().size()) / kDevicesPerRateNode;
+  if (per_day > 0) false_warning_gap_s_ = kSecondsPerDay / per_day;
+  ScheduleFalseWarning(origin_us);
+}
 
 TimeUs HealthDriver::NextUs() const {
-  return std::min(faults_.NextUs(), found_.empty() ? kNever : found_.top().at_us);
+  TimeUs next = std::min(faults_.NextUs(), found_.empty() ? kNever : found_.top().at_us);
+  if (!due_.empty()) next = std::min(next, due_.top().at_us);
+  return std::min(next, next_false_warning_us_);
+}
+
+void HealthDriver::ScheduleFalseWarning(TimeUs from_us) {
+  next_false_warning_us_ = kNever;
+  if (false_warning_gap_s_ <= 0) return;
+  const double gap_us = false_warning_rng_.Exponential(false_warning_gap_s_) * kUsPerSecond;
+  if (gap_us < 1e16) next_false_warning_us_ = from_us + std::max<TimeUs>(std::llround(gap_us), 1);
+}
+
+void HealthDriver::Warn(NodeId node, TimeUs now_us, std::vector<engine::Event>& events) {
+  const uint32_t n = node.value();
+  if (!evacuate_ || suspect_[n] != Suspect::kNone || faults_.down(node)) return;
+  suspect_[n] = Suspect::kWaiting;
+  waiting_.insert(n);
+  const model::Node& spec = cluster_->nodes()[n];
+  for (uint32_t d = spec.first_device; d < spec.first_device + spec.device_count; ++d) {
+    events.push_back(engine::DeviceWithdrawn{DeviceId(d), true, false});
+  }
+  due_.push(Due{now_us + kSuspectClearUs, sequence_++, n, Timed::kClear});
+}
+
+void HealthDriver::Clear(NodeId node, std::vector<engine::Event>& events) {
+  const uint32_t n = node.value();
+  suspect_[n] = Suspect::kNone;
+  waiting_.erase(n);
+  const model::Node& spec = cluster_->nodes()[n];
+  for (uint32_t d = spec.first_device; d < spec.first_device + spec.device_count; ++d) {
+    events.push_back(engine::DeviceWithdrawn{DeviceId(d), false, false});
+  }
+}
+
+void HealthDriver::DiagnoseIdle(TimeUs now_us, const engine::ClusterState& state) {
+  if (waiting_.empty() || readiness_.diagnostics_us <= 0) return;
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    const model::Node& spec = cluster_->nodes()[*it];
+    // Found meanwhile: it stays out until its repair ends.
+    bool idle = !faults_.down(spec.id);
+    // A withdrawn device holds what its work released: all of it once no work is left.
+    for (uint32_t d = spec.first_device; idle && d < spec.first_device + spec.device_count; ++d) {
+      idle = state.held_milli(DeviceId(d)) == 1000;
+    }
+    if (!idle && !faults_.down(spec.id)) {
+      ++it;
+      continue;
+    }
+    if (idle) {
+      suspect_[*it] = Suspect::kDiagnosing;
+      due_.push(Due{now_us + readiness_.diagnostics_us, sequence_++, *it, Timed::kDiagnosed});
+      ++diagnoses_;
+      check_device_us_ += static_cast<double>(readiness_.diagnostics_us) * spec.device_count;
+    }
+    it = waiting_.erase(it);
+  }
 }
 
 void HealthDriver::Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events) {
@@ -55,10 +131,56 @@ std::vector<HealthDriver::Interruption> HealthDriver::Step(TimeUs now_us,
   for (const NodeChange& change : faults_.PopDue(now_us)) {
     if (!change.down) {
       events.push_back(engine::NodeDrained{change.node, false});
+      if (suspect_[change.node.value()] != Suspect::kNone) Clear(change.node, events);
+      continue;
+    }
+    if (change.warned) {
+      ++warnings_;
+      const TimeUs fires_us =
+          change.at_us + std::max<TimeUs>(std::llround(model_->warning_lead_s * kUsPerSecond), 1);
+      fires_us_[change.node.value()] = fires_us;
+      due_.push(Due{fires_us, sequence_++, change.node.value(), Timed::kFire});
+      Warn(change.node, now_us, events);
       continue;
     }
     const std::vector<JobId> jobs = jobs_on(change.node);
     if (!change.latent_if_idle || !jobs.empty()) detect(change.node, jobs);
+  }
+  while (next_false_warning_us_ <= now_us) {
+    ++false_warnings_;
+    const auto device = static_cast<uint32_t>(false_warning_rng_.Below(cluster_->devices().size()));
+    Warn(cluster_->devices()[device].node, now_us, events);
+    ScheduleFalseWarning(next_false_warning_us_);
+  }
+  while (!due_.empty() && due_.top().at_us <= now_us) {
+    const Due due = due_.top();
+    due_.pop();
+    const NodeId node(due.node);
+    const bool hidden = faults_.faulty(node) && !faults_.down(node);
+    switch (due.what) {
+      case Timed::kFire:
+        if (fires_us_[due.node] != due.at_us) break;  // Found before it showed.
+        fires_us_[due.node] = -1;
+        if (hidden) detect(node, jobs_on(node));
+        break;
+      case Timed::kDiagnosed:
+        if (suspect_[due.node] != Suspect::kDiagnosing || faults_.down(node)) break;
+        if (hidden && check_rng_.Uniform() < model_->check_catches) {
+          ++diagnoses_found_;
+          fires_us_[due.node] = -1;
+          Detect(node, now_us, events);  // Out until its repair ends (Clear).
+        } else {
+          Clear(node, events);
+        }
+        break;
+      case Timed::kClear:
+        // A false warning's node, still waiting for its work to leave.
+        if (suspect_[due.node] == Suspect::kWaiting && fires_us_[due.node] < 0 &&
+            !faults_.down(node)) {
+          Clear(node, events);
+        }
+        break;
+    }
   }
   while (!found_.empty() && found_.top().at_us <= now_us) {
     const Found found = found_.top();

@@ -12,13 +12,22 @@
 //    never met by work on that node alone: only a job on several nodes fails on it, unless the
 //    policy's check across a gang's nodes (`gang_check_us`, at each start of such a job, after
 //    the node checks) finds it first (with the same probability).
+//  - a warned fault (FailureModel::warned_share) ends the work on its node warning_lead_s after
+//    it begins; false warnings come with no fault. Under the policy's recovery.evacuate a
+//    warning makes the node suspect: its devices are withdrawn (the engine moves its work off
+//    them), and once no work is left there it is diagnosed for `diagnostics_us`, which find the
+//    fault with the checks' probability (its repair begins) or return the node to work. Without
+//    diagnostics a suspect node stays out until its fault shows, or for an hour after a false
+//    warning (as headroomd's suspect_clear).
 // Promises: a drained node is a detected one and is drained exactly until its repair; a job is
-// returned for interruption only while the attempt that met the fault is still running.
+// returned for interruption only while the attempt that met the fault is still running; a
+// suspect node's devices are withdrawn exactly while it is suspect.
 // Threading: one per simulation.
 #pragma once
 
 #include <cstdint>
 #include <queue>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -31,7 +40,8 @@ namespace headroom::sim {
 class HealthDriver {
  public:
   // `model` must outlive the driver.
-  HealthDriver(const FailureModel& model, const engine::ReadinessConfig& readiness,
+  // `evacuate`: the policy's recovery.evacuate, which acts on warnings.
+  HealthDriver(const FailureModel& model, const engine::ReadinessConfig& readiness, bool evacuate,
                const model::Cluster& cluster, TimeUs origin_us);
 
   // The next fault, repair or check outcome; kNever when none is to come.
@@ -52,6 +62,9 @@ class HealthDriver {
   TimeUs Admit(JobId job, const std::vector<engine::TaskAllocation>& tasks, TimeUs now_us);
   // A running job moved: what its old attempt met no longer concerns it.
   void Moved(JobId job) { ++attempt_[job.value()]; }
+  // Starts the diagnostics of suspect nodes that no work uses any more; call after each engine
+  // step, with the engine's books.
+  void DiagnoseIdle(TimeUs now_us, const engine::ClusterState& state);
 
   const FaultProcess& faults() const { return faults_; }
   uint64_t jobs_started_on_faulty() const { return jobs_started_on_faulty_; }
@@ -59,6 +72,10 @@ class HealthDriver {
   uint64_t checks_failed() const { return checks_failed_; }
   uint64_t gang_checks() const { return gang_checks_; }
   double check_device_us() const { return check_device_us_; }
+  uint64_t warnings() const { return warnings_; }              // Of faults to come.
+  uint64_t false_warnings() const { return false_warnings_; }  // Of none.
+  uint64_t diagnoses() const { return diagnoses_; }
+  uint64_t diagnoses_found() const { return diagnoses_found_; }
 
  private:
   // A latent fault found by a check ending, or showing in a job's work.
@@ -74,6 +91,23 @@ class HealthDriver {
   };
   // A faulty node not yet found is found: its repair begins and it is drained.
   void Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events);
+  // A warned fault ending work, a suspect node's diagnostics done, a false warning cleared.
+  enum class Timed : uint8_t { kFire, kDiagnosed, kClear };
+  struct Due {
+    TimeUs at_us;
+    uint64_t sequence;
+    uint32_t node;
+    Timed what;
+    friend bool operator>(const Due& a, const Due& b) {
+      return a.at_us != b.at_us ? a.at_us > b.at_us : a.sequence > b.sequence;
+    }
+  };
+  enum class Suspect : uint8_t { kNone, kWaiting, kDiagnosing };
+  // Warning signs on `node`: suspect under the policy, its devices withdrawn.
+  void Warn(NodeId node, TimeUs now_us, std::vector<engine::Event>& events);
+  // A suspect node is suspect no more: its devices return.
+  void Clear(NodeId node, std::vector<engine::Event>& events);
+  void ScheduleFalseWarning(TimeUs from_us);
 
   const FailureModel* model_;
   engine::ReadinessConfig readiness_;
@@ -89,6 +123,18 @@ class HealthDriver {
   uint64_t checks_failed_ = 0;
   uint64_t gang_checks_ = 0;
   double check_device_us_ = 0;
+  bool evacuate_ = false;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::vector<TimeUs> fires_us_;  // Per node: when its warned fault ends work; -1: none.
+  std::vector<Suspect> suspect_;
+  std::set<uint32_t> waiting_;  // Suspect nodes waiting for their work to leave.
+  Rng false_warning_rng_;
+  double false_warning_gap_s_ = 0;  // Mean, across the building; 0: none.
+  TimeUs next_false_warning_us_ = kNever;
+  uint64_t warnings_ = 0;
+  uint64_t false_warnings_ = 0;
+  uint64_t diagnoses_ = 0;
+  uint64_t diagnoses_found_ = 0;
 };
 
 }  // namespace headroom::sim

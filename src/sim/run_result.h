@@ -107,6 +107,12 @@ struct FailureMetrics {
   uint64_t checks = 0;
   uint64_t checks_failed = 0;
   uint64_t gang_checks = 0;  // Checks across a multi-node job's nodes (gang_check_us).
+  // Warning signs (FailureModel::warned_share, false_warnings_per_day) and what the policy's
+  // recovery.evacuate made of them: diagnoses of suspect nodes, and those that found a fault.
+  uint64_t warnings = 0;
+  uint64_t false_warnings = 0;
+  uint64_t diagnoses = 0;
+  uint64_t diagnoses_found = 0;
   double check_device_hours = 0;
   // Jobs of at least SimOptions::large_job_devices devices that completed, and their effective
   // training time: the share of their first start to completion spent making progress that was
@@ -227,9 +233,12 @@ struct FailuresSummary {
   std::string trace;                 // FORMAT:PATH, as given.
   double node_failures_per_day = 0;  // Per 8 devices.
   uint64_t classes = 0;
-  double latent_share = 0;         // Of faults, those latent on an idle node (failure_model.h).
-  double check_catches = 0;        // Share of latent faults a readiness check finds.
-  uint64_t large_job_devices = 0;  // Jobs this large count in effective_training_time.
+  double latent_share = 0;   // Of faults, those latent on an idle node (failure_model.h).
+  double check_catches = 0;  // Share of latent faults a readiness check finds.
+  double warned_share = 0;   // Of faults, those that warn first (failure_model.h).
+  double warning_lead_s = 0;
+  double false_warnings_per_day = 0;  // Per 8 devices.
+  uint64_t large_job_devices = 0;     // Jobs this large count in effective_training_time.
 };
 
 struct RunReport {

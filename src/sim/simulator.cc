@@ -167,7 +167,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   };
   std::optional<HealthDriver> health;
   if (!options.failures.classes.empty()) {
-    health.emplace(options.failures, policy.readiness, cluster, first_arrival);
+    health.emplace(options.failures, policy.readiness, policy.recovery.evacuate, cluster,
+                   first_arrival);
   }
   std::vector<TimeUs> interrupted_us(jobs.size(), -1);  // Of the attempt a fault ended last.
   std::vector<double> recoveries;
@@ -326,6 +327,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const double done_us =
               static_cast<double>(std::max<TimeUs>(now - work_start_us[job], 0)) / pace(job);
           unproductive_us[job] += std::min(done_us, remaining_us[job]) * checkpoint_pause(job);
+          // The move's checkpoint and restart make no progress either.
+          unproductive_us[job] += static_cast<double>(move.pause_us);
           remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
           stretch_of[job] = speed.Stretch(cluster, move.tasks);
           const bool resize = move.tasks.size() != width_of[job];
@@ -388,6 +391,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
             for (uint32_t level = 0; level <= common; ++level) ++multi_node_within[level];
           }
         }});
+    if (health) health->DiagnoseIdle(now, engine.cluster_state());
     if (options.paranoid) {
       const std::string problem = engine.CheckInvariants();
       HR_CHECK(problem.empty());
@@ -456,6 +460,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     failed.checks = health->checks();
     failed.checks_failed = health->checks_failed();
     failed.gang_checks = health->gang_checks();
+    failed.warnings = health->warnings();
+    failed.false_warnings = health->false_warnings();
+    failed.diagnoses = health->diagnoses();
+    failed.diagnoses_found = health->diagnoses_found();
     failed.check_device_hours = health->check_device_us() / (3600.0 * kUsPerSecond);
     double large_unproductive_us = 0;
     double large_wall_us = 0;

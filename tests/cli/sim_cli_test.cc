@@ -180,12 +180,17 @@ TEST_F(SimCliTest, FailuresReportWhatFaultsCostEachPolicy) {
   const Outcome run = RunHeadroom("sim --cluster " + Cluster() + " --workload " + Workload() +
                                   " --failures " + spec +
                                   " --failure-rate 2 --large-job-devices 16"
+                                  " --warned-share 0.5 --false-warnings 0.5"
                                   " --policy no-health,slurm-expedite,headroom --out " +
                                   (dir_ / "out").string());
   ASSERT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("faults under slurm-expedite: "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("warnings under headroom: "), std::string::npos) << run.output;
   const nlohmann::json report = nlohmann::json::parse(ReadFile(dir_ / "out/report.json"));
   EXPECT_EQ(report["failures"]["trace"], spec);
+  EXPECT_EQ(report["failures"]["warned_share"], 0.5);
+  EXPECT_EQ(report["failures"]["warning_lead_s"], 3600);
+  EXPECT_EQ(report["failures"]["false_warnings_per_day"], 0.5);
   EXPECT_EQ(report["failures"]["node_failures_per_day"], 2);
   EXPECT_EQ(report["failures"]["fault_classes"], 1);
   ASSERT_EQ(report["policies"].size(), 3u);
@@ -198,6 +203,11 @@ TEST_F(SimCliTest, FailuresReportWhatFaultsCostEachPolicy) {
     EXPECT_GE(figures["mttr_s"].get<double>(), 600);  // At least the restart pause.
     EXPECT_DOUBLE_EQ(figures["mean_repair_s"].get<double>(), 0.25 * 86400);
     EXPECT_EQ(figures["faults_by_class"]["GPU"], figures["node_faults"]);
+    EXPECT_GT(figures["warnings"].get<int>(), 0);
+    EXPECT_GT(figures["false_warnings"].get<int>(), 0);
+    // Only headroom (recovery.evacuate) acts on them.
+    EXPECT_EQ(figures["diagnoses"].get<int>() > 0, policy["name"] == "headroom");
+    EXPECT_LE(figures["diagnoses_found"].get<int>(), figures["diagnoses"].get<int>());
     EXPECT_EQ(policy["series"]["down_devices"].size(), policy["series"]["time_s"].size());
     EXPECT_EQ(policy["metrics"]["jobs_completed"], kWorkloadJobs);
   }

@@ -1,6 +1,8 @@
 // DeviceWithdrawn: a device whose health keeps new work off it is never allocated — not by a
 // start, a move, nor a preemption's search — while the work already on it runs on; what that
 // work frees is held until the device returns, and the books stay whole throughout.
+#include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 #include <vector>
@@ -190,6 +192,7 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
       TinyCluster().Rack("r0", {{"n0", 4}, {"n1", 4}}).Rack("r1", {{"n2", 4}, {"n3", 4}}).Build();
   for (const char* preset : {"fifo", "slurm-like", "headroom"}) {
     uint32_t starts_on_degraded = 0;  // The case the property is about did happen.
+    uint32_t evacuations = 0;         // Moves off a device withdrawn outright (recovery.evacuate).
     for (uint32_t seed = 0; seed < 40; ++seed) {
       SCOPED_TRACE(::testing::Message() << preset << " seed " << seed);
       std::mt19937 rng(seed);
@@ -199,6 +202,7 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
       std::set<uint32_t> degraded;  // Of the withdrawn.
       std::set<uint32_t> accepting;
       std::set<uint32_t> live;
+      std::map<uint32_t, std::set<uint32_t>> devices_of;  // Of each job placed.
       uint32_t next_job = 0;
       for (int step = 0; step < 60; ++step) {
         std::vector<Event> events;
@@ -222,7 +226,8 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
           model::Job job = rng() % 4 == 0 ? ShareJobOf(1 + rng() % 2, 250 + 250 * (rng() % 3))
                                           : JobOf(1 + rng() % 2, 1 + rng() % 4);
           job.priority = static_cast<int32_t>(rng() % 3);
-          job.runtime_us = (5 + rng() % 40) * kSecond;
+          // A fifth run an hour: long enough to be worth moving off a withdrawn device.
+          job.runtime_us = (rng() % 5 == 0 ? 3600 : 5 + rng() % 40) * kSecond;
           job.runtime_estimate_us = job.runtime_us;
           job.accepts_degraded = rng() % 3 == 0;
           if (job.accepts_degraded) accepting.insert(next_job);
@@ -244,10 +249,19 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
                 << "device " << d << " to job " << start.job.value();
             starts_on_degraded += degraded.count(d);
           }
+          devices_of[start.job.value()] = DevicesOf(start);
         }
         for (const MigrateJob& move : decisions.migrations) {
+          std::set<uint32_t>& devices = devices_of[move.job.value()];
+          evacuations += std::any_of(devices.begin(), devices.end(), [&](uint32_t d) {
+            return withdrawn.count(d) != 0 && degraded.count(d) == 0;
+          });
+          devices.clear();
           for (const TaskAllocation& task : move.tasks) {
-            for (DeviceId d : task.devices) ASSERT_EQ(withdrawn.count(d.value()), 0u);
+            for (DeviceId d : task.devices) {
+              ASSERT_EQ(withdrawn.count(d.value()), 0u);
+              devices.insert(d.value());
+            }
           }
         }
         ASSERT_EQ(engine.CheckInvariants(), "");
@@ -255,6 +269,12 @@ TEST(DeviceWithdrawnTest, PropertyNoDecisionEverUsesAWithdrawnDevice) {
       }
     }
     EXPECT_GT(starts_on_degraded, 0u) << preset;
+    // Only the headroom preset evacuates (fifo and slurm-like move nothing at all).
+    if (Preset(preset).recovery.evacuate) {
+      EXPECT_GT(evacuations, 0u) << preset;
+    } else {
+      EXPECT_EQ(evacuations, 0u) << preset;
+    }
   }
 }
 

@@ -144,6 +144,45 @@ TEST(FailureModel, FaultsDoNotDependOnHowOftenTheyAreAskedFor) {
   EXPECT_EQ(hourly, run(SecondsToUs(86400.0)));
 }
 
+// Warnings are drawn from a stream of their own: a warned share changes which faults warn, never
+// when faults come, their classes or which are latent; a warned fault is never latent.
+TEST(FailureModel, WarningsChangeNoOtherDrawOfASeed) {
+  const model::Cluster cluster = TinyCluster().Rack("r0", {{"n0", 8}, {"n1", 8}}).Build();
+  FailureModel model = FailureModelOf(TwoClassTrace());
+  model.node_failures_per_day = 0.5;
+  model.latent_share = 0.5;
+  auto run = [&](double warned_share) {
+    model.warned_share = warned_share;
+    FaultProcess process(model, cluster, 0);
+    std::vector<NodeChange> faults;
+    while (faults.size() < 400) {
+      for (const NodeChange& change : process.PopDue(process.NextUs())) {
+        if (!change.down) continue;
+        faults.push_back(change);
+        process.Detect(change.node, change.at_us);
+      }
+    }
+    return faults;
+  };
+  const std::vector<NodeChange> plain = run(0);
+  const std::vector<NodeChange> warned = run(0.3);
+  ASSERT_EQ(plain.size(), warned.size());
+  size_t warnings = 0;
+  for (size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(plain[i].at_us, warned[i].at_us);
+    EXPECT_EQ(plain[i].node, warned[i].node);
+    EXPECT_EQ(plain[i].fault_class, warned[i].fault_class);
+    EXPECT_FALSE(plain[i].warned);
+    EXPECT_FALSE(warned[i].warned && warned[i].latent_if_idle);
+    if (!warned[i].warned) {
+      EXPECT_EQ(plain[i].latent_if_idle, warned[i].latent_if_idle);
+    }
+    warnings += warned[i].warned ? 1 : 0;
+  }
+  // 0.3 of 400: 120, within four standard deviations (9.2 each).
+  EXPECT_NEAR(static_cast<double>(warnings), 120, 37);
+}
+
 TEST(FailureModel, TheSpecNamesItsFormat) {
   auto wrong = LoadFailureModel("llama3:x.json");
   ASSERT_FALSE(wrong.has_value());

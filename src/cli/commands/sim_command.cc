@@ -55,6 +55,9 @@ struct SimFlags {
   double latent_share = sim::FailureModel().latent_share;
   double latent_fail_after_s = sim::FailureModel().latent_fail_after_s;
   double check_catches = sim::FailureModel().check_catches;
+  double warned_share = sim::FailureModel().warned_share;
+  double warning_lead_s = sim::FailureModel().warning_lead_s;
+  double false_warnings_per_day = sim::FailureModel().false_warnings_per_day;
   uint64_t large_job_devices = sim::SimOptions().large_job_devices;
 };
 
@@ -202,12 +205,18 @@ int RunSim(const SimFlags& flags) {
     failures->latent_share = flags.latent_share;
     failures->latent_fail_after_s = flags.latent_fail_after_s;
     failures->check_catches = flags.check_catches;
+    failures->warned_share = flags.warned_share;
+    failures->warning_lead_s = flags.warning_lead_s;
+    failures->false_warnings_per_day = flags.false_warnings_per_day;
     failures->seed = flags.seed;
     report.failures = sim::FailuresSummary{.trace = flags.failures,
                                            .node_failures_per_day = flags.failure_rate,
                                            .classes = failures->classes.size(),
                                            .latent_share = flags.latent_share,
                                            .check_catches = flags.check_catches,
+                                           .warned_share = flags.warned_share,
+                                           .warning_lead_s = flags.warning_lead_s,
+                                           .false_warnings_per_day = flags.false_warnings_per_day,
                                            .large_job_devices = flags.large_job_devices};
     options.failures = *std::move(failures);
   }
@@ -365,6 +374,22 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->add_option("--check-catches", flags->check_catches,
                    "Share of hidden faults a policy's readiness check finds")
       ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  command
+      ->add_option("--warned-share", flags->warned_share,
+                   "Share of faults whose warning signs show in telemetry before they end the "
+                   "work on their node (an assumption, like --latent-share)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  command
+      ->add_option("--warning-lead-s", flags->warning_lead_s,
+                   "Seconds a warned fault shows before it ends the work on its node")
+      ->check(CLI::Range(1.0, 1e7))
+      ->capture_default_str();
+  command
+      ->add_option("--false-warnings", flags->false_warnings_per_day,
+                   "Warnings per 8-device node-day that no fault follows")
+      ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
   command
       ->add_option("--restart-s", flags->restart_s,

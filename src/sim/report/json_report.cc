@@ -137,6 +137,9 @@ Json FailuresSummaryJson(const FailuresSummary& f) {
   out["node_failures_per_day"] = Number(f.node_failures_per_day);
   out["fault_classes"] = f.classes;
   out["latent_share"] = Number(f.latent_share);
+  out["warned_share"] = Number(f.warned_share);
+  out["warning_lead_s"] = Number(f.warning_lead_s);
+  out["false_warnings_per_day"] = Number(f.false_warnings_per_day);
   out["check_catches"] = Number(f.check_catches);
   out["large_job_devices"] = f.large_job_devices;
   return out;
@@ -156,6 +159,10 @@ Json FailuresJson(const FailureMetrics& f) {
   out["checks"] = f.checks;
   out["checks_failed"] = f.checks_failed;
   out["gang_checks"] = f.gang_checks;
+  out["warnings"] = f.warnings;
+  out["false_warnings"] = f.false_warnings;
+  out["diagnoses"] = f.diagnoses;
+  out["diagnoses_found"] = f.diagnoses_found;
   out["check_device_h"] = Number(f.check_device_hours);
   out["large_jobs_completed"] = f.large_jobs_completed;
   out["effective_training_time"] =

@@ -173,6 +173,11 @@ std::string WriteTextTable(const RunReport& report) {
         f.check_device_hours, FormatDuration(f.recovery_s.mean),
         f.effective_training_time < 0 ? std::string("-")
                                       : fmt::format("{:.2f}%", f.effective_training_time * 100));
+    if (f.warnings + f.false_warnings > 0) {
+      out += fmt::format(
+          "warnings under {}: {} before faults, {} false; {} diagnoses found {} faults\n", run.name,
+          f.warnings, f.false_warnings, f.diagnoses, f.diagnoses_found);
+    }
   }
   return out;
 }
