@@ -12,7 +12,7 @@
 // moved when that pays for a warning right half the time: work at risk above twice the
 // checkpoint plus the restart (with MigrationConfig's 60 s and 10 min, a checkpoint interval
 // over 24 minutes). A 16,384-GPU job told to checkpoint every six minutes stays; an hourly one
-// moves.
+// moves; one that saves nothing moves once it has worked that long.
 //
 // Left alone besides: a job that ends (by its estimate) before the pause would be over, one
 // that started or moved in this step, and one no placement fits now; the last is looked at
@@ -55,7 +55,11 @@ void Engine::Evacuate(TimeUs now, Decisions& decisions) {
     const TimeUs interval_us = CheckpointIntervalUs(v);
     const TimeUs at_risk_us =
         interval_us > 0 ? interval_us / 2 : now - std::max(v.start_us, v.moved_us);
-    if (at_risk_us <= worth_us) continue;
+    if (at_risk_us <= worth_us) {
+      // Work that saves nothing puts more at risk as it runs: looked at again later.
+      if (interval_us == 0) evacuees_.push_back(job);
+      continue;
+    }
     std::optional<std::vector<TaskAllocation>> placement;
     {
       const ClusterState::Speculation own_tasks_freed(state_);

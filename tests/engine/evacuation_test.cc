@@ -126,6 +126,31 @@ TEST_F(EvacuationTest, AJobThatCheckpointsOftenStaysWhereAMoveWouldNotPay) {
   }
 }
 
+// A job that saves nothing risks all its work so far: 100 s of it is not worth a move, but once
+// it has worked longer than a move costs, the next release of capacity moves it.
+TEST_F(EvacuationTest, AJobThatSavesNothingMovesOnceItHasWorkedLongerThanAMoveCosts) {
+  PolicyConfig policy = Evacuating();
+  policy.preemption.checkpoint_interval_us = 0;
+  Engine engine(cluster_, policy);
+  // Both on node 0, job 0 on devices 0 and 1: node 1 is free throughout.
+  std::vector<Event> submit = {JobSubmitted{JobId(0), LongJob(2)},
+                               JobSubmitted{JobId(1), LongJob(2, kHour)}};
+  Decisions decisions = engine.Step(submit, 0);
+  ASSERT_EQ(decisions.starts.size(), 2u);
+  ASSERT_EQ(NodesOf(decisions.starts[0].tasks), (std::set<uint32_t>{0}));
+  ASSERT_EQ(NodesOf(decisions.starts[1].tasks), (std::set<uint32_t>{0}));
+  const DeviceId first = decisions.starts[0].tasks[0].devices[0];
+  std::vector<Event> warned = {DeviceWithdrawn{first, true}};
+  EXPECT_TRUE(engine.Step(warned, 100 * kSecond).migrations.empty());
+  std::vector<Event> freed = {JobFinished{JobId(1)}};
+  decisions = engine.Step(freed, kHour);
+  ASSERT_EQ(decisions.migrations.size(), 1u);
+  EXPECT_EQ(decisions.migrations[0].job, JobId(0));
+  for (const TaskAllocation& task : decisions.migrations[0].tasks) {
+    for (DeviceId device : task.devices) EXPECT_NE(device, first);
+  }
+}
+
 TEST_F(EvacuationTest, WithNoRoomTheJobStaysAndMovesOnceCapacityIsReleased) {
   Engine engine(cluster_, Evacuating());
   StartOnNodeZero(engine);
