@@ -97,6 +97,7 @@ void HealthDriver::DiagnoseIdle(TimeUs now_us, const engine::ClusterState& state
 
 void HealthDriver::Detect(NodeId node, TimeUs now_us, std::vector<engine::Event>& events) {
   faults_.Detect(node, now_us);
+  fires_us_[node.value()] = -1;  // Found, a warned fault no longer shows later.
   verified_us_[node.value()] = -1;
   events.push_back(engine::NodeDrained{node, true});
 }
@@ -159,15 +160,13 @@ std::vector<HealthDriver::Interruption> HealthDriver::Step(TimeUs now_us,
     const bool hidden = faults_.faulty(node) && !faults_.down(node);
     switch (due.what) {
       case Timed::kFire:
-        if (fires_us_[due.node] != due.at_us) break;  // Found before it showed.
-        fires_us_[due.node] = -1;
-        if (hidden) detect(node, jobs_on(node));
+        if (fires_us_[due.node] != due.at_us || !hidden) break;  // Found before it showed.
+        detect(node, jobs_on(node));
         break;
       case Timed::kDiagnosed:
         if (suspect_[due.node] != Suspect::kDiagnosing || faults_.down(node)) break;
         if (hidden && check_rng_.Uniform() < model_->check_catches) {
           ++diagnoses_found_;
-          fires_us_[due.node] = -1;
           Detect(node, now_us, events);  // Out until its repair ends (Clear).
         } else {
           Clear(node, events);
