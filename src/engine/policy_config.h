@@ -233,7 +233,9 @@ struct RecoveryConfig {
   // whose telemetry shows warning signs, or sent to diagnostics or repair while in use) moves
   // off it when a placement fits now, checkpointing and restarting elsewhere
   // (MigrationConfig's checkpoint + restart pause), instead of running on until a fault there
-  // ends it and loses its work since its last checkpoint. Live, suspect devices are then
+  // ends it and loses its work since its last checkpoint; only where that work (half its
+  // checkpoint interval) exceeds twice the checkpoint plus the restart, so that a move pays for
+  // a warning right half the time. Live, suspect devices are then
   // withdrawn too (control/live_loop_health.cc), so the move frees them for diagnostics.
   bool evacuate = false;
 };
