@@ -233,10 +233,11 @@ class Engine {
   // Gives running elastic jobs below their full width idle capacity back, when nothing that
   // could run waits (ElasticConfig::grow; engine_elastic.cc).
   void GrowElastic(TimeUs now, Decisions& decisions);
-  // A running elastic job onto `tasks` (another width of its range) with its pause and cost,
-  // in the books and among `decisions`' migrations; the caller charges the budget.
-  void Resize(JobId id, std::vector<TaskAllocation> tasks, int64_t cost_device_us, TimeUs now,
-              Decisions& decisions);
+  // A running job onto `tasks` (elsewhere, or another width of an elastic job's range) after a
+  // pause of `pause_us`, costing that pause on its devices at the new width; in the books and
+  // among `decisions`' migrations. The caller charges any budget.
+  void Move(JobId id, std::vector<TaskAllocation> tasks, TimeUs pause_us, TimeUs now,
+            Decisions& decisions);
   // What preempting the running job `victim` for `preemptor` at `now` loses and costs.
   PreemptJob PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const;
   // A running job stopped and pending again, its capacity free and what it loses charged to

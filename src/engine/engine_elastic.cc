@@ -78,8 +78,7 @@ bool Engine::StartByShrinking(JobId id, const std::vector<PreemptionCandidate>& 
   }
   for (const auto& [victim, width] : shrinks) {
     const JobRecord& v = record(victim);
-    Resize(victim, {v.tasks.begin(), v.tasks.begin() + width},
-           pause_us * CountedDevices(v.job, width), now, decisions);
+    Move(victim, {v.tasks.begin(), v.tasks.begin() + width}, pause_us, now, decisions);
   }
   ++release_epoch_;
   preempter_.changeover().Charge(now, cost_device_us);
@@ -92,17 +91,16 @@ bool Engine::StartByShrinking(JobId id, const std::vector<PreemptionCandidate>& 
   return true;
 }
 
-void Engine::Resize(JobId id, std::vector<TaskAllocation> tasks, int64_t cost_device_us, TimeUs now,
-                    Decisions& decisions) {
+void Engine::Move(JobId id, std::vector<TaskAllocation> tasks, TimeUs pause_us, TimeUs now,
+                  Decisions& decisions) {
   const JobRecord& v = record(id);
   for (const TaskAllocation& task : v.tasks) state_.Release(task);
   TrackTasks(v, v.tasks, -1);
-  MigrateJob resize{.job = id,
-                    .tasks = std::move(tasks),
-                    .pause_us = policy_.preemption.restart_us,
-                    .cost_device_us = cost_device_us};
-  Relocate(resize, now);
-  decisions.migrations.push_back(std::move(resize));
+  const int64_t cost_device_us = pause_us * CountedDevices(v.job, tasks.size());
+  MigrateJob move{
+      .job = id, .tasks = std::move(tasks), .pause_us = pause_us, .cost_device_us = cost_device_us};
+  Relocate(move, now);
+  decisions.migrations.push_back(std::move(move));
 }
 
 void Engine::GrowElastic(TimeUs now, Decisions& decisions) {
@@ -142,7 +140,7 @@ void Engine::GrowElastic(TimeUs now, Decisions& decisions) {
       if (!added) continue;
       std::vector<TaskAllocation> tasks = v.tasks;
       tasks.insert(tasks.end(), added->begin(), added->end());
-      Resize(JobId(job), std::move(tasks), cost_device_us, now, decisions);
+      Move(JobId(job), std::move(tasks), pause_us, now, decisions);
       preempter_.changeover().Charge(now, cost_device_us);
       grown = true;
       break;

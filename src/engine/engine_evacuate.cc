@@ -74,14 +74,7 @@ void Engine::Evacuate(TimeUs now, Decisions& decisions) {
       evacuees_.push_back(job);
       continue;
     }
-    for (const TaskAllocation& task : v.tasks) state_.Release(task);
-    TrackTasks(v, v.tasks, -1);
-    MigrateJob move{.job = JobId(job),
-                    .tasks = std::move(*placement),
-                    .pause_us = pause_us,
-                    .cost_device_us = pause_us * CountedDevices(v.job)};
-    Relocate(move, now);
-    decisions.migrations.push_back(std::move(move));
+    Move(JobId(job), std::move(*placement), pause_us, now, decisions);
     ++release_epoch_;  // The devices it left on healthy ground are free.
     reservation_stale_ = true;
   }

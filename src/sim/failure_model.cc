@@ -7,12 +7,6 @@
 #include "base/check.h"
 
 namespace headroom::sim {
-namespace {
-
-constexpr double kSecondsPerDay = 86400;
-constexpr double kDevicesPerRateNode = 8;
-
-}  // namespace
 
 bool FabricFaultClass(std::string_view name) {
   return name == "Parameter Plane Cable" || name == "NIC";

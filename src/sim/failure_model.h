@@ -42,6 +42,10 @@
 
 namespace headroom::sim {
 
+// Rates per node-day are per this many devices (a node of 4 devices fails half as often).
+inline constexpr double kDevicesPerRateNode = 8;
+inline constexpr double kSecondsPerDay = 86400;
+
 struct FaultClass {
   std::string name;              // As the catalogue names it, e.g. "GPU".
   std::string level;             // e.g. "Hardware Failure" (the first seen for the class).

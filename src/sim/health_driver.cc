@@ -10,8 +10,6 @@ namespace headroom::sim {
 
 namespace {
 
-constexpr double kSecondsPerDay = 86400;
-constexpr double kDevicesPerRateNode = 8;
 // A false warning's node returns after an hour without diagnostics: headroomd's suspect_clear
 // (control/device_health.h).
 constexpr TimeUs kSuspectClearUs = 3600 * kUsPerSecond;
@@ -54,10 +52,7 @@ void HealthDriver::Warn(NodeId node, TimeUs now_us, std::vector<engine::Event>& 
   if (!evacuate_ || suspect_[n] != Suspect::kNone || faults_.down(node)) return;
   suspect_[n] = Suspect::kWaiting;
   waiting_.insert(n);
-  const model::Node& spec = cluster_->nodes()[n];
-  for (uint32_t d = spec.first_device; d < spec.first_device + spec.device_count; ++d) {
-    events.push_back(engine::DeviceWithdrawn{DeviceId(d), true, false});
-  }
+  WithdrawDevices(node, true, events);
   due_.push(Due{now_us + kSuspectClearUs, sequence_++, n, Timed::kClear});
 }
 
@@ -65,9 +60,14 @@ void HealthDriver::Clear(NodeId node, std::vector<engine::Event>& events) {
   const uint32_t n = node.value();
   suspect_[n] = Suspect::kNone;
   waiting_.erase(n);
-  const model::Node& spec = cluster_->nodes()[n];
+  WithdrawDevices(node, false, events);
+}
+
+void HealthDriver::WithdrawDevices(NodeId node, bool withdrawn,
+                                   std::vector<engine::Event>& events) const {
+  const model::Node& spec = cluster_->nodes()[node.value()];
   for (uint32_t d = spec.first_device; d < spec.first_device + spec.device_count; ++d) {
-    events.push_back(engine::DeviceWithdrawn{DeviceId(d), false, false});
+    events.push_back(engine::DeviceWithdrawn{DeviceId(d), withdrawn, false});
   }
 }
 
@@ -75,22 +75,24 @@ void HealthDriver::DiagnoseIdle(TimeUs now_us, const engine::ClusterState& state
   if (waiting_.empty() || readiness_.diagnostics_us <= 0) return;
   for (auto it = waiting_.begin(); it != waiting_.end();) {
     const model::Node& spec = cluster_->nodes()[*it];
-    // Found meanwhile: it stays out until its repair ends.
-    bool idle = !faults_.down(spec.id);
+    // Found meanwhile: it waits no more, out until its repair ends.
+    if (faults_.down(spec.id)) {
+      it = waiting_.erase(it);
+      continue;
+    }
     // A withdrawn device holds what its work released: all of it once no work is left.
+    bool idle = true;
     for (uint32_t d = spec.first_device; idle && d < spec.first_device + spec.device_count; ++d) {
       idle = state.held_milli(DeviceId(d)) == 1000;
     }
-    if (!idle && !faults_.down(spec.id)) {
+    if (!idle) {
       ++it;
       continue;
     }
-    if (idle) {
-      suspect_[*it] = Suspect::kDiagnosing;
-      due_.push(Due{now_us + readiness_.diagnostics_us, sequence_++, *it, Timed::kDiagnosed});
-      ++diagnoses_;
-      check_device_us_ += static_cast<double>(readiness_.diagnostics_us) * spec.device_count;
-    }
+    suspect_[*it] = Suspect::kDiagnosing;
+    due_.push(Due{now_us + readiness_.diagnostics_us, sequence_++, *it, Timed::kDiagnosed});
+    ++diagnoses_;
+    check_device_us_ += static_cast<double>(readiness_.diagnostics_us) * spec.device_count;
     it = waiting_.erase(it);
   }
 }

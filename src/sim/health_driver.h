@@ -107,6 +107,8 @@ class HealthDriver {
   void Warn(NodeId node, TimeUs now_us, std::vector<engine::Event>& events);
   // A suspect node is suspect no more: its devices return.
   void Clear(NodeId node, std::vector<engine::Event>& events);
+  // Every device of `node` withdrawn from work, or returned.
+  void WithdrawDevices(NodeId node, bool withdrawn, std::vector<engine::Event>& events) const;
   void ScheduleFalseWarning(TimeUs from_us);
 
   const FailureModel* model_;
