@@ -40,6 +40,9 @@ struct SeriesPoint {
   uint64_t service_devices = 0;
   // With a failure model: devices on nodes out of service (faulted, not yet repaired).
   uint64_t down_devices = 0;
+  // The devices' draw, in all and per top power domain (FacilitySummary::feed_names' order).
+  double power_kw = 0;
+  std::vector<double> feed_power_kw;
 };
 
 struct PolicyMetrics {
@@ -183,6 +186,25 @@ struct ServiceMetrics {
   double replica_device_hours = 0;  // Devices held by replicas, model loads included.
 };
 
+// What the building metered over a run (sim/facility_meter.h, docs/facility.md).
+struct FacilitySummary {
+  double energy_kwh = 0;          // Devices' draw (IT), integrated.
+  double cooling_energy_kwh = 0;  // The cooling's electrical energy (Moore's CoP).
+  uint64_t power_violations = 0;  // Times a power domain's mean load went past its limit.
+  double power_violation_kw_s = 0;
+  double peak_power_kw = 0;  // Highest draw of all devices together (mean over phases).
+  // Highest rack inlet of any cooling zone (NaN without zones), and zone-seconds above the A1
+  // allowable inlet.
+  double max_inlet_c = 0;
+  double inlet_over_limit_zone_s = 0;
+  // Devices per kW of the top power domains' limits (0 without power domains).
+  double devices_per_feed_kw = 0;
+  // Full-speed device-hours of the jobs completed per kWh of the devices' draw.
+  double useful_device_h_per_kwh = 0;
+  // Names of the top power domains, the order of SeriesPoint::feed_power_kw.
+  std::vector<std::string> feed_names;
+};
+
 struct PolicyRun {
   std::string name;
   std::string description;  // One line: queue order, backfill, placement.
@@ -196,6 +218,7 @@ struct PolicyRun {
   std::vector<JobOutcome> jobs;
   std::optional<ServiceMetrics> services;  // With SimOptions::services.
   std::optional<FailureMetrics> failures;  // With SimOptions::failures.
+  FacilitySummary facility;
 };
 
 struct ClusterSummary {

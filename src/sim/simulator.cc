@@ -10,6 +10,7 @@
 #include "base/check.h"
 #include "engine/engine.h"
 #include "sim/block_metrics.h"
+#include "sim/facility_meter.h"
 #include "sim/health_driver.h"
 #include "sim/queue_tally.h"
 #include "sim/stats.h"
@@ -205,6 +206,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   TimeUs last_time = first_arrival;
   TimeUs last_completion = first_arrival;
 
+  FacilityMeter facility(cluster, first_arrival);
+  double completed_device_us = 0;  // Full-speed work of the jobs completed.
   std::vector<engine::Event> events;
   bool idle_wakeup = false;
   while (true) {
@@ -229,6 +232,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     if (now == kNever || now > drain_limit) break;
     if (health) now = std::min(now, health->NextUs());
 
+    facility.Advance(engine.cluster_state(), now);
     // Sample the series on the grid up to `now` (the state is constant in between).
     while (sampler.next_us() <= now) {
       const TimeUs t = sampler.next_us();
@@ -240,6 +244,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       point.running_jobs = engine.running_count();
       point.service_devices = services ? services->replica_devices() : 0;
       point.down_devices = health ? health->faults().down_devices() : 0;
+      point.power_kw = facility.power_w() / 1e3;
+      for (double feed_w : facility.FeedPowerW()) point.feed_power_kw.push_back(feed_w / 1e3);
       point.largest_free_block_by_level = LargestFreeBlocks(engine.cluster_state());
       point.queue_usage_devices = queues.Usage(engine.quotas());
       queues.SampleModels(engine.quotas());
@@ -278,6 +284,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       if (!goodput_closed) {
         goodput_device_us += static_cast<double>(jobs[job].runtime_us) * full_devices(job);
       }
+      completed_device_us += static_cast<double>(jobs[job].runtime_us) * full_devices(job);
       slowdowns.push_back(std::max(1.0, jct_s / std::max(run_s, 10.0)));
       stretch_sum += stretch_of[job];
       ++metrics.jobs_completed;
@@ -428,6 +435,11 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
       static_cast<double>(migration_cost_device_us) / (3600.0 * kUsPerSecond);
   metrics.preemption_lost_device_hours = preemption_lost_device_us / (3600.0 * kUsPerSecond);
   metrics.goodput_device_hours = goodput_device_us / (3600.0 * kUsPerSecond);
+  run.facility = facility.Summary();
+  if (run.facility.energy_kwh > 0) {
+    run.facility.useful_device_h_per_kwh =
+        completed_device_us / (3600.0 * kUsPerSecond) / run.facility.energy_kwh;
+  }
   for (uint32_t level = 0; level < levels; ++level) {
     metrics.multi_node_within_one_block_by_level.push_back(
         metrics.multi_node_jobs == 0 ? 0

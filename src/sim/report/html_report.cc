@@ -13,18 +13,26 @@
 
 #include <fmt/format.h>
 
+#include "sim/report/facility_section.h"
+#include "sim/report/html_parts.h"
 #include "sim/report/text_table.h"
 
 namespace headroom::sim {
 namespace {
 
+using html::AppendFigure;
+using html::Fixed2;
+using html::Grouped;
+using html::HoursAxis;
+using html::kMaxSeriesPoints;
+using html::kSecondsPerHour;
+using html::LinearAxis;
+using html::NewPlot;
+using html::SeriesLines;
+using html::ZeroBasedAxis;
 using svg::EscapeXml;
 
 constexpr size_t kMaxCdfPoints = 500;
-constexpr size_t kMaxSeriesPoints = 600;
-constexpr int kPlotWidthPx = 1100;
-constexpr int kPlotHeightPx = 360;
-constexpr double kSecondsPerHour = 3600;
 
 constexpr std::string_view kStyle = R"css(
 :root { color-scheme: light; }
@@ -61,22 +69,6 @@ figcaption { color: #6b7280; font-size: 12.5px; margin-top: 6px; }
 svg { display: block; max-width: 100%; height: auto; }
 footer { color: #9ca3af; font-size: 12px; text-align: center; }
 )css";
-
-// "1234567" → "1,234,567": counts read more easily grouped, and this needs no locale.
-std::string Grouped(uint64_t value) {
-  std::string digits = fmt::format("{}", value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string Fixed2(double value) {
-  if (!std::isfinite(value)) return "-";
-  return fmt::format("{:.2f}", value);
-}
 
 std::string JoinCounts(const std::vector<std::pair<std::string, uint64_t>>& counts) {
   std::string out;
@@ -187,80 +179,6 @@ void AppendMetricsTable(std::string& out, const RunReport& report) {
       "of the deepest topology level. Migrations: jobs moved to defragment, and their "
       "checkpoint + restart cost in device-hours.</p>\n"
       "</section>\n";
-}
-
-svg::PlotSpec NewPlot(std::string title) {
-  svg::PlotSpec spec;
-  spec.title = std::move(title);
-  spec.width_px = kPlotWidthPx;
-  spec.height_px = kPlotHeightPx;
-  return spec;
-}
-
-svg::Axis LinearAxis(std::string label, double min, double max) {
-  svg::Axis axis;
-  axis.label = std::move(label);
-  axis.min = min;
-  axis.max = max;
-  return axis;
-}
-
-// The lines of a time-series plot: `value` of each point against time in hours, bucketed.
-std::vector<svg::Line> SeriesLines(const RunReport& report,
-                                   const std::function<double(const SeriesPoint&)>& value) {
-  std::vector<svg::Line> lines;
-  for (const PolicyRun& run : report.policies) {
-    std::vector<svg::Point> points;
-    points.reserve(run.series.size());
-    for (const SeriesPoint& p : run.series) {
-      points.push_back({p.time_s / kSecondsPerHour, value(p)});
-    }
-    lines.push_back({run.name, BucketMeans(points, kMaxSeriesPoints)});
-  }
-  return lines;
-}
-
-// The x axis of time plots: hours, from the earliest to the latest sample rounded out to
-// whole tick steps.
-svg::Axis HoursAxis(const std::vector<svg::Line>& lines) {
-  double min = std::numeric_limits<double>::infinity();
-  double max = -std::numeric_limits<double>::infinity();
-  for (const svg::Line& line : lines) {
-    for (const svg::Point& p : line.points) {
-      if (!std::isfinite(p.x)) continue;
-      min = std::min(min, p.x);
-      max = std::max(max, p.x);
-    }
-  }
-  if (!(max > min)) {
-    min = std::isfinite(min) ? min : 0;
-    max = min + 1;
-  }
-  const double step = svg::NiceStep(min, max, 8);
-  return LinearAxis("simulated time (hours)", std::floor(min / step + 1e-9) * step,
-                    std::ceil(max / step - 1e-9) * step);
-}
-
-// A y axis from 0 to the largest value rounded up to a tick step, at least `floor`, at most
-// `ceiling`.
-svg::Axis ZeroBasedAxis(const std::vector<svg::Line>& lines, std::string label, double floor,
-                        double ceiling) {
-  double max = floor;
-  for (const svg::Line& line : lines) {
-    for (const svg::Point& p : line.points) {
-      if (std::isfinite(p.y)) max = std::max(max, p.y);
-    }
-  }
-  const double step = svg::NiceStep(0, max, 6);
-  max = std::min(ceiling, std::ceil(max / step - 1e-9) * step);
-  return LinearAxis(std::move(label), 0, max);
-}
-
-void AppendFigure(std::string& out, const svg::PlotSpec& spec, std::string_view caption) {
-  out += "<section class=\"card\">\n<figure>\n";
-  out += svg::RenderLinePlot(spec);
-  fmt::format_to(std::back_inserter(out), "<figcaption>{}</figcaption>\n", caption);
-  out += "</figure>\n</section>\n";
 }
 
 void AppendAllocationPlot(std::string& out, const RunReport& report) {
@@ -408,6 +326,11 @@ void AppendPendingPlot(std::string& out, const RunReport& report) {
   spec.x = HoursAxis(spec.lines);
   spec.y = ZeroBasedAxis(spec.lines, "pending jobs", 1, std::numeric_limits<double>::infinity());
   AppendFigure(out, spec, "Jobs queued and not yet started, averaged like the allocation plot.");
+}
+
+bool HasFacility(const RunReport& report) {
+  return std::any_of(report.policies.begin(), report.policies.end(),
+                     [](const PolicyRun& run) { return run.facility.energy_kwh > 0; });
 }
 
 bool HasServices(const RunReport& report) {
@@ -571,6 +494,7 @@ std::string WriteHtmlReport(const RunReport& report) {
   AppendPendingPlot(out, report);
   if (HasServices(report)) AppendServicePlots(out, report);
   if (report.failures) AppendFailures(out, report);
+  if (HasFacility(report)) AppendFacilitySection(out, report);
   AppendQueueUsagePlots(out, report);
   AppendLargestBlockPlots(out, report);
   fmt::format_to(it,

@@ -110,6 +110,37 @@ Json MetricsJson(const PolicyMetrics& m) {
   return out;
 }
 
+// What the building metered (sim/facility_meter.h).
+Json FacilityJson(const FacilitySummary& f) {
+  Json out = Json::object();
+  out["energy_kwh"] = Number(f.energy_kwh);
+  out["cooling_energy_kwh"] = Number(f.cooling_energy_kwh);
+  out["useful_device_h_per_kwh"] = Number(f.useful_device_h_per_kwh);
+  out["peak_power_kw"] = Number(f.peak_power_kw);
+  out["power_violations"] = f.power_violations;
+  out["power_violation_kw_s"] = Number(f.power_violation_kw_s);
+  out["max_inlet_c"] = Number(f.max_inlet_c);
+  out["inlet_over_limit_zone_s"] = Number(f.inlet_over_limit_zone_s);
+  out["devices_per_feed_kw"] = Number(f.devices_per_feed_kw);
+  return out;
+}
+
+// The devices' draw over time: in all, and per top power domain.
+Json FacilitySeriesJson(const PolicyRun& run) {
+  Json out = Json::object();
+  Json total = Json::array();
+  for (const SeriesPoint& point : run.series) total.push_back(Number(point.power_kw));
+  out["all"] = std::move(total);
+  for (size_t f = 0; f < run.facility.feed_names.size(); ++f) {
+    Json values = Json::array();
+    for (const SeriesPoint& point : run.series) {
+      values.push_back(Number(f < point.feed_power_kw.size() ? point.feed_power_kw[f] : 0));
+    }
+    out[run.facility.feed_names[f]] = std::move(values);
+  }
+  return out;
+}
+
 // Issue 13's figures side by side: the services' requests and replicas, and what training got
 // (its goodput, the preemptions and the device-hours they lost, over jobs and replicas).
 Json ServicesJson(const ServiceMetrics& s, const PolicyMetrics& m) {
@@ -288,9 +319,11 @@ std::string WriteJsonReport(const RunReport& report) {
     policy["name"] = run.name;
     policy["description"] = run.description;
     policy["metrics"] = MetricsJson(run.metrics);
+    policy["facility"] = FacilityJson(run.facility);
     policy["series"] = SeriesJson(run.series);
     policy["series"]["largest_free_block"] =
         LargestFreeBlockJson(run.series, report.cluster.levels);
+    policy["series"]["power_kw"] = FacilitySeriesJson(run);
     if (run.services) {
       policy["services"] = ServicesJson(*run.services, run.metrics);
       Json service_devices = Json::array();

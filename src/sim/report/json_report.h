@@ -18,9 +18,14 @@
 //                              "migrations", "migration_cost_device_hours", "preemptions",
 //                              "preemption_lost_device_hours", "elastic_resizes",
 //                              "goodput_device_hours"},
+//                  "facility": {"energy_kwh", "cooling_energy_kwh", "useful_device_h_per_kwh",
+//                               "peak_power_kw", "power_violations", "power_violation_kw_s",
+//                               "max_inlet_c", "inlet_over_limit_zone_s",
+//                               "devices_per_feed_kw"},
 //                  "series": {"time_s": [..], "allocation": [..], "fragmentation": [..],
 //                             "pending_jobs": [..],
-//                             "largest_free_block": {level name: [whole free devices]}}}]}
+//                             "largest_free_block": {level name: [whole free devices]},
+//                             "power_kw": {"all": [..], top power domain: [..]}}}]}
 //
 // Promises:
 //   1. Byte-identical output for identical input: 2-space indentation, fixed key order,

@@ -46,6 +46,24 @@ TEST(HtmlReportTest, HasOneSvgPerPlotAndBalancedTags) {
   EXPECT_EQ(html.back(), '\n');
 }
 
+// A run that metered the building gets its section: a row per policy and the power plot.
+TEST(HtmlReportTest, ShowsTheBuildingWhenARunMeteredIt) {
+  RunReport report = testing::SampleRunReport();
+  EXPECT_EQ(WriteHtmlReport(report).find("The building"), std::string::npos);
+  report.policies[0].facility.energy_kwh = 1234.5;
+  report.policies[0].facility.power_violations = 3;
+  report.policies[0].facility.max_inlet_c = 27.25;
+  for (SeriesPoint& point : report.policies[0].series) point.power_kw = 42;
+  const std::string html = WriteHtmlReport(report);
+  EXPECT_NE(html.find("<h2>The building</h2>"), std::string::npos);
+  EXPECT_NE(html.find("Power drawn by the devices"), std::string::npos);
+  EXPECT_EQ(Count(html, "<svg"), kPlots + 1);
+  EXPECT_NE(html.find("<td>1234.5</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>3</td><td>0</td><td>27.2</td>"), std::string::npos);
+  // Both policies have a row in the building's table too.
+  EXPECT_EQ(Count(html, "<tr><td class=\"name\">"), 4u);
+}
+
 TEST(HtmlReportTest, SaysWhatWasSimulated) {
   const std::string html = WriteHtmlReport(testing::SampleRunReport());
   for (const char* needle : {"configs/tiny.yaml", "64 devices on 8 nodes", "philly",

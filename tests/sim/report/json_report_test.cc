@@ -91,7 +91,13 @@ TEST(JsonReportTest, KeysComeInContractOrder) {
                                       "arrival_span_s", "elastic_jobs", "skipped_rows",
                                       "skipped_reasons"}));
   const auto& policy = root["policies"][0];
-  EXPECT_EQ(Keys(policy), (std::vector<std::string>{"name", "description", "metrics", "series"}));
+  EXPECT_EQ(Keys(policy),
+            (std::vector<std::string>{"name", "description", "metrics", "facility", "series"}));
+  EXPECT_EQ(
+      Keys(policy["facility"]),
+      (std::vector<std::string>{"energy_kwh", "cooling_energy_kwh", "useful_device_h_per_kwh",
+                                "peak_power_kw", "power_violations", "power_violation_kw_s",
+                                "max_inlet_c", "inlet_over_limit_zone_s", "devices_per_feed_kw"}));
   EXPECT_EQ(Keys(policy["metrics"]),
             (std::vector<std::string>{"allocation_rate",
                                       "wait_s",
@@ -119,7 +125,7 @@ TEST(JsonReportTest, KeysComeInContractOrder) {
             (std::vector<std::string>{"mean", "p50", "p95", "p99"}));
   EXPECT_EQ(Keys(policy["series"]),
             (std::vector<std::string>{"time_s", "allocation", "fragmentation", "pending_jobs",
-                                      "largest_free_block"}));
+                                      "largest_free_block", "power_kw"}));
 }
 
 TEST(JsonReportTest, SameInputGivesSameBytesWithTwoSpaceIndentAndTrailingNewline) {
