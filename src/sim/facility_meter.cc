@@ -11,6 +11,11 @@ namespace headroom::sim {
 namespace {
 
 constexpr double kJoulesPerKwh = 3.6e6;
+// The inlet of a node in no cooling zone: the default zone's (docs/facility.md).
+const double kUnzonedInletC =
+    model::InletC(model::DefaultZoneSpec(1), model::DefaultZoneSpec(1).setpoint_c);
+// How often a warming or cooling zone's devices are looked at again between events.
+constexpr TimeUs kThermalTickUs = 60 * kUsPerSecond;
 
 }  // namespace
 
@@ -39,6 +44,8 @@ FacilityMeter::FacilityMeter(const model::Cluster& cluster, TimeUs start_us)
   zone_heat_w_.assign(zones_.size(), 0);
   zone_supply_c_.resize(zones_.size());
   for (size_t z = 0; z < zones_.size(); ++z) zone_supply_c_[z] = zones_[z].setpoint_c;
+  zone_observed_c_ = zone_supply_c_;
+  heat_by_zone_class_.resize((zones_.size() + 1) * class_idle_w_.size());
   domains_of_node_.resize(cluster.nodes().size());
   double feed_limit_w = 0;
   for (uint32_t d = 0; d < facility.power_domains.size(); ++d) {
@@ -63,25 +70,53 @@ FacilityMeter::FacilityMeter(const model::Cluster& cluster, TimeUs start_us)
         static_cast<double>(cluster.device_count()) / (feed_limit_w / 1e3);
   }
   // Without cooling zones there is no inlet to report (null in report.json).
-  summary_.max_inlet_c = zones_.empty() ? std::numeric_limits<double>::quiet_NaN()
-                                        : model::InletC(zones_[0], zones_[0].setpoint_c);
+  summary_.max_inlet_c = std::numeric_limits<double>::quiet_NaN();
+  for (const model::ZoneThermalSpec& zone : zones_) {
+    summary_.max_inlet_c = std::fmax(summary_.max_inlet_c, model::InletC(zone, zone.setpoint_c));
+  }
+}
+
+double FacilityMeter::NodeInletC(uint32_t node) const {
+  const int32_t zone = zone_of_node_[node];
+  return zone < 0 ? kUnzonedInletC : model::InletC(zones_[zone], zone_supply_c_[zone]);
 }
 
 void FacilityMeter::UpdateNode(const engine::ClusterState& state, uint32_t node) {
   NodeDraw& cached = nodes_[node];
-  const uint64_t version = state.node_version(NodeId(node));
-  if (cached.version == version) return;
-  cached.version = version;
+  cached.version = state.node_version(NodeId(node));
+  const double inlet_c = NodeInletC(node);
   const model::Node& spec = cluster_.node(NodeId(node));
+  const int32_t zone = zone_of_node_[node];
+  const size_t slot = static_cast<size_t>(zone < 0 ? zones_.size() : zone) * class_idle_w_.size();
   double mean_w = 0;
+  double throttled_devices = 0;
+  double speed = 1;
   for (uint32_t i = 0; i < spec.device_count; ++i) {
     const DeviceId device(spec.first_device + i);
     const uint32_t device_class = cluster_.device(device).device_class.value();
-    const uint32_t busy_milli = 1000 - std::min<uint32_t>(state.milli_in_place(device), 1000);
+    // A busy device of its class at this inlet: training at the default cap, throttled by heat
+    // (one per zone and class, computed again only when the inlet moves).
+    ClassHeat& busy_at = heat_by_zone_class_[slot + device_class];
+    if (busy_at.inlet_c != inlet_c) {
+      const model::DevicePowerSpec& power =
+          model::PowerSpecOf(cluster_.device_class(DeviceClassId(device_class)).model);
+      busy_at.heat = model::DeviceAt(power, model::TrainingProfile(), power.tdp_w, inlet_c);
+      busy_at.inlet_c = inlet_c;
+    }
+    const model::DeviceHeat* busy = &busy_at.heat;
+    speed = std::min(speed, busy->draw.speed);
+    const double busy_share =
+        (1000 - std::min<uint32_t>(state.milli_in_place(device), 1000)) / 1000.0;
     const double idle_w = class_idle_w_[device_class];
-    const double busy_w = class_busy_w_[device_class];
-    mean_w += idle_w + (busy_w - idle_w) * busy_milli / 1000.0;
+    mean_w += idle_w + (busy->draw.mean_w - idle_w) * busy_share;
+    if (busy->throttle != model::Throttle::kNone && busy->throttle != model::Throttle::kPowerCap) {
+      throttled_devices += busy_share;
+    }
   }
+  if (speed != cached.speed) speeds_changed_ = true;
+  cached.speed = speed;
+  throttled_devices_ += throttled_devices - cached.throttled_devices;
+  cached.throttled_devices = throttled_devices;
   const double change_w = mean_w - cached.mean_w;
   cached.mean_w = mean_w;
   power_w_ += change_w;
@@ -91,9 +126,15 @@ void FacilityMeter::UpdateNode(const engine::ClusterState& state, uint32_t node)
 
 void FacilityMeter::Integrate(double dt_s) {
   energy_j_ += power_w_ * dt_s;
+  throttled_device_s_ += throttled_devices_ * dt_s;
   for (size_t z = 0; z < zones_.size(); ++z) {
-    const model::ZoneStep step =
-        model::AdvanceZone(zones_[z], zone_supply_c_[z], std::max(zone_heat_w_[z], 0.0), dt_s);
+    const double heat_w = std::max(zone_heat_w_[z], 0.0);
+    if (zone_supply_c_[z] <= zones_[z].setpoint_c && heat_w <= zones_[z].capacity_w) {
+      // Held at its setpoint: the cooling removes the heat as it comes.
+      cooling_j_ += model::CoolingPowerW(heat_w, zones_[z].setpoint_c) * dt_s;
+      continue;
+    }
+    const model::ZoneStep step = model::AdvanceZone(zones_[z], zone_supply_c_[z], heat_w, dt_s);
     // The cooling's draw at the span's mean supply temperature (it is linear in between).
     const double mean_supply_c = (zone_supply_c_[z] + step.supply_c) / 2;
     if (dt_s > 0) cooling_j_ += model::CoolingPowerW(step.removed_j / dt_s, mean_supply_c) * dt_s;
@@ -118,18 +159,50 @@ void FacilityMeter::Integrate(double dt_s) {
   }
 }
 
-void FacilityMeter::Advance(const engine::ClusterState& state, TimeUs now) {
-  HR_CHECK(now >= last_us_);
-  // `state` has held since the previous call: its draws are the span's.
-  for (uint32_t node = 0; node < nodes_.size(); ++node) UpdateNode(state, node);
+void FacilityMeter::Observe(const engine::ClusterState& state) {
+  // Inlets move only in Advance, and ObserveInlets follows each: here only allocations changed.
+  ObserveInlets(state);
+  for (uint32_t node = 0; node < nodes_.size(); ++node) {
+    if (state.node_version(NodeId(node)) != nodes_[node].version) UpdateNode(state, node);
+  }
   summary_.peak_power_kw = std::max(summary_.peak_power_kw, power_w_ / 1e3);
   for (size_t d = 0; d < domain_load_w_.size(); ++d) {
     const bool over = domain_load_w_[d] > domain_limit_w_[d];
     if (over && domain_over_[d] == 0) ++summary_.power_violations;
     domain_over_[d] = over ? 1 : 0;
   }
+}
+
+void FacilityMeter::ObserveInlets(const engine::ClusterState& state) {
+  for (size_t z = 0; z < zones_.size(); ++z) {
+    if (zone_supply_c_[z] == zone_observed_c_[z]) continue;
+    zone_observed_c_[z] = zone_supply_c_[z];
+    const model::Domain& domain = cluster_.domain(cluster_.facility().cooling_zones[z].domain);
+    for (uint32_t node = domain.node_begin; node < domain.node_end; ++node) {
+      if (zone_of_node_[node] == static_cast<int32_t>(z)) UpdateNode(state, node);
+    }
+  }
+}
+
+void FacilityMeter::Advance(TimeUs now) {
+  HR_CHECK(now >= last_us_);
   Integrate(UsToSeconds(now - last_us_));
   last_us_ = now;
+}
+
+TimeUs FacilityMeter::NextTickUs(TimeUs now) const {
+  for (size_t z = 0; z < zones_.size(); ++z) {
+    if (zone_supply_c_[z] > zones_[z].setpoint_c || zone_heat_w_[z] > zones_[z].capacity_w) {
+      return now + kThermalTickUs;
+    }
+  }
+  return kNever;
+}
+
+bool FacilityMeter::TakeSpeedsChanged() {
+  const bool changed = speeds_changed_;
+  speeds_changed_ = false;
+  return changed;
 }
 
 std::vector<double> FacilityMeter::FeedPowerW() const {
@@ -144,6 +217,7 @@ FacilitySummary FacilityMeter::Summary() const {
   summary.energy_kwh = energy_j_ / kJoulesPerKwh;
   summary.cooling_energy_kwh = cooling_j_ / kJoulesPerKwh;
   summary.feed_names = feed_names_;
+  summary.throttled_device_h = throttled_device_s_ / 3600;
   return summary;
 }
 

@@ -4,9 +4,10 @@
 // cooling zone's heat and supply temperature (model/thermal.h, exactly for a constant heat), and
 // each power domain's load against its limit.
 //
-// Running work is metered as training (compute and communication phases at the default cap).
-// The meter observes: nothing it computes feeds back into the engine or into jobs' speed yet, so
-// it reports the hottest inlet rather than throttled device-hours.
+// Running work is metered as training (compute and communication phases at the default cap),
+// throttled by the heat at its inlet (model/thermal.h): the simulator slows each job to its
+// slowest node's speed and looks again every minute while a zone is warm. Nothing the meter
+// computes reaches the engine yet.
 // Promises: energy in joules integrates each span's draw × its length; a domain's violation
 // opens when its mean load passes its limit and its kW·s over count only the excess.
 #pragma once
@@ -28,11 +29,24 @@ class FacilityMeter {
  public:
   FacilityMeter(const model::Cluster& cluster, TimeUs start_us);
 
-  // The floor held `state`'s allocations from the previous call (or the start) until `now`:
-  // call it before the state changes at `now`.
-  void Advance(const engine::ClusterState& state, TimeUs now);
+  // Reads the floor: every node's draw from `state`'s allocations and its inlet now. Call it
+  // whenever either may have changed: after the engine acts, and after Advance.
+  void Observe(const engine::ClusterState& state);
+  // Only what the inlets changed since the last look: the nodes of zones whose supply moved
+  // (all the simulator needs after Advance, where the allocations have not changed).
+  void ObserveInlets(const engine::ClusterState& state);
+  // The floor as last observed held until `now`: integrates energy, heat and loads over it.
+  void Advance(TimeUs now);
 
   double power_w() const { return power_w_; }
+  // The speed of work on `node` at its inlet now (1: unthrottled; 0: its devices shut down):
+  // a synchronous job runs at its slowest node's.
+  double NodeSpeed(NodeId node) const { return nodes_[node.value()].speed; }
+  // Whether any node's speed changed since the last call.
+  bool TakeSpeedsChanged();
+  // While a zone is warmer than its setpoint or heating, its devices must be looked at again
+  // within a minute (their throttling follows the supply); kNever otherwise.
+  TimeUs NextTickUs(TimeUs now) const;
   // Mean load of each top power domain (no parent), in the cluster's order of them.
   std::vector<double> FeedPowerW() const;
   // All but useful_device_h_per_kwh, which needs the work done.
@@ -40,8 +54,15 @@ class FacilityMeter {
 
  private:
   struct NodeDraw {
-    uint64_t version = UINT64_MAX;
+    uint64_t version = UINT64_MAX;  // The node's ClusterState version when last read.
     double mean_w = 0;
+    double speed = 1;              // Of work on it: its slowest busy device's.
+    double throttled_devices = 0;  // Busy device shares throttled by heat.
+  };
+  double NodeInletC(uint32_t node) const;
+  struct ClassHeat {
+    double inlet_c = -1;
+    model::DeviceHeat heat;
   };
   void Integrate(double dt_s);
   void UpdateNode(const engine::ClusterState& state, uint32_t node);
@@ -56,6 +77,9 @@ class FacilityMeter {
   std::vector<model::ZoneThermalSpec> zones_;
   std::vector<double> zone_heat_w_;
   std::vector<double> zone_supply_c_;
+  std::vector<double> zone_observed_c_;  // Supply at the last look at the zone's nodes.
+  // By zone (the last slot: nodes in none) × device class.
+  std::vector<ClassHeat> heat_by_zone_class_;
   std::vector<double> domain_load_w_;
   std::vector<double> domain_limit_w_;
   std::vector<uint8_t> domain_over_;
@@ -63,6 +87,9 @@ class FacilityMeter {
   std::vector<std::string> feed_names_;
   double power_w_ = 0;
   double energy_j_ = 0;
+  double throttled_devices_ = 0;
+  double throttled_device_s_ = 0;
+  bool speeds_changed_ = false;
   double cooling_j_ = 0;
   FacilitySummary summary_;
 };

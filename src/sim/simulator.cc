@@ -18,6 +18,10 @@
 namespace headroom::sim {
 namespace {
 
+// The speed of a job whose devices heat shut down: no progress to speak of, kept above 0 so its
+// completion stays a finite time (it is rescheduled when its nodes cool).
+constexpr double kStalledSpeed = 1e-6;
+
 // A job's expected completion; a migration reschedules it, and the older entry, now of an
 // earlier generation, is skipped.
 struct Completion {
@@ -98,9 +102,13 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   // the interval its start was told (recovery.direct_checkpoints, wall seconds at the pace it
   // started with), else its own, else the policy's default.
   std::vector<double> interval_of(jobs.size(), 0);
+  // Heat slows a job to its slowest node's speed (FacilityMeter::NodeSpeed; shut down: stalled).
+  std::vector<double> thermal_of(jobs.size(), 1.0);
+  std::vector<std::vector<NodeId>> nodes_of(jobs.size());
   const auto work_pace = [&](uint32_t job) {
     return stretch_of[job] * static_cast<double>(jobs[job].task_count) /
-           static_cast<double>(std::max<uint32_t>(width_of[job], 1));
+           static_cast<double>(std::max<uint32_t>(width_of[job], 1)) /
+           std::max(thermal_of[job], kStalledSpeed);
   };
   // A job pauses checkpoint_cost_us after each interval of work: wall time per unit of work.
   const auto checkpoint_pause = [&](uint32_t job) {
@@ -207,7 +215,35 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   TimeUs last_completion = first_arrival;
 
   FacilityMeter facility(cluster, first_arrival);
+  facility.Observe(engine.cluster_state());
   double completed_device_us = 0;  // Full-speed work of the jobs completed.
+  const auto place_on = [&](uint32_t job, const std::vector<engine::TaskAllocation>& tasks) {
+    nodes_of[job].clear();
+    thermal_of[job] = 1;
+    for (const engine::TaskAllocation& task : tasks) {
+      nodes_of[job].push_back(task.node);
+      thermal_of[job] = std::min(thermal_of[job], facility.NodeSpeed(task.node));
+    }
+  };
+  // A running job whose nodes' speed changed goes on at the new pace from `now`.
+  const auto follow_heat = [&](TimeUs now) {
+    for (uint32_t job = 0; job < jobs.size(); ++job) {
+      if (start_us[job] < 0 || outcomes[job].end_us >= 0 || requeued_us[job] >= 0) continue;
+      double slowest = 1;
+      for (NodeId node : nodes_of[job]) slowest = std::min(slowest, facility.NodeSpeed(node));
+      if (slowest == thermal_of[job]) continue;
+      if (now > work_start_us[job]) {
+        const double done_us = static_cast<double>(now - work_start_us[job]) / pace(job);
+        unproductive_us[job] += std::min(done_us, remaining_us[job]) * checkpoint_pause(job);
+        remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
+        work_start_us[job] = now;
+      }
+      thermal_of[job] = slowest;
+      const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));
+      completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++, job,
+                                  ++generation[job]});
+    }
+  };
   std::vector<engine::Event> events;
   bool idle_wakeup = false;
   while (true) {
@@ -231,8 +267,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     if (repair_awaited) now = std::min(now, health->NextRepairUs());
     if (now == kNever || now > drain_limit) break;
     if (health) now = std::min(now, health->NextUs());
+    now = std::min(now, facility.NextTickUs(last_time));
 
-    facility.Advance(engine.cluster_state(), now);
+    // The floor since the last step, then its devices at the inlets it left them.
+    facility.Advance(now);
+    facility.ObserveInlets(engine.cluster_state());
+    if (facility.TakeSpeedsChanged()) follow_heat(now);
     // Sample the series on the grid up to `now` (the state is constant in between).
     while (sampler.next_us() <= now) {
       const TimeUs t = sampler.next_us();
@@ -338,6 +378,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           unproductive_us[job] += static_cast<double>(move.pause_us);
           remaining_us[job] = std::max(remaining_us[job] - done_us, 0.0);
           stretch_of[job] = speed.Stretch(cluster, move.tasks);
+          place_on(job, move.tasks);
           const bool resize = move.tasks.size() != width_of[job];
           width_of[job] = static_cast<uint32_t>(move.tasks.size());
           work_start_us[job] = now + move.pause_us;
@@ -368,6 +409,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const bool restart = outcomes[job].first_start_us >= 0;
           start_us[job] = now;
           stretch_of[job] = speed.Stretch(cluster, start.tasks);
+          place_on(job, start.tasks);
           width_of[job] = static_cast<uint32_t>(start.tasks.size());
           interval_of[job] =
               start.checkpoint_interval_us > 0
@@ -399,6 +441,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           }
         }});
     if (health) health->DiagnoseIdle(now, engine.cluster_state());
+    facility.Observe(engine.cluster_state());
     if (options.paranoid) {
       const std::string problem = engine.CheckInvariants();
       HR_CHECK(problem.empty());

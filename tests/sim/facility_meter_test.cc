@@ -40,7 +40,8 @@ TEST(FacilityMeterTest, AnIdleFloorDrawsItsStaticPowerAndHoldsItsInlets) {
   const model::Cluster cluster = TwoRacks();
   engine::ClusterState state(cluster);
   FacilityMeter meter(cluster, 0);
-  meter.Advance(state, 60 * kMinute);
+  meter.Observe(state);
+  meter.Advance(60 * kMinute);
   const FacilitySummary summary = meter.Summary();
   const double idle_w = model::PowerSpecOf("H100").idle_w;
   EXPECT_NEAR(summary.energy_kwh, 8 * idle_w / 1000, 1e-9);
@@ -67,8 +68,8 @@ TEST(FacilityMeterTest, WorkPastAZonesCoolingWarmsItsInletAndPastAFeedsLimitIsAV
   task.node = node.id;
   for (uint32_t i = 0; i < 4; ++i) task.devices.push_back(DeviceId(node.first_device + i));
   state.Allocate(task);
-  meter.Advance(state, 0);  // The work starts at 0.
-  meter.Advance(state, 10 * kMinute);
+  meter.Observe(state);  // The work starts at 0.
+  meter.Advance(10 * kMinute);
   const model::DevicePowerSpec& h100 = model::PowerSpecOf("H100");
   const double busy_w = model::DrawUnder(h100, model::TrainingProfile(), h100.tdp_w).mean_w;
   const double rack_w = 4 * busy_w;
@@ -82,12 +83,16 @@ TEST(FacilityMeterTest, WorkPastAZonesCoolingWarmsItsInletAndPastAFeedsLimitIsAV
   EXPECT_NEAR(summary.max_inlet_c, 20 + warming_c, 1e-9);
   EXPECT_NEAR(summary.inlet_over_limit_zone_s, 600 * (warming_c - 12) / warming_c, 1e-6);
   // Still over: no second violation while it lasts; a new one after it ends and starts again.
-  meter.Advance(state, 11 * kMinute);
+  meter.Observe(state);
+  meter.Advance(11 * kMinute);
+  meter.Observe(state);
   EXPECT_EQ(meter.Summary().power_violations, 1u);
   state.Release(task);
-  meter.Advance(state, 12 * kMinute);
+  meter.Observe(state);
+  meter.Advance(12 * kMinute);
   state.Allocate(task);
-  meter.Advance(state, 13 * kMinute);
+  meter.Observe(state);
+  meter.Advance(13 * kMinute);
   EXPECT_EQ(meter.Summary().power_violations, 2u);
 }
 

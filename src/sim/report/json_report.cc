@@ -113,6 +113,7 @@ Json MetricsJson(const PolicyMetrics& m) {
 // What the building metered (sim/facility_meter.h).
 Json FacilityJson(const FacilitySummary& f) {
   Json out = Json::object();
+  out["throttled_device_h"] = Number(f.throttled_device_h);
   out["energy_kwh"] = Number(f.energy_kwh);
   out["cooling_energy_kwh"] = Number(f.cooling_energy_kwh);
   out["useful_device_h_per_kwh"] = Number(f.useful_device_h_per_kwh);

@@ -18,7 +18,7 @@
 //                              "migrations", "migration_cost_device_hours", "preemptions",
 //                              "preemption_lost_device_hours", "elastic_resizes",
 //                              "goodput_device_hours"},
-//                  "facility": {"energy_kwh", "cooling_energy_kwh", "useful_device_h_per_kwh",
+//                  "facility": {"throttled_device_h", "energy_kwh", "cooling_energy_kwh", "useful_device_h_per_kwh",
 //                               "peak_power_kw", "power_violations", "power_violation_kw_s",
 //                               "max_inlet_c", "inlet_over_limit_zone_s",
 //                               "devices_per_feed_kw"},

@@ -93,11 +93,11 @@ TEST(JsonReportTest, KeysComeInContractOrder) {
   const auto& policy = root["policies"][0];
   EXPECT_EQ(Keys(policy),
             (std::vector<std::string>{"name", "description", "metrics", "facility", "series"}));
-  EXPECT_EQ(
-      Keys(policy["facility"]),
-      (std::vector<std::string>{"energy_kwh", "cooling_energy_kwh", "useful_device_h_per_kwh",
-                                "peak_power_kw", "power_violations", "power_violation_kw_s",
-                                "max_inlet_c", "inlet_over_limit_zone_s", "devices_per_feed_kw"}));
+  EXPECT_EQ(Keys(policy["facility"]),
+            (std::vector<std::string>{"throttled_device_h", "energy_kwh", "cooling_energy_kwh",
+                                      "useful_device_h_per_kwh", "peak_power_kw",
+                                      "power_violations", "power_violation_kw_s", "max_inlet_c",
+                                      "inlet_over_limit_zone_s", "devices_per_feed_kw"}));
   EXPECT_EQ(Keys(policy["metrics"]),
             (std::vector<std::string>{"allocation_rate",
                                       "wait_s",

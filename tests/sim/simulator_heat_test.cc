@@ -1,0 +1,75 @@
+// Heat in the simulator (sim/facility_meter.h, docs/facility.md): a job on a rack whose cooling
+// cannot carry it warms the rack's inlet, its devices throttle once they reach their maximum
+// operating temperature, and the job runs slower for it; on a rack cooled enough nothing slows.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/presets.h"
+#include "model/cluster_yaml.h"
+#include "model/thermal.h"
+#include "sim/simulator.h"
+#include "testing/cluster_fixtures.h"
+
+namespace headroom::sim {
+namespace {
+
+using testing::JobOf;
+using testing::WorkloadOf;
+
+constexpr double kHour = 3600;
+
+model::Cluster OneRack(const std::string& cooling_kw) {
+  auto cluster = model::ParseClusterYaml(R"(levels: [cluster, rack]
+device_classes:
+  H100: {model: H100, memory_gib: 80}
+node_templates:
+  8xH100: {cpu_milli: 64000, memory_gib: 512, devices: {count: 8, class: H100}}
+topology:
+  - {name: r0, nodes: [{count: 1, template: 8xH100}]}
+facility:
+  cooling: [{domain: r0, capacity_kw: )" + cooling_kw +
+                                             R"(}]
+)",
+                                         "test.yaml");
+  EXPECT_TRUE(cluster) << cluster.error().message;
+  return std::move(*cluster);
+}
+
+PolicyRun RunTwoHourJob(const model::Cluster& cluster) {
+  SimOptions options;
+  options.paranoid = true;
+  const model::Workload workload = WorkloadOf({JobOf(1, 8, "", 0, 0, 2 * kHour, 2 * kHour, 0)});
+  return Simulate(cluster, workload, *engine::PresetPolicy("fifo"), options);
+}
+
+TEST(SimulatorHeatTest, ARackCooledEnoughRunsItsJobAtFullSpeed) {
+  const PolicyRun run = RunTwoHourJob(OneRack("100"));
+  EXPECT_EQ(run.metrics.jobs_completed, 1u);
+  EXPECT_DOUBLE_EQ(run.metrics.jct_s.max, 2 * kHour);
+  EXPECT_EQ(run.facility.throttled_device_h, 0);
+  EXPECT_DOUBLE_EQ(run.facility.max_inlet_c, 20);
+  EXPECT_GT(run.facility.energy_kwh, 8 * 0.6 * 2);  // Eight devices near 677 W for two hours.
+  EXPECT_LT(run.facility.energy_kwh, 8 * 0.7 * 2);
+}
+
+// 5.4 kW of training on 3 kW of cooling: the inlet passes 39.6 °C (where an H100 at 677 W
+// reaches 87 °C) after about 24 minutes; from then on the devices throttle, and the rack
+// settles where their heat is what the cooling removes.
+TEST(SimulatorHeatTest, ARackThatCannotCarryItsJobThrottlesItAndTheJobTakesLonger) {
+  const PolicyRun run = RunTwoHourJob(OneRack("3"));
+  EXPECT_EQ(run.metrics.jobs_completed, 1u);
+  EXPECT_GT(run.metrics.jct_s.max, 2 * kHour * 1.05);
+  EXPECT_GT(run.facility.throttled_device_h, 8 * 0.5);
+  EXPECT_LT(run.facility.throttled_device_h, 8 * run.metrics.jct_s.max / kHour);
+  EXPECT_GT(run.facility.max_inlet_c, model::kInletLimitC);
+  EXPECT_GT(run.facility.inlet_over_limit_zone_s, 0);
+  // Throttled, it draws less energy per unit of work than the unthrottled run.
+  const PolicyRun cool = RunTwoHourJob(OneRack("100"));
+  EXPECT_LT(run.facility.energy_kwh / run.metrics.jct_s.max,
+            cool.facility.energy_kwh / cool.metrics.jct_s.max);
+}
+
+}  // namespace
+}  // namespace headroom::sim
