@@ -267,7 +267,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     if (repair_awaited) now = std::min(now, health->NextRepairUs());
     if (now == kNever || now > drain_limit) break;
     if (health) now = std::min(now, health->NextUs());
-    now = std::min(now, facility.NextTickUs(last_time));
+    const TimeUs thermal_tick_us = facility.NextTickUs(last_time);
+    now = std::min(now, thermal_tick_us);
 
     // The floor since the last step, then its devices at the inlets it left them.
     facility.Advance(now);
@@ -340,6 +341,9 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     }
     if (services) services->Step(now, events);
     metrics.events += events.size();
+    // A look at warm zones' devices and nothing else: the engine is not stepped, so that heat
+    // changes no policy's timing.
+    if (now == thermal_tick_us && events.empty() && now < engine.NextWakeupUs()) continue;
     const size_t running_before = engine.running_count();
     const engine::Decisions decisions = engine.Step(events, now);
     ++metrics.engine_steps;

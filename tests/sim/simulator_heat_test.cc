@@ -71,5 +71,32 @@ TEST(SimulatorHeatTest, ARackThatCannotCarryItsJobThrottlesItAndTheJobTakesLonge
             cool.facility.energy_kwh / cool.metrics.jct_s.max);
 }
 
+// The shipped uneven building filled: its weak row throttles and its derated feed is passed,
+// whatever the placement.
+TEST(SimulatorHeatTest, TheUnevenBuildingFullThrottlesItsWeakRowAndPassesItsDeratedFeed) {
+  auto cluster =
+      model::LoadClusterYaml(std::string(HEADROOM_SOURCE_DIR) + "/configs/uneven-building.yaml");
+  ASSERT_TRUE(cluster) << cluster.error().message;
+  ASSERT_EQ(cluster->device_count(), 1024u);
+  ASSERT_EQ(cluster->facility().cooling_zones.size(), 16u);
+  ASSERT_EQ(cluster->facility().power_domains.size(), 4u);
+  std::vector<model::Job> jobs;
+  for (int i = 0; i < 16; ++i) jobs.push_back(JobOf(8, 8, "", 0, 0, 2 * kHour, 2 * kHour, 0));
+  SimOptions options;
+  options.paranoid = true;
+  const PolicyRun run =
+      Simulate(*cluster, WorkloadOf(jobs), *engine::PresetPolicy("fifo"), options);
+  EXPECT_EQ(run.metrics.jobs_completed, 16u);
+  // Row 3's four racks (256 devices) throttle; the other rows' do not.
+  EXPECT_GT(run.facility.throttled_device_h, 0);
+  EXPECT_LT(run.facility.throttled_device_h, 256 * run.metrics.makespan_s / kHour);
+  // The jobs on the weak row take longer than the rest (whose runtimes only the placement's
+  // spread stretches).
+  EXPECT_GT(run.metrics.jct_s.max, run.metrics.jct_s.p50 * 1.02);
+  EXPECT_EQ(run.facility.power_violations, 1u);  // Row 2's feed, once, while its row runs.
+  EXPECT_GT(run.facility.power_violation_kw_s, 0);
+  EXPECT_NEAR(run.facility.devices_per_feed_kw, 1024 / (3 * 326.4 + 150), 1e-9);
+}
+
 }  // namespace
 }  // namespace headroom::sim
