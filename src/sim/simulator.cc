@@ -125,6 +125,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   // began (after a migration, once its checkpoint + restart pause is over).
   std::vector<TimeUs> work_start_us(jobs.size(), 0);
   std::vector<double> remaining_us(jobs.size(), 0);
+  // Wall time its remaining work takes at its pace; a stalled job's is bounded (kStalledSpeed).
+  const auto rest_of = [&](uint32_t job) {
+    return static_cast<TimeUs>(std::llround(std::min(remaining_us[job] * pace(job), 1e17)));
+  };
   std::vector<uint32_t> generation(jobs.size(), 0);
   const uint32_t levels = cluster.domain_levels();
   std::vector<uint64_t> multi_node_within(levels, 0);
@@ -239,7 +243,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
         work_start_us[job] = now;
       }
       thermal_of[job] = slowest;
-      const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));
+      const TimeUs rest = rest_of(job);
       completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++, job,
                                   ++generation[job]});
     }
@@ -265,10 +269,12 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     const bool repair_awaited =
         health && engine.pending_count() > 0 && health->NextRepairUs() != kNever;
     if (repair_awaited) now = std::min(now, health->NextRepairUs());
+    // While a zone is warm, running work is looked at every minute, even work heat has stalled.
+    const TimeUs thermal_tick_us =
+        engine.running_count() > 0 ? facility.NextTickUs(last_time) : kNever;
+    now = std::min(now, thermal_tick_us);
     if (now == kNever || now > drain_limit) break;
     if (health) now = std::min(now, health->NextUs());
-    const TimeUs thermal_tick_us = facility.NextTickUs(last_time);
-    now = std::min(now, thermal_tick_us);
 
     // The floor since the last step, then its devices at the inlets it left them.
     facility.Advance(now);
@@ -386,7 +392,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           const bool resize = move.tasks.size() != width_of[job];
           width_of[job] = static_cast<uint32_t>(move.tasks.size());
           work_start_us[job] = now + move.pause_us;
-          const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));
+          const TimeUs rest = rest_of(job);
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
                                       job, ++generation[job]});
           // An elastic job shrunk or grown (engine_elastic.cc) pauses as a move does; its pause
@@ -423,7 +429,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
                                             : policy.preemption.checkpoint_interval_us);
           work_start_us[job] = now + (restart ? policy.preemption.restart_us : 0) + check_us;
           if (!restart) remaining_us[job] = static_cast<double>(jobs[job].runtime_us);
-          const auto rest = static_cast<TimeUs>(std::llround(remaining_us[job] * pace(job)));
+          const TimeUs rest = rest_of(job);
           completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++,
                                       job, generation[job]});
           if (restart) {

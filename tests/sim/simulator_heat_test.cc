@@ -71,6 +71,16 @@ TEST(SimulatorHeatTest, ARackThatCannotCarryItsJobThrottlesItAndTheJobTakesLonge
             cool.facility.energy_kwh / cool.metrics.jct_s.max);
 }
 
+// A rack whose cooling cannot even carry its idle devices heats until they shut down; the job
+// stalls, the rack cools, the devices come back, and the job still finishes.
+TEST(SimulatorHeatTest, DevicesThatHeatShutsDownStallTheirJobUntilTheyCool) {
+  const PolicyRun run = RunTwoHourJob(OneRack("0.3"));
+  EXPECT_EQ(run.metrics.jobs_completed, 1u);
+  EXPECT_GT(run.metrics.jct_s.max, 4 * 2 * kHour);
+  EXPECT_GT(run.facility.max_inlet_c, 80);
+  EXPECT_GT(run.facility.throttled_device_h, 8 * 4 * 2);
+}
+
 // The shipped uneven building filled: its weak row throttles and its derated feed is passed,
 // whatever the placement.
 TEST(SimulatorHeatTest, TheUnevenBuildingFullThrottlesItsWeakRowAndPassesItsDeratedFeed) {
