@@ -188,7 +188,7 @@ struct ServiceMetrics {
 
 // What the building metered over a run (sim/facility_meter.h, docs/facility.md).
 struct FacilitySummary {
-  double energy_kwh = 0;          // Devices' draw (IT), integrated.
+  double energy_kwh = 0;  // Devices' draw (IT), integrated.
   // Busy device-hours spent in thermal slowdown (software or hardware) or shut down by heat.
   double throttled_device_h = 0;
   double cooling_energy_kwh = 0;  // The cooling's electrical energy (Moore's CoP).
