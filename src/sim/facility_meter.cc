@@ -19,7 +19,8 @@ constexpr TimeUs kThermalTickUs = 60 * kUsPerSecond;
 
 }  // namespace
 
-FacilityMeter::FacilityMeter(const model::Cluster& cluster, TimeUs start_us)
+FacilityMeter::FacilityMeter(const model::Cluster& cluster, TimeUs start_us,
+                             const std::vector<FacilityIncident>& incidents)
     : cluster_(cluster), last_us_(start_us), nodes_(cluster.nodes().size()) {
   const model::Facility& facility = cluster.facility();
   zone_of_node_.assign(cluster.nodes().size(), -1);
@@ -64,6 +65,18 @@ FacilityMeter::FacilityMeter(const model::Cluster& cluster, TimeUs start_us)
     }
   }
   domain_load_w_.assign(domain_limit_w_.size(), 0);
+  for (const model::ZoneThermalSpec& zone : zones_)
+    zone_capacity_base_w_.push_back(zone.capacity_w);
+  domain_limit_base_w_ = domain_limit_w_;
+  for (FacilityIncident incident : incidents) {
+    incident.start_us += start_us;
+    boundaries_.push_back(incident.start_us);
+    boundaries_.push_back(incident.start_us + incident.duration_us);
+    incidents_.push_back(incident);
+  }
+  std::sort(boundaries_.begin(), boundaries_.end());
+  boundaries_.erase(std::unique(boundaries_.begin(), boundaries_.end()), boundaries_.end());
+  ApplyIncidents(start_us);
   domain_over_.assign(domain_limit_w_.size(), 0);
   if (feed_limit_w > 0) {
     summary_.devices_per_feed_kw =
@@ -166,10 +179,27 @@ void FacilityMeter::Observe(const engine::ClusterState& state) {
     if (state.node_version(NodeId(node)) != nodes_[node].version) UpdateNode(state, node);
   }
   summary_.peak_power_kw = std::max(summary_.peak_power_kw, power_w_ / 1e3);
+  CountViolations();
+}
+
+void FacilityMeter::CountViolations() {
   for (size_t d = 0; d < domain_load_w_.size(); ++d) {
     const bool over = domain_load_w_[d] > domain_limit_w_[d];
     if (over && domain_over_[d] == 0) ++summary_.power_violations;
     domain_over_[d] = over ? 1 : 0;
+  }
+}
+
+void FacilityMeter::ApplyIncidents(TimeUs at_us) {
+  for (size_t z = 0; z < zones_.size(); ++z) zones_[z].capacity_w = zone_capacity_base_w_[z];
+  domain_limit_w_ = domain_limit_base_w_;
+  for (const FacilityIncident& incident : incidents_) {
+    if (at_us < incident.start_us || at_us >= incident.start_us + incident.duration_us) continue;
+    if (incident.kind == FacilityIncident::Kind::kCooling) {
+      zones_[incident.index].capacity_w *= incident.share;
+    } else {
+      domain_limit_w_[incident.index] *= incident.share;
+    }
   }
 }
 
@@ -186,17 +216,32 @@ void FacilityMeter::ObserveInlets(const engine::ClusterState& state) {
 
 void FacilityMeter::Advance(TimeUs now) {
   HR_CHECK(now >= last_us_);
+  // Piecewise across the incidents' starts and ends: capacities and limits change there.
+  while (next_boundary_ < boundaries_.size() && boundaries_[next_boundary_] <= now) {
+    const TimeUs at_us = std::max(boundaries_[next_boundary_++], last_us_);
+    Integrate(UsToSeconds(at_us - last_us_));
+    last_us_ = at_us;
+    ApplyIncidents(at_us);
+    CountViolations();
+  }
   Integrate(UsToSeconds(now - last_us_));
   last_us_ = now;
 }
 
 TimeUs FacilityMeter::NextTickUs(TimeUs now) const {
-  for (size_t z = 0; z < zones_.size(); ++z) {
-    if (zone_supply_c_[z] > zones_[z].setpoint_c || zone_heat_w_[z] > zones_[z].capacity_w) {
-      return now + kThermalTickUs;
+  TimeUs next = kNever;
+  for (size_t b = next_boundary_; b < boundaries_.size(); ++b) {
+    if (boundaries_[b] > now) {
+      next = boundaries_[b];
+      break;
     }
   }
-  return kNever;
+  for (size_t z = 0; z < zones_.size(); ++z) {
+    if (zone_supply_c_[z] > zones_[z].setpoint_c || zone_heat_w_[z] > zones_[z].capacity_w) {
+      return std::min(next, now + kThermalTickUs);
+    }
+  }
+  return next;
 }
 
 bool FacilityMeter::TakeSpeedsChanged() {

@@ -21,13 +21,16 @@
 #include "engine/cluster_state.h"
 #include "model/cluster.h"
 #include "model/thermal.h"
+#include "sim/facility_incident.h"
 #include "sim/run_result.h"
 
 namespace headroom::sim {
 
 class FacilityMeter {
  public:
-  FacilityMeter(const model::Cluster& cluster, TimeUs start_us);
+  // `incidents` start counting from `start_us`.
+  FacilityMeter(const model::Cluster& cluster, TimeUs start_us,
+                const std::vector<FacilityIncident>& incidents = {});
 
   // Reads the floor: every node's draw from `state`'s allocations and its inlet now. Call it
   // whenever either may have changed: after the engine acts, and after Advance.
@@ -45,7 +48,8 @@ class FacilityMeter {
   // Whether any node's speed changed since the last call.
   bool TakeSpeedsChanged();
   // While a zone is warmer than its setpoint or heating, its devices must be looked at again
-  // within a minute (their throttling follows the supply); kNever otherwise.
+  // within a minute (their throttling follows the supply); an incident's start or end too;
+  // kNever otherwise.
   TimeUs NextTickUs(TimeUs now) const;
   // Mean load of each top power domain (no parent), in the cluster's order of them.
   std::vector<double> FeedPowerW() const;
@@ -65,6 +69,9 @@ class FacilityMeter {
     model::DeviceHeat heat;
   };
   void Integrate(double dt_s);
+  // Capacities and limits as the incidents active at `at_us` leave them.
+  void ApplyIncidents(TimeUs at_us);
+  void CountViolations();
   void UpdateNode(const engine::ClusterState& state, uint32_t node);
 
   const model::Cluster& cluster_;
@@ -83,6 +90,11 @@ class FacilityMeter {
   std::vector<double> domain_load_w_;
   std::vector<double> domain_limit_w_;
   std::vector<uint8_t> domain_over_;
+  std::vector<double> zone_capacity_base_w_;  // Without incidents.
+  std::vector<double> domain_limit_base_w_;
+  std::vector<FacilityIncident> incidents_;  // Their starts made absolute.
+  std::vector<TimeUs> boundaries_;           // Incidents' starts and ends, sorted, unique.
+  size_t next_boundary_ = 0;
   std::vector<uint32_t> feeds_;  // Power domains without a parent.
   std::vector<std::string> feed_names_;
   double power_w_ = 0;

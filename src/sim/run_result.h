@@ -271,6 +271,7 @@ struct RunReport {
   WorkloadSummary workload;
   std::optional<ServicesSummary> services;  // With --services.
   std::optional<FailuresSummary> failures;  // With --failures.
+  std::vector<std::string> incidents;       // With --incident, as given.
   uint64_t seed = 0;
   std::vector<PolicyRun> policies;
 };

@@ -218,7 +218,7 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   TimeUs last_time = first_arrival;
   TimeUs last_completion = first_arrival;
 
-  FacilityMeter facility(cluster, first_arrival);
+  FacilityMeter facility(cluster, first_arrival, options.incidents);
   facility.Observe(engine.cluster_state());
   double completed_device_us = 0;  // Full-speed work of the jobs completed.
   const auto place_on = [&](uint32_t job, const std::vector<engine::TaskAllocation>& tasks) {

@@ -16,6 +16,7 @@
 #include "engine/policy_config.h"
 #include "model/cluster.h"
 #include "model/workload.h"
+#include "sim/facility_incident.h"
 #include "sim/failure_model.h"
 #include "sim/run_result.h"
 #include "sim/service_driver.h"
@@ -40,6 +41,9 @@ struct SimOptions {
   // node and interrupts the jobs on it (engine JobInterrupted): they resume from their last
   // checkpoint after a restart pause, as preempted jobs do.
   FailureModel failures;
+  // Cooling zones and power domains that lose part of their capacity for a while
+  // (facility_incident.h).
+  std::vector<FacilityIncident> incidents;
   // Jobs of at least this many devices count in FailureMetrics::effective_training_time.
   uint64_t large_job_devices = 1024;
 };

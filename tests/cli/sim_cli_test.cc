@@ -453,6 +453,8 @@ TEST_F(SimCliTest, BadInputExitsWithStatusTwoAndOneLine) {
       {"sim --cluster " + cluster + " --workload synthetic:small --policy fifo,/nonexistent.yaml",
        "/nonexistent.yaml"},
       {"gen-cluster --devices 7 --devices-per-node 8", "devices"},
+      {"sim --cluster " + cluster + " --workload synthetic:small --incident cooling:nosuch:0:60:0",
+       "field 'name': expected a cooling zone"},
   };
   for (const Case& c : cases) {
     const Outcome run = RunHeadroom(c.arguments);

@@ -35,6 +35,7 @@ facility:
 }
 
 constexpr TimeUs kMinute = 60 * kUsPerSecond;
+constexpr TimeUs kThermalLook = kMinute;  // FacilityMeter's look while a zone is warm.
 
 TEST(FacilityMeterTest, AnIdleFloorDrawsItsStaticPowerAndHoldsItsInlets) {
   const model::Cluster cluster = TwoRacks();
@@ -94,6 +95,50 @@ TEST(FacilityMeterTest, WorkPastAZonesCoolingWarmsItsInletAndPastAFeedsLimitIsAV
   meter.Observe(state);
   meter.Advance(13 * kMinute);
   EXPECT_EQ(meter.Summary().power_violations, 2u);
+}
+
+// The feed derated to a tenth (200 W) from minute 5 to minute 15: the idle floor's 600 W passes
+// it once, by 400 W for 600 s, and is within it before and after.
+TEST(FacilityMeterTest, ADeratedFeedCountsWhatPassesItOnlyWhileTheIncidentLasts) {
+  const model::Cluster cluster = TwoRacks();
+  engine::ClusterState state(cluster);
+  const FacilityIncident derated{FacilityIncident::Kind::kPower, 0, 5 * kMinute, 10 * kMinute, 0.1};
+  FacilityMeter meter(cluster, 0, {derated});
+  meter.Observe(state);
+  for (int minute = 1; minute <= 30; ++minute) {
+    meter.Advance(minute * kMinute);
+    meter.Observe(state);
+  }
+  const double idle_w = 8 * model::PowerSpecOf("H100").idle_w;
+  EXPECT_EQ(meter.Summary().power_violations, 1u);
+  EXPECT_NEAR(meter.Summary().power_violation_kw_s, (idle_w - 200) / 1000 * 600, 1e-6);
+  EXPECT_EQ(meter.NextTickUs(30 * kMinute), kNever);
+  EXPECT_EQ(FacilityMeter(cluster, 0, {derated}).NextTickUs(0), 5 * kMinute);
+}
+
+// Rack r1's cooling lost for ten minutes under four training devices: its supply warms by their
+// heat over its heat capacity, then cools back once the cooling returns.
+TEST(FacilityMeterTest, ACoolingFailureWarmsItsZoneWhileItLasts) {
+  const model::Cluster cluster = TwoRacks();
+  engine::ClusterState state(cluster);
+  const model::Node& node = cluster.node(NodeId(1));
+  ASSERT_EQ(cluster.domain(node.domain).name, "r1");
+  engine::TaskAllocation task;
+  task.node = node.id;
+  for (uint32_t i = 0; i < 4; ++i) task.devices.push_back(DeviceId(node.first_device + i));
+  state.Allocate(task);
+  const FacilityIncident failure{FacilityIncident::Kind::kCooling, 1, 0, 10 * kMinute, 0};
+  FacilityMeter meter(cluster, 0, {failure});
+  meter.Observe(state);
+  EXPECT_EQ(meter.NextTickUs(0), kThermalLook);  // Heating: looked at within a minute.
+  meter.Advance(10 * kMinute);
+  const model::DevicePowerSpec& h100 = model::PowerSpecOf("H100");
+  const double rack_w = 4 * model::DrawUnder(h100, model::TrainingProfile(), h100.tdp_w).mean_w;
+  const double heat_capacity_j_per_c = 100'000 * 60.0;
+  EXPECT_NEAR(meter.Summary().max_inlet_c, 20 + rack_w * 600 / heat_capacity_j_per_c, 1e-9);
+  meter.Advance(20 * kMinute);
+  meter.Observe(state);
+  EXPECT_EQ(meter.NextTickUs(20 * kMinute), kNever);  // Back at its setpoint.
 }
 
 }  // namespace

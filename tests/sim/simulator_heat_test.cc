@@ -37,9 +37,11 @@ facility:
   return std::move(*cluster);
 }
 
-PolicyRun RunTwoHourJob(const model::Cluster& cluster) {
+PolicyRun RunTwoHourJob(const model::Cluster& cluster,
+                        const std::vector<FacilityIncident>& incidents = {}) {
   SimOptions options;
   options.paranoid = true;
+  options.incidents = incidents;
   const model::Workload workload = WorkloadOf({JobOf(1, 8, "", 0, 0, 2 * kHour, 2 * kHour, 0)});
   return Simulate(cluster, workload, *engine::PresetPolicy("fifo"), options);
 }
@@ -69,6 +71,22 @@ TEST(SimulatorHeatTest, ARackThatCannotCarryItsJobThrottlesItAndTheJobTakesLonge
   const PolicyRun cool = RunTwoHourJob(OneRack("100"));
   EXPECT_LT(run.facility.energy_kwh / run.metrics.jct_s.max,
             cool.facility.energy_kwh / cool.metrics.jct_s.max);
+}
+
+// The 6 kW cooling of a rack drawing 5.4 kW fails for an hour half an hour in: the inlet climbs
+// almost a degree a minute, the devices throttle after about 22 minutes, and the job finishes
+// late; the rack recovers afterwards.
+TEST(SimulatorHeatTest, ACoolingFailureMidRunThrottlesTheRackUntilItIsBack) {
+  const model::Cluster cluster = OneRack("6");
+  const FacilityIncident failure{FacilityIncident::Kind::kCooling, 0, SecondsToUs(1800),
+                                 SecondsToUs(3600), 0};
+  const PolicyRun run = RunTwoHourJob(cluster, {failure});
+  EXPECT_EQ(run.metrics.jobs_completed, 1u);
+  EXPECT_GT(run.metrics.jct_s.max, 2 * kHour * 1.05);
+  EXPECT_GT(run.facility.throttled_device_h, 0);
+  EXPECT_GT(run.facility.max_inlet_c, model::kInletLimitC);
+  // Without the failure the same job takes its two hours.
+  EXPECT_DOUBLE_EQ(RunTwoHourJob(cluster).metrics.jct_s.max, 2 * kHour);
 }
 
 // A rack whose cooling cannot even carry its idle devices heats until they shut down; the job

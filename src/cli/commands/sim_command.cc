@@ -51,6 +51,7 @@ struct SimFlags {
   std::string services;
   sim::ServiceOptions service;
   std::string failures;
+  std::vector<std::string> incidents;
   double failure_rate = sim::FailureModel().node_failures_per_day;
   double latent_share = sim::FailureModel().latent_share;
   double latent_fail_after_s = sim::FailureModel().latent_fail_after_s;
@@ -220,6 +221,12 @@ int RunSim(const SimFlags& flags) {
                                            .large_job_devices = flags.large_job_devices};
     options.failures = *std::move(failures);
   }
+  for (const std::string& text : flags.incidents) {
+    auto incident = sim::ParseFacilityIncident(text, *cluster);
+    if (!incident) return Fail(incident.error().message);
+    options.incidents.push_back(*incident);
+    report.incidents.push_back(text);
+  }
   options.large_job_devices = flags.large_job_devices;
   options.series_points = flags.series_points;
   options.paranoid = flags.paranoid;
@@ -350,6 +357,10 @@ std::function<int()> AddSimCommand(CLI::App& app) {
       ->add_option("--service-tbt-slo", flags->service.tbt_slo_s,
                    "Seconds between tokens a request may take")
       ->capture_default_str();
+  command->add_option("--incident", flags->incidents,
+                      "A cooling zone or power domain at a share of its capacity for a while: "
+                      "cooling:ZONE:START_S:DURATION_S:SHARE or feed:DOMAIN:START_S:DURATION_S:"
+                      "SHARE, START_S from the first arrival (repeat for more; docs/facility.md)");
   command->add_option("--failures", flags->failures,
                       "Node faults and repairs: stepfun:PATH (a StepFun fault_trace.json) gives "
                       "the fault classes and their repair times");

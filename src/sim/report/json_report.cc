@@ -313,6 +313,7 @@ std::string WriteJsonReport(const RunReport& report) {
   root["workload"] = WorkloadJson(report.workload);
   if (report.services) root["services"] = ServicesSummaryJson(*report.services);
   if (report.failures) root["failures"] = FailuresSummaryJson(*report.failures);
+  if (!report.incidents.empty()) root["incidents"] = report.incidents;
   root["seed"] = report.seed;
   Json policies = Json::array();
   for (const PolicyRun& run : report.policies) {

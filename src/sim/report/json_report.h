@@ -4,6 +4,7 @@
 //   {"cluster": {"devices", "nodes", "source", "levels": [..], "devices_by_model": {model: n}},
 //    "workload": {"format", "source", "jobs", "offered_load", "load_scale", "arrival_span_s",
 //                 "elastic_jobs", "skipped_rows", "skipped_reasons": {reason: n}},
+//    ["services", "failures": with those options; "incidents": [as given], with --incident]
 //    "seed",
 //    "policies": [{"name", "description",
 //                  "metrics": {"allocation_rate",
