@@ -27,7 +27,6 @@ FacilityMeter::FacilityMeter(const model::Cluster& cluster, TimeUs start_us,
   for (const model::DeviceClass& device_class : cluster.device_classes()) {
     const model::DevicePowerSpec& power = model::PowerSpecOf(device_class.model);
     class_idle_w_.push_back(model::DrawUnder(power, model::IdleProfile(), power.tdp_w).mean_w);
-    class_busy_w_.push_back(model::DrawUnder(power, model::TrainingProfile(), power.tdp_w).mean_w);
   }
   for (uint32_t z = 0; z < facility.cooling_zones.size(); ++z) {
     const model::CoolingZone& zone = facility.cooling_zones[z];

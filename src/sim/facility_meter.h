@@ -77,8 +77,7 @@ class FacilityMeter {
   const model::Cluster& cluster_;
   TimeUs last_us_;
   std::vector<NodeDraw> nodes_;
-  std::vector<double> class_idle_w_;  // By device class: idle and training draw per device.
-  std::vector<double> class_busy_w_;
+  std::vector<double> class_idle_w_;                    // By device class: a device's idle draw.
   std::vector<int32_t> zone_of_node_;                   // -1: in no cooling zone.
   std::vector<std::vector<uint32_t>> domains_of_node_;  // Power domains counting the node.
   std::vector<model::ZoneThermalSpec> zones_;
