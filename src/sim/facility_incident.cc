@@ -30,6 +30,15 @@ std::optional<double> Number(std::string_view text) {
   return value;
 }
 
+// The position of the item named `name` (a cooling zone, a power domain).
+template <typename Items>
+std::optional<uint32_t> IndexOf(const Items& items, std::string_view name) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].name == name) return static_cast<uint32_t>(i);
+  }
+  return std::nullopt;
+}
+
 // "a, b, c" of the first few names, for an error that says what is there.
 template <typename Items>
 std::string SomeNames(const Items& items) {
@@ -62,20 +71,18 @@ Result<FacilityIncident> ParseFacilityIncident(std::string_view text,
   const model::Facility& facility = cluster.facility();
   if (parts[0] == "cooling") {
     incident.kind = FacilityIncident::Kind::kCooling;
-    size_t i = 0;
-    while (i < facility.cooling_zones.size() && facility.cooling_zones[i].name != parts[1]) ++i;
-    if (i == facility.cooling_zones.size()) {
+    const std::optional<uint32_t> zone = IndexOf(facility.cooling_zones, parts[1]);
+    if (!zone) {
       return fail("name", "a cooling zone (" + SomeNames(facility.cooling_zones) + ")", parts[1]);
     }
-    incident.index = static_cast<uint32_t>(i);
+    incident.index = *zone;
   } else if (parts[0] == "feed") {
     incident.kind = FacilityIncident::Kind::kPower;
-    size_t i = 0;
-    while (i < facility.power_domains.size() && facility.power_domains[i].name != parts[1]) ++i;
-    if (i == facility.power_domains.size()) {
+    const std::optional<uint32_t> domain = IndexOf(facility.power_domains, parts[1]);
+    if (!domain) {
       return fail("name", "a power domain (" + SomeNames(facility.power_domains) + ")", parts[1]);
     }
-    incident.index = static_cast<uint32_t>(i);
+    incident.index = *domain;
   } else {
     return fail("kind", "cooling or feed", parts[0]);
   }

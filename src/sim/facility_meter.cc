@@ -153,14 +153,12 @@ void FacilityMeter::Integrate(double dt_s) {
     const double inlet_c = model::InletC(zones_[z], std::max(zone_supply_c_[z], step.supply_c));
     summary_.max_inlet_c = std::fmax(summary_.max_inlet_c, inlet_c);
     if (inlet_c > model::kInletLimitC) {
-      // The share of the span above the limit (the supply moves linearly within it).
-      const double start_c = model::InletC(zones_[z], zone_supply_c_[z]);
-      const double end_c = model::InletC(zones_[z], step.supply_c);
+      // Above its setpoint (and the limit is far above it) the supply moves at a constant rate.
+      const double rate_c_per_s = (heat_w - zones_[z].capacity_w) / zones_[z].heat_capacity_j_per_c;
+      const double above_c = model::InletC(zones_[z], zone_supply_c_[z]) - model::kInletLimitC;
       double over_s = dt_s;
-      if (start_c <= model::kInletLimitC || end_c <= model::kInletLimitC) {
-        const double span_c = std::abs(end_c - start_c);
-        over_s = span_c > 0 ? dt_s * (std::max(start_c, end_c) - model::kInletLimitC) / span_c : 0;
-      }
+      if (above_c > 0 && rate_c_per_s < 0) over_s = std::min(dt_s, above_c / -rate_c_per_s);
+      if (above_c <= 0) over_s = std::max(dt_s + above_c / rate_c_per_s, 0.0);
       summary_.inlet_over_limit_zone_s += over_s;
     }
     zone_supply_c_[z] = step.supply_c;
@@ -172,7 +170,7 @@ void FacilityMeter::Integrate(double dt_s) {
 }
 
 void FacilityMeter::Observe(const engine::ClusterState& state) {
-  // Inlets move only in Advance, and ObserveInlets follows each: here only allocations changed.
+  // What moved since the last look: the inlets (after Advance) and the allocations.
   ObserveInlets(state);
   for (uint32_t node = 0; node < nodes_.size(); ++node) {
     if (state.node_version(NodeId(node)) != nodes_[node].version) UpdateNode(state, node);

@@ -221,20 +221,21 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   FacilityMeter facility(cluster, first_arrival, options.incidents);
   facility.Observe(engine.cluster_state());
   double completed_device_us = 0;  // Full-speed work of the jobs completed.
+  const auto slowest_node = [&](uint32_t job) {
+    double slowest = 1;
+    for (NodeId node : nodes_of[job]) slowest = std::min(slowest, facility.NodeSpeed(node));
+    return slowest;
+  };
   const auto place_on = [&](uint32_t job, const std::vector<engine::TaskAllocation>& tasks) {
     nodes_of[job].clear();
-    thermal_of[job] = 1;
-    for (const engine::TaskAllocation& task : tasks) {
-      nodes_of[job].push_back(task.node);
-      thermal_of[job] = std::min(thermal_of[job], facility.NodeSpeed(task.node));
-    }
+    for (const engine::TaskAllocation& task : tasks) nodes_of[job].push_back(task.node);
+    thermal_of[job] = slowest_node(job);
   };
   // A running job whose nodes' speed changed goes on at the new pace from `now`.
   const auto follow_heat = [&](TimeUs now) {
     for (uint32_t job = 0; job < jobs.size(); ++job) {
       if (start_us[job] < 0 || outcomes[job].end_us >= 0 || requeued_us[job] >= 0) continue;
-      double slowest = 1;
-      for (NodeId node : nodes_of[job]) slowest = std::min(slowest, facility.NodeSpeed(node));
+      const double slowest = slowest_node(job);
       if (slowest == thermal_of[job]) continue;
       if (now > work_start_us[job]) {
         const double done_us = static_cast<double>(now - work_start_us[job]) / pace(job);
@@ -243,9 +244,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
         work_start_us[job] = now;
       }
       thermal_of[job] = slowest;
-      const TimeUs rest = rest_of(job);
-      completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest, 0), sequence++, job,
-                                  ++generation[job]});
+      completions.push(Completion{work_start_us[job] + std::max<TimeUs>(rest_of(job), 0),
+                                  sequence++, job, ++generation[job]});
     }
   };
   std::vector<engine::Event> events;
