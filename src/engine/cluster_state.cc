@@ -11,7 +11,8 @@ using model::kMilliPerDevice;
 
 ClusterState::ClusterState(const model::Cluster& cluster)
     : cluster_(&cluster),
-      class_count_(static_cast<uint32_t>(std::max<size_t>(cluster.device_classes().size(), 1))) {
+      class_count_(static_cast<uint32_t>(std::max<size_t>(cluster.device_classes().size(), 1))),
+      facility_(cluster) {
   device_free_milli_.assign(cluster.devices().size(), kMilliPerDevice);
   device_withdrawn_.assign(cluster.devices().size(), 0);
   device_held_milli_.assign(cluster.devices().size(), 0);
@@ -108,6 +109,7 @@ void ClusterState::Apply(const TaskAllocation& task, int sign) {
     run_milli_delta += after - before;
   }
   flush_run();
+  facility_.Apply(task, *cluster_, sign);
   const uint64_t milli = uint64_t{task.milli_per_device} * task.devices.size();
   if (sign > 0) {
     allocated_milli_ += milli;

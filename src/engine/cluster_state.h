@@ -29,6 +29,7 @@
 
 #include "base/ids.h"
 #include "engine/decision.h"
+#include "engine/facility_ledger.h"
 #include "model/cluster.h"
 
 namespace headroom::engine {
@@ -87,6 +88,15 @@ class ClusterState {
   }
   uint64_t capacity_milli() const { return capacity_milli_; }
   uint64_t allocated_milli() const { return allocated_milli_; }
+
+  // What placements put on the building's power domains and cooling zones (facility_ledger.h).
+  const FacilityLedger& facility() const { return facility_; }
+  // An element's limit now (a FacilityLimit event). Not undone by RollbackTo: no search
+  // changes a limit.
+  void SetFacilityLimit(uint32_t element, int64_t limit_mw) {
+    facility_.SetLimit(element, limit_mw);
+  }
+  void SetFacilityMargin(double share) { facility_.SetMargin(share); }
 
   void Allocate(const TaskAllocation& task);
   void Release(const TaskAllocation& task);
@@ -161,6 +171,7 @@ class ClusterState {
   std::vector<uint32_t> domain_device_capacity_;
   uint64_t capacity_milli_ = 0;
   uint64_t allocated_milli_ = 0;
+  FacilityLedger facility_;
   std::vector<UndoRecord> undo_log_;
 
   // VisitByWholeFree's index: per (level, class), the level's domains ordered by (whole free,

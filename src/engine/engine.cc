@@ -34,6 +34,7 @@ Engine::Engine(const model::Cluster& cluster, const PolicyConfig& policy,
   order_ = std::move(*order);
   las_ = order_->attained_service();
   reservation_.Resize(cluster.nodes().size(), cluster.devices().size());
+  state_.SetFacilityMargin(policy.facility_margin);
   if (policy.recovery.spare_nodes > 0) {
     // Callers check the level against the cluster (SpareLevel); the deepest is the fallback.
     spare_level_ = SpareLevel(policy.recovery, cluster).value_or(cluster.deepest_level());
@@ -451,6 +452,20 @@ void Engine::Apply(Event& event) {
       }
       // Returned, or degraded: more capacity for some jobs than a moment ago.
       if (!withdrawn->withdrawn || degraded) ++release_epoch_;
+      reservation_stale_ = true;
+      dirty_ = true;
+    }
+  } else if (auto* limit = std::get_if<FacilityLimit>(&event)) {
+    const model::Facility& facility = cluster_.facility();
+    const size_t count = limit->kind == FacilityLedger::Kind::kPower
+                             ? facility.power_domains.size()
+                             : facility.cooling_zones.size();
+    if (limit->index < count && limit->limit_w >= 0) {
+      const uint32_t element = state_.facility().ElementOf(limit->kind, limit->index);
+      // A raised limit may let waiting work fit: the failure caches and the reservation must
+      // look again.
+      if (limit->limit_w * 1000 > state_.facility().limit_mw(element)) ++release_epoch_;
+      state_.SetFacilityLimit(element, limit->limit_w * 1000);
       reservation_stale_ = true;
       dirty_ = true;
     }

@@ -365,6 +365,10 @@ class Engine {
   // Holds nothing for anyone.
   void DropReservation();
   PendingCode Analyze(const JobRecord& record) const;
+  // A blocked job's code: Analyze's, or kFacility where only the building's budgets keep it
+  // out (the element and kW over into the record), asked once per shape in a pass (`memo`).
+  using BudgetBlocks = std::unordered_map<Shape, std::optional<NodeFilter::Overdraw>, ShapeHash>;
+  void Diagnose(JobRecord& record, BudgetBlocks& memo);
   PlacementRequest RequestOf(const JobRecord& record) const;
   // What Explain says of `record` that every job of its shape and verdict shares: reasons,
   // message, and with `with_nodes` the tallies (their sentence into `nodes_sentence`).

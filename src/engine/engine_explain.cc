@@ -177,6 +177,17 @@ PendingStatus Engine::ExplainShared(const JobRecord& pending, bool with_nodes,
           "(fragmentation, topology, CPU or memory).",
           devices(free_matching), r.job.task_count, r.job.task.devices);
       break;
+    case PendingCode::kFacility: {
+      const FacilityLedger& ledger = state_.facility();
+      const uint32_t element = r.facility_block.element;
+      status.message = fmt::format(
+          "Matching devices are free, but placing it would take {} '{}' {:.1f} kW past its "
+          "budget (its limit now: {:.1f} kW).",
+          ledger.kind(element) == FacilityLedger::Kind::kPower ? "power domain" : "cooling zone",
+          ledger.name(element), static_cast<double>(r.facility_block.over_mw) / 1e6,
+          static_cast<double>(ledger.limit_mw(element)) / 1e6);
+      break;
+    }
     case PendingCode::kCpuMemory:
       status.message =
           "Matching devices are free, but the nodes that have them lack the CPU or "

@@ -231,6 +231,16 @@ void Engine::TrackTasks(const JobRecord& r, const std::vector<TaskAllocation>& t
   for (const TaskAllocation& task : tasks) share_->Track(task, sign);
 }
 
+void Engine::Diagnose(JobRecord& r, BudgetBlocks& memo) {
+  r.code = Analyze(r);
+  if (r.code != PendingCode::kTopology || !placer_.has_budgets()) return;
+  auto [it, inserted] = memo.emplace(r.shape(), std::nullopt);
+  if (inserted) it->second = placer_.BudgetBlock(state_, RequestOf(r.AtNarrowest()), nullptr);
+  if (!it->second) return;
+  r.code = PendingCode::kFacility;
+  r.facility_block = *it->second;
+}
+
 PendingCode Engine::Analyze(const JobRecord& pending) const {
   if (pending.never_fits) return PendingCode::kUnschedulable;
   if (pending.job.elastic()) return Analyze(pending.AtNarrowest());
@@ -259,6 +269,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
   service_sweep_us_ = -1;  // The running jobs may differ from the last pass's at this time.
 
   std::unordered_map<Shape, bool, ShapeHash> held_for_reservation;
+  BudgetBlocks budget_blocks;
   uint32_t examined = 0;
   uint32_t backfill_examined = 0;
   uint32_t position = 0;
@@ -289,7 +300,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
         if (!started) {
           blocked = true;
           blocked_head_ = id;
-          r.code = Analyze(r);
+          Diagnose(r, budget_blocks);
           const bool reserves = policy_.backfill == BackfillMode::kEasy && backfill_pass;
           if (reserves && now - r.job.submit_time_us < policy_.reserve_after_us) {
             DropReservation();  // Not waited long enough to be held for: the rest may start.
@@ -325,12 +336,12 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
         if (!started && policy_.backfill == BackfillMode::kSkip) {
           started = StartByPreemption(id, now, preemption_searches, decisions);
         }
-        if (!started) r.code = Analyze(r);
+        if (!started) Diagnose(r, budget_blocks);
       } else {
         const bool ends_before_reservation = now + r.job.runtime_estimate_us <= reserved_start_us_;
         started = TryStart(id, now, &reservation_, decisions, reserved_start_us_);
         if (!started) {
-          r.code = Analyze(r);
+          Diagnose(r, budget_blocks);
           if (!ends_before_reservation && r.code == PendingCode::kTopology) {
             // Distinguish "held for the reserved job" from "does not fit at all", once per
             // shape and pass (the answer is a diagnosis, not a decision).

@@ -149,6 +149,7 @@ struct Engine::JobRecord {
   uint32_t running_slot = 0;  // Running: its place in its queue's running_by_queue_ list.
   std::vector<TaskAllocation> tasks;
   PendingCode code = PendingCode::kNone;
+  NodeFilter::Overdraw facility_block;  // With kFacility: the element over, and by how much.
   uint32_t position = 0;
 
   // Runs at (or is tried at) `width` tasks from now on; its estimate scales with the width.

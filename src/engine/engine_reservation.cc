@@ -9,6 +9,13 @@
 #include "engine/engine_records.h"
 
 namespace headroom::engine {
+namespace {
+
+// Placements tried, with budget filters, at the ends where the free capacity would hold the
+// head, before it is left without a reservation.
+constexpr uint32_t kReservationBudgetTries = 16;
+
+}  // namespace
 
 void Engine::DropReservation() {
   reservation_.Clear();
@@ -27,6 +34,12 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
   ++reservation_version_;
   const JobRecord& r = record(head);
   const PlacementRequest request = RequestOf(r);
+  // Budget filters (filter.h) make a node's capacity depend on what runs on its neighbours, so
+  // capacity is tracked without them (a bound: the gang cannot fit before it does) and each time
+  // the bound is met the placer is asked, a bounded number of times.
+  PlacementRequest bound_request = request;
+  bound_request.ignore_budgets = true;
+  uint32_t budget_misses = 0;
   std::optional<std::vector<TaskAllocation>> placement;
   {
     const ClusterState::Speculation speculation(state_);
@@ -41,7 +54,7 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
     std::vector<uint64_t> block_total(cluster_.domains().size(), 0);
     bool fits = false;
     for (const model::Node& node : cluster_.nodes()) {
-      capacity[node.id.value()] = placer_.NodeCapacity(state_, node.id, request, nullptr);
+      capacity[node.id.value()] = placer_.NodeCapacity(state_, node.id, bound_request, nullptr);
       uint64_t& total = block_total[cluster_.AncestorAt(node.id, block_level).value()];
       total += capacity[node.id.value()];
       fits |= total >= request.task_count;
@@ -53,7 +66,7 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
         for (const TaskAllocation& task : record(JobId(it->second)).tasks) {
           state_.Release(task);
           const uint32_t before = capacity[task.node.value()];
-          const uint32_t after = placer_.NodeCapacity(state_, task.node, request, nullptr);
+          const uint32_t after = placer_.NodeCapacity(state_, task.node, bound_request, nullptr);
           capacity[task.node.value()] = after;
           uint64_t& total = block_total[cluster_.AncestorAt(task.node, block_level).value()];
           total += after - before;
@@ -63,7 +76,11 @@ bool Engine::ComputeReservation(JobId head, TimeUs now) {
       }
       if (!fits) continue;
       placement = placer_.Place(state_, request, nullptr);
-      HR_CHECK(placement.has_value());
+      if (!placement) {
+        HR_CHECK(placer_.has_budgets());  // Without them the bound is exact.
+        if (++budget_misses == kReservationBudgetTries) break;
+        continue;
+      }
       reserved_start_us_ = std::max(end, now);
       break;
     }

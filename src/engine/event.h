@@ -9,6 +9,7 @@
 #include "base/ids.h"
 #include "base/time.h"
 #include "engine/decision.h"
+#include "engine/facility_ledger.h"
 #include "model/job.h"
 
 namespace headroom::engine {
@@ -81,7 +82,16 @@ struct JobRestored {
   TimeUs checkpoint_interval_us = 0;
 };
 
+// A facility element's limit now: a power domain's (a feed derated for maintenance, or back) or
+// a cooling zone's capacity (a unit failed, or repaired). `index` is into the cluster's list of
+// that kind (model::Facility); an index past it changes nothing. Running work is untouched.
+struct FacilityLimit {
+  FacilityLedger::Kind kind = FacilityLedger::Kind::kPower;
+  uint32_t index = 0;
+  int64_t limit_w = 0;
+};
+
 using Event = std::variant<JobSubmitted, JobFinished, JobCancelled, NodeDrained, JobRestored,
-                           JobInterrupted, DeviceWithdrawn, JobHeld>;
+                           JobInterrupted, DeviceWithdrawn, JobHeld, FacilityLimit>;
 
 }  // namespace headroom::engine

@@ -8,10 +8,16 @@
 namespace headroom::engine {
 
 const Registry<NodeFilter>& Filters() {
-  static constexpr std::array<Registry<NodeFilter>::Entry, 2> kEntries = {{
+  static constexpr std::array<Registry<NodeFilter>::Entry, 4> kEntries = {{
       {"drained", "the node is not drained", &MakeDrainedFilter},
       {"device_selector", "the node has a device class the selector accepts",
        &MakeDeviceSelectorFilter},
+      {"facility", "every power domain and cooling zone over the node has headroom for the work",
+       &MakeFacilityFilter},
+      {"power_budget",
+       "every power domain over the node has the budget for the work at nominal power "
+       "(Slurm's hierarchical resources)",
+       &MakePowerBudgetFilter},
   }};
   static const Registry<NodeFilter> registry("filter", kEntries);
   return registry;

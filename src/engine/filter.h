@@ -13,9 +13,20 @@
 //  drained          The node is not drained (by an operator, or by its agent's health check).
 //  device_selector  The node has a device whose class the request's selector accepts (CPU-only
 //                   requests pass everywhere).
+//  facility         Every power domain and cooling zone over the node has the headroom for one
+//                   more task: its projected load (facility_ledger.h) plus the task's draw stays
+//                   within its limit now less the policy's margin.
+//  power_budget     Every power domain over the node has the budget for one more task at its
+//                   devices' nominal power (Slurm's hierarchical resources, MODE_3).
+//
+// A budget filter (facility, power_budget) limits what nodes share: beyond one task per node, the
+// placer asks it about each whole gang it finds (Overdraws) and searches again with the element
+// it names set aside (PlacementRequest::excluded_elements), so no gang takes an element past it.
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +46,18 @@ class NodeFilter {
   virtual bool mandatory() const { return false; }
   virtual bool Admits(const ClusterState& state, NodeId node,
                       const PlacementRequest& request) const = 0;
+
+  // A budget filter: the first element of the state's facility ledger that `gang` (not yet
+  // allocated) would take past its budget, and by how much; nullopt when none. Others: nullopt.
+  struct Overdraw {
+    uint32_t element = 0;
+    int64_t over_mw = 0;
+  };
+  virtual bool budget() const { return false; }
+  virtual std::optional<Overdraw> Overdraws(const ClusterState& /*state*/,
+                                            std::span<const TaskAllocation> /*gang*/) const {
+    return std::nullopt;
+  }
 };
 
 // Every built-in filter, by name.

@@ -16,6 +16,8 @@ std::string_view PendingCodeName(PendingCode code) {
       return "topology";
     case PendingCode::kCpuMemory:
       return "cpu_memory";
+    case PendingCode::kFacility:
+      return "facility";
     case PendingCode::kReservation:
       return "reservation";
     case PendingCode::kPriority:

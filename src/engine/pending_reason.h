@@ -19,6 +19,7 @@ enum class PendingCode : uint8_t {
   kCapacity,       // Not enough free devices of a matching class right now.
   kTopology,       // Enough free devices, but not on nodes/domains in a usable shape.
   kCpuMemory,      // Devices would fit, node CPU or memory would not.
+  kFacility,       // It would fit, but a power domain or cooling zone lacks the headroom.
   kReservation,    // It would fit, but the capacity is held for the reserved head job.
   kPriority,       // Waiting behind a higher-priority job that could not start.
   kNotConsidered,  // Outside this pass's work budget (queue depth, backfill interval).

@@ -68,6 +68,9 @@ PlacementOptions PlacementOptionsOf(const PolicyConfig& policy) {
 Placer::Placer(PlacementOptions options) : options_(std::move(options)) {
   first_fit_only_ =
       options_.scorers.size() == 1 && options_.scorers[0].scorer->name() == "first_fit";
+  for (const auto& filter : options_.filters) {
+    if (filter->budget()) budget_filters_.push_back(filter.get());
+  }
 }
 
 bool Placer::Admits(const ClusterState& state, NodeId node, const PlacementRequest& request) const {
@@ -193,9 +196,52 @@ std::vector<TaskAllocation> AllocateOnNode(const ClusterState& state, NodeId nod
   return allocations;
 }
 
+std::optional<NodeFilter::Overdraw> Placer::FirstOverdraw(
+    const ClusterState& state, std::span<const TaskAllocation> gang) const {
+  for (const NodeFilter* filter : budget_filters_) {
+    if (auto over = filter->Overdraws(state, gang)) return over;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::vector<TaskAllocation>> Placer::Place(ClusterState& state,
                                                          const PlacementRequest& request,
                                                          const ReservedCapacity* avoid) const {
+  std::optional<std::vector<TaskAllocation>> found = PlaceOnce(state, request, avoid);
+  if (!found || budget_filters_.empty() || request.ignore_budgets) return found;
+  std::vector<uint8_t> excluded;
+  PlacementRequest narrowed = request;
+  for (uint32_t retry = 0;; ++retry) {
+    const std::optional<NodeFilter::Overdraw> over = FirstOverdraw(state, *found);
+    if (!over) return found;
+    if (retry == kMaxBudgetRetries) return std::nullopt;
+    if (excluded.empty()) {
+      excluded = request.excluded_elements != nullptr
+                     ? *request.excluded_elements
+                     : std::vector<uint8_t>(state.facility().size(), 0);
+      narrowed.excluded_elements = &excluded;
+    }
+    HR_CHECK(excluded[over->element] == 0);  // The node filter keeps a set-aside element out.
+    excluded[over->element] = 1;
+    found = PlaceOnce(state, narrowed, avoid);
+    if (!found) return std::nullopt;
+  }
+}
+
+std::optional<NodeFilter::Overdraw> Placer::BudgetBlock(ClusterState& state,
+                                                        const PlacementRequest& request,
+                                                        const ReservedCapacity* avoid) const {
+  if (budget_filters_.empty()) return std::nullopt;
+  PlacementRequest unlimited = request;
+  unlimited.ignore_budgets = true;
+  const std::optional<std::vector<TaskAllocation>> found = PlaceOnce(state, unlimited, avoid);
+  if (!found) return std::nullopt;
+  return FirstOverdraw(state, *found);
+}
+
+std::optional<std::vector<TaskAllocation>> Placer::PlaceOnce(ClusterState& state,
+                                                             const PlacementRequest& request,
+                                                             const ReservedCapacity* avoid) const {
   HR_CHECK(request.shape != nullptr && request.classes != nullptr && request.task_count > 0);
   if (request.shape->devices > 0 && request.classes->classes.empty()) return std::nullopt;
   const DomainId root(0);

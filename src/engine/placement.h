@@ -32,8 +32,11 @@
 //  inside one such domain is never missed. In per-task mode the tasks go one by one to the
 //  best nodes inside one domain of the stated level (candidates in the policy's FitOrder; the
 //  first that can take the whole gang), falling back upwards as above for a preferred level.
+// Budget filters (filter.h: facility, power_budget): a gang found is checked whole against
+// each; one that overdraws an element is searched for again with that element's nodes set
+// aside, at most kMaxBudgetRetries times.
 // Cost: O(domains at a level) to filter by the per-domain free index, plus O(nodes) of the
-// domains actually examined.
+// domains actually examined; with budget filters, that again per element set aside.
 // Promise: on success the returned allocations fit the state as given, use each device share
 // at most once, and leave the state unchanged (the search runs inside a rolled-back mark).
 #pragma once
@@ -49,6 +52,9 @@
 #include "engine/scorer.h"
 
 namespace headroom::engine {
+
+// Elements a gang that overdraws them sets aside before the placer gives up.
+inline constexpr uint32_t kMaxBudgetRetries = 16;
 
 struct PlacementOptions {
   GangPlacement gang = GangPlacement::kTopologyBlock;
@@ -66,11 +72,24 @@ class Placer {
   explicit Placer(PlacementOptions options);
 
   const PlacementOptions& options() const { return options_; }
+  // Whether the policy has a budget filter (filter.h).
+  bool has_budgets() const { return !budget_filters_.empty(); }
 
   // `avoid` may be null. The state is only touched inside a mark that is rolled back.
   std::optional<std::vector<TaskAllocation>> Place(ClusterState& state,
                                                    const PlacementRequest& request,
                                                    const ReservedCapacity* avoid) const;
+
+  // With budget filters, why the request does not fit now when it would were the building no
+  // limit: the element a placement found without them overdraws first. nullopt otherwise.
+  std::optional<NodeFilter::Overdraw> BudgetBlock(ClusterState& state,
+                                                  const PlacementRequest& request,
+                                                  const ReservedCapacity* avoid) const;
+
+  // The first element a budget filter of the policy says `gang` (not allocated in `state`)
+  // would take past its budget; nullopt without budget filters or when it keeps within them.
+  std::optional<NodeFilter::Overdraw> FirstOverdraw(const ClusterState& state,
+                                                    std::span<const TaskAllocation> gang) const;
 
   // True when every filter of the policy admits the node for the request.
   bool Admits(const ClusterState& state, NodeId node, const PlacementRequest& request) const;
@@ -89,6 +108,11 @@ class Placer {
 
  private:
   struct Search;
+
+  // The search, budget filters asked per node only.
+  std::optional<std::vector<TaskAllocation>> PlaceOnce(ClusterState& state,
+                                                       const PlacementRequest& request,
+                                                       const ReservedCapacity* avoid) const;
 
   // Per-task placement on the nodes of `scope` (the root for the whole cluster).
   std::optional<std::vector<TaskAllocation>> PlacePerTask(ClusterState& state,
@@ -109,6 +133,7 @@ class Placer {
 
   PlacementOptions options_;
   bool first_fit_only_ = false;  // The one scorer is first_fit: the first node that fits wins.
+  std::vector<const NodeFilter*> budget_filters_;
 };
 
 // Picks devices on `node` for `tasks` tasks and returns one allocation per task. The node must

@@ -34,6 +34,12 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
     }
   }
   if (auto filters = PolicyFilters(config.filters); !filters) return context(filters.error());
+  if (!(config.facility_margin >= 0 && config.facility_margin <= 0.5)) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         fmt::format("placement.facility_margin: expected a share of each limit, "
+                                     "0 to 0.5, got {}",
+                                     config.facility_margin)});
+  }
   if (VictimSelectors().Find(config.victim_selector) == nullptr) {
     return context(VictimSelectors().Unknown(config.victim_selector));
   }

@@ -314,6 +314,10 @@ struct PolicyConfig {
 
   // Filters by name (filter.h) beside the mandatory ones, which run whether listed or not.
   std::vector<std::string> filters;
+  // The share of each power domain's limit and cooling zone's capacity the facility filter keeps
+  // free: room for what the projection misses (a gang's synchronous swing above its mean, work
+  // drawing more than modelled) before the meter or a breaker sees it.
+  double facility_margin = 0.05;
 
   GangPlacement gang_placement = GangPlacement::kTopologyBlock;
   FitOrder domain_order = FitOrder::kBestFit;

@@ -237,7 +237,12 @@ Status ParseShare(const YamlField& field, SharePlacementConfig& out) {
 
 Status ParsePlacement(const YamlField& field, PolicyConfig& out) {
   YAML_FIELD_TRY(map, field.Map({"gang", "domain_order", "domains_tried_per_level", "filters",
-                                 "scorers", "share"}));
+                                 "facility_margin", "scorers", "share"}));
+  POLICY_TRY(Optional(*map, "facility_margin", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(share, value.Number(0, true, 0.5, "a share of each limit, 0 to 0.5"));
+    out.facility_margin = *share;
+    return {};
+  }));
   POLICY_TRY(Optional(*map, "gang", [&](const YamlField& value) -> Status {
     constexpr std::string_view kGangs[] = {"per_task", "topology_block"};
     YAML_FIELD_TRY(gang, OneOf(value, kGangs));

@@ -107,12 +107,11 @@ std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer&
           continue;
         }
       }
-      bool fits = true;
+      // Back on its devices, it must also keep within the building's budgets (filter.h).
+      bool fits = !placer.FirstOverdraw(state, tasks).has_value();
       for (const TaskAllocation& task : tasks) {
-        if (!FitsAgain(state, task)) {
-          fits = false;
-          break;
-        }
+        fits = fits && FitsAgain(state, task);
+        if (!fits) break;
         state.Allocate(task);
       }
       if (fits) {

@@ -50,6 +50,11 @@ struct PlacementRequest {
   // tasks (model::Job::spread_group); null: not spread.
   const SpreadCounts* spread = nullptr;
   uint32_t spread_group = 0;
+  // By facility element (facility_ledger.h): 1 sets its nodes aside, the placer's answer to a
+  // gang that overdraws it (filter.h); null: none.
+  const std::vector<uint8_t>* excluded_elements = nullptr;
+  // Budget filters admit every node: would the gang fit were the building no limit? (Explain.)
+  bool ignore_budgets = false;
 
   bool whole_devices() const { return shape->devices > 0 && !shape->fractional(); }
   // Device demand in milli-devices (0 for CPU-only).

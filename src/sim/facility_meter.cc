@@ -188,7 +188,12 @@ void FacilityMeter::CountViolations() {
 }
 
 void FacilityMeter::ApplyIncidents(TimeUs at_us) {
-  for (size_t z = 0; z < zones_.size(); ++z) zones_[z].capacity_w = zone_capacity_base_w_[z];
+  std::vector<double> zone_before(zones_.size());
+  for (size_t z = 0; z < zones_.size(); ++z) {
+    zone_before[z] = zones_[z].capacity_w;
+    zones_[z].capacity_w = zone_capacity_base_w_[z];
+  }
+  const std::vector<double> domain_before = domain_limit_w_;
   domain_limit_w_ = domain_limit_base_w_;
   for (const FacilityIncident& incident : incidents_) {
     if (at_us < incident.start_us || at_us >= incident.start_us + incident.duration_us) continue;
@@ -198,6 +203,21 @@ void FacilityMeter::ApplyIncidents(TimeUs at_us) {
       domain_limit_w_[incident.index] *= incident.share;
     }
   }
+  using Kind = engine::FacilityLedger::Kind;
+  for (uint32_t z = 0; z < zones_.size(); ++z) {
+    if (zones_[z].capacity_w == zone_before[z]) continue;
+    limit_changes_.push_back({Kind::kCooling, z, std::llround(zones_[z].capacity_w)});
+  }
+  for (uint32_t d = 0; d < domain_limit_w_.size(); ++d) {
+    if (domain_limit_w_[d] == domain_before[d]) continue;
+    limit_changes_.push_back({Kind::kPower, d, std::llround(domain_limit_w_[d])});
+  }
+}
+
+std::vector<engine::FacilityLimit> FacilityMeter::TakeLimitChanges() {
+  std::vector<engine::FacilityLimit> changes;
+  changes.swap(limit_changes_);
+  return changes;
 }
 
 void FacilityMeter::ObserveInlets(const engine::ClusterState& state) {

@@ -19,6 +19,7 @@
 #include "base/ids.h"
 #include "base/time.h"
 #include "engine/cluster_state.h"
+#include "engine/event.h"
 #include "model/cluster.h"
 #include "model/thermal.h"
 #include "sim/facility_incident.h"
@@ -51,6 +52,9 @@ class FacilityMeter {
   // within a minute (their throttling follows the supply); an incident's start or end too;
   // kNever otherwise.
   TimeUs NextTickUs(TimeUs now) const;
+  // The limits the incidents changed since the last call (a cooling zone's capacity, a power
+  // domain's limit), as the engine is told them.
+  std::vector<engine::FacilityLimit> TakeLimitChanges();
   // Mean load of each top power domain (no parent), in the cluster's order of them.
   std::vector<double> FeedPowerW() const;
   // All but useful_device_h_per_kwh, which needs the work done.
@@ -71,6 +75,7 @@ class FacilityMeter {
   void Integrate(double dt_s);
   // Capacities and limits as the incidents active at `at_us` leave them.
   void ApplyIncidents(TimeUs at_us);
+  std::vector<engine::FacilityLimit> limit_changes_;
   void CountViolations();
   void UpdateNode(const engine::ClusterState& state, uint32_t node);
 

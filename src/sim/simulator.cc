@@ -312,6 +312,9 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
     last_time = now;
 
     events.clear();
+    // The building's limits as incidents left them: the engine sees what a power monitor and
+    // the cooling plant would report.
+    for (engine::FacilityLimit& limit : facility.TakeLimitChanges()) events.push_back(limit);
     while (next_arrival < jobs.size() && jobs[next_arrival].submit_time_us == now) {
       events.push_back(
           engine::JobSubmitted{JobId(static_cast<uint32_t>(next_arrival)), jobs[next_arrival]});

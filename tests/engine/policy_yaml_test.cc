@@ -77,7 +77,8 @@ placement:
   gang: per_task
   domain_order: worst_fit
   domains_tried_per_level: all
-  filters: [device_selector]
+  filters: [device_selector, facility]
+  facility_margin: 0.1
   share: {scorer: fgd, tasks: single_task, typical_coverage: 0.9}
   scorers:
     - {name: most_allocated, weight: 2}
@@ -138,7 +139,8 @@ queues:
   EXPECT_EQ(policy->gang_placement, GangPlacement::kPerTask);
   EXPECT_EQ(policy->domain_order, FitOrder::kWorstFit);
   EXPECT_EQ(policy->domains_tried_per_level, UINT32_MAX);
-  EXPECT_EQ(policy->filters, std::vector<std::string>{"device_selector"});
+  EXPECT_EQ(policy->filters, (std::vector<std::string>{"device_selector", "facility"}));
+  EXPECT_EQ(policy->facility_margin, 0.1);
   EXPECT_EQ(policy->share.scorer, "fgd");
   EXPECT_TRUE(policy->share.every_single_task);
   EXPECT_EQ(policy->share.typical_coverage, 0.9);
@@ -354,6 +356,8 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
       {"name: x\nplacement:\n  domains_tried_per_level: 0\n",
        "field 'placement.domains_tried_per_level': expected a number of domains, 1 or more, or "
        "all"},
+      {"name: x\nplacement:\n  facility_margin: 0.9\n",
+       "p.yaml:3: field 'placement.facility_margin': expected a share of each limit, 0 to 0.5"},
       {std::string(100000, '[') + "\n", "p.yaml:"},
   };
   for (const Case& c : cases) {

@@ -125,6 +125,7 @@ class Harness {
   }
   void Finish(JobId id, bool failed = false) { pending_.push_back(JobFinished{id, failed}); }
   void Cancel(JobId id) { pending_.push_back(JobCancelled{id}); }
+  void Push(Event event) { pending_.push_back(std::move(event)); }
   void Drain(const std::string& node) {
     pending_.push_back(NodeDrained{cluster_.FindNode(node)->id, true});
   }
