@@ -1,12 +1,23 @@
-// facility: keeps every power domain and cooling zone within its limit now, less the policy's
-// margin, counting the projected draw of the work placed (engine/facility_ledger.h): a node is
-// admitted when each element over it takes one more task, and a gang when each takes all of it.
+// The building's budget filters (filter.h), over the engine's facility ledger
+// (engine/facility_ledger.h): a node is admitted when each element over it takes one more task of
+// the job, and a gang when each takes all of it.
+//  facility      every power domain and cooling zone within its limit now less the policy's
+//                margin, counting work's projected draw: headroom's.
+//  power_budget  Slurm's hierarchical resources as its documentation describes them (Slurm
+//                25.05+, https://slurm.schedmd.com/hres.html and resources.yaml(5), MODE_3): a
+//                power count per layer of a tree, each job's nodes consuming a stated amount,
+//                summed up the layers at admission and never past a layer's count. Each task
+//                consumes its devices' nominal power (their TDP); a layer is a power domain with
+//                its limit (a derate is taken as an operator would reconfigure the count). What
+//                the devices draw is never read, and cooling is not a layer.
 #include <algorithm>
 
 #include "engine/filters/builtin_filters.h"
 
 namespace headroom::engine {
+namespace {
 
+// The class of the node's first device the request's selector accepts (invalid: none).
 DeviceClassId TaskDeviceClass(const ClusterState& state, NodeId node_id,
                               const PlacementRequest& request) {
   const model::Cluster& cluster = state.cluster();
@@ -18,18 +29,15 @@ DeviceClassId TaskDeviceClass(const ClusterState& state, NodeId node_id,
   return DeviceClassId();
 }
 
-bool Excluded(const PlacementRequest& request, uint32_t element) {
-  return request.excluded_elements != nullptr && (*request.excluded_elements)[element] != 0;
-}
+using Projection = FacilityLedger::Projection;
 
-namespace {
-
-class Facility final : public NodeFilter {
+class BudgetFilter final : public NodeFilter {
  public:
-  std::string_view name() const override { return "facility"; }
-  std::string_view rejects() const override {
-    return "under a power domain or cooling zone without the headroom for a task";
-  }
+  BudgetFilter(std::string_view name, std::string_view rejects, Projection projection)
+      : name_(name), rejects_(rejects), projection_(projection) {}
+
+  std::string_view name() const override { return name_; }
+  std::string_view rejects() const override { return rejects_; }
   bool budget() const override { return true; }
 
   bool Admits(const ClusterState& state, NodeId node,
@@ -40,27 +48,57 @@ class Facility final : public NodeFilter {
     const DeviceClassId device_class = TaskDeviceClass(state, node, request);
     // Work without devices draws nothing the ledger counts.
     if (shape.devices == 0 || !device_class.valid()) return true;
-    const int64_t task_mw = ledger.WorkDrawMw(device_class, shape.devices, shape.milli_per_device);
+    const int64_t task_mw =
+        projection_ == Projection::kLoad
+            ? ledger.WorkDrawMw(device_class, shape.devices, shape.milli_per_device)
+            : ledger.NominalDrawMw(device_class, shape.devices, shape.milli_per_device);
     return std::ranges::none_of(ledger.ElementsOver(node), [&](uint32_t element) {
-      return Excluded(request, element) ||
-             ledger.load_mw(element) + task_mw > ledger.allowance_mw(element);
+      const bool excluded =
+          request.excluded_elements != nullptr && (*request.excluded_elements)[element] != 0;
+      return Counts(ledger, element) && (excluded || Over(ledger, element, task_mw) > 0);
     });
   }
 
   std::optional<Overdraw> Overdraws(const ClusterState& state,
                                     std::span<const TaskAllocation> gang) const override {
     const FacilityLedger& ledger = state.facility();
-    for (const auto& [element, draw_mw] :
-         ledger.GangDrawMw(gang, state.cluster(), FacilityLedger::Projection::kLoad)) {
-      const int64_t over_mw = ledger.load_mw(element) + draw_mw - ledger.allowance_mw(element);
-      if (draw_mw > 0 && over_mw > 0) return Overdraw{element, over_mw};
+    for (const auto& [element, draw_mw] : ledger.GangDrawMw(gang, state.cluster(), projection_)) {
+      const int64_t over_mw = Over(ledger, element, draw_mw);
+      if (Counts(ledger, element) && draw_mw > 0 && over_mw > 0) {
+        return Overdraw{element, over_mw};
+      }
     }
     return std::nullopt;
   }
+
+ private:
+  bool Counts(const FacilityLedger& ledger, uint32_t element) const {
+    return projection_ == Projection::kLoad || ledger.kind(element) == FacilityLedger::Kind::kPower;
+  }
+  // How far past its budget `element` goes with `draw_mw` more.
+  int64_t Over(const FacilityLedger& ledger, uint32_t element, int64_t draw_mw) const {
+    return projection_ == Projection::kLoad
+               ? ledger.load_mw(element) + draw_mw - ledger.allowance_mw(element)
+               : ledger.nominal_mw(element) + draw_mw - ledger.limit_mw(element);
+  }
+
+  std::string_view name_;
+  std::string_view rejects_;
+  Projection projection_;
 };
 
 }  // namespace
 
-std::unique_ptr<NodeFilter> MakeFacilityFilter() { return std::make_unique<Facility>(); }
+std::unique_ptr<NodeFilter> MakeFacilityFilter() {
+  return std::make_unique<BudgetFilter>(
+      "facility", "under a power domain or cooling zone without the headroom for a task",
+      Projection::kLoad);
+}
+
+std::unique_ptr<NodeFilter> MakePowerBudgetFilter() {
+  return std::make_unique<BudgetFilter>(
+      "power_budget", "under a power domain without the nominal budget for a task",
+      Projection::kNominal);
+}
 
 }  // namespace headroom::engine
