@@ -3,7 +3,8 @@
 // every pending job is queued once and every running one is in the end-time index, the spread
 // groups count the tasks running in each rack, and a job's queues count the devices it holds (of
 // its device model), the devices kept for a job a fault requeued are withdrawn for it alone, and
-// hot spares are idle nodes withdrawn whole.
+// hot spares are idle nodes withdrawn whole, and the facility ledger's loads are the running
+// tasks' draw.
 // Tests and the simulator's checked runs call it after steps; "" when all hold.
 #include "engine/engine.h"
 
@@ -68,6 +69,20 @@ std::string Engine::CheckInvariants() const {
     }
   }
   if (!(spread == spread_)) return "the spread groups' racks disagree with the running tasks";
+  // The facility ledger is the idle floor plus every running task's draw.
+  FacilityLedger ledger(cluster_);
+  for (const JobRecord& r : jobs_) {
+    if (r.state != JobState::kRunning) continue;
+    for (const TaskAllocation& task : r.tasks) ledger.Apply(task, cluster_, +1);
+  }
+  for (uint32_t element = 0; element < ledger.size(); ++element) {
+    const FacilityLedger& books = state_.facility();
+    if (ledger.load_mw(element) != books.load_mw(element) ||
+        ledger.nominal_mw(element) != books.nominal_mw(element)) {
+      return fmt::format("facility element '{}': its load disagrees with the running tasks",
+                         books.name(element));
+    }
+  }
   // A hot spare is a node nothing runs on, all its devices withdrawn and held back in full, and
   // no spare domain holds more than the policy keeps.
   size_t spares = 0;

@@ -99,8 +99,8 @@ TEST(SimulatorHeatTest, DevicesThatHeatShutsDownStallTheirJobUntilTheyCool) {
   EXPECT_GT(run.facility.throttled_device_h, 8 * 4 * 2);
 }
 
-// The shipped uneven building filled: its weak row throttles and its derated feed is passed,
-// whatever the placement.
+// The shipped uneven building filled: blind to it, its weak row throttles and its derated feed
+// is passed; headroom's facility filter keeps both within their limits.
 TEST(SimulatorHeatTest, TheUnevenBuildingFullThrottlesItsWeakRowAndPassesItsDeratedFeed) {
   auto cluster =
       model::LoadClusterYaml(std::string(HEADROOM_SOURCE_DIR) + "/configs/uneven-building.yaml");
@@ -124,6 +124,16 @@ TEST(SimulatorHeatTest, TheUnevenBuildingFullThrottlesItsWeakRowAndPassesItsDera
   EXPECT_EQ(run.facility.power_violations, 1u);  // Row 2's feed, once, while its row runs.
   EXPECT_GT(run.facility.power_violation_kw_s, 0);
   EXPECT_NEAR(run.facility.devices_per_feed_kw, 1024 / (3 * 326.4 + 150), 1e-9);
+
+  // headroom's policy places the same jobs only where the cooling and the feeds carry them:
+  // nothing throttles, no limit is passed, and the jobs that do not fit wait and then run.
+  const PolicyRun seeing =
+      Simulate(*cluster, WorkloadOf(jobs), *engine::PresetPolicy("headroom"), options);
+  EXPECT_EQ(seeing.metrics.jobs_completed, 16u);
+  EXPECT_EQ(seeing.facility.throttled_device_h, 0);
+  EXPECT_EQ(seeing.facility.power_violations, 0u);
+  EXPECT_DOUBLE_EQ(seeing.facility.max_inlet_c, 20);
+  EXPECT_GT(seeing.metrics.wait_s.max, 0);
 }
 
 }  // namespace
