@@ -45,6 +45,23 @@ FacilityLedger::FacilityLedger(const model::Cluster& cluster) {
     node_elements_.insert(node_elements_.end(), elements.begin(), elements.end());
     node_element_begin_.push_back(static_cast<uint32_t>(node_elements_.size()));
   }
+  // An element covers a domain when it is over every node of it (nodes are contiguous in a
+  // domain, so over its first and last node and all between).
+  domain_element_begin_.reserve(cluster.domains().size() + 1);
+  domain_element_begin_.push_back(0);
+  for (const model::Domain& domain : cluster.domains()) {
+    if (domain.node_begin < domain.node_end) {
+      for (uint32_t element : ElementsOver(NodeId(domain.node_begin))) {
+        bool covers = true;
+        for (uint32_t node = domain.node_begin + 1; node < domain.node_end && covers; ++node) {
+          const std::span<const uint32_t> over = ElementsOver(NodeId(node));
+          covers = std::find(over.begin(), over.end(), element) != over.end();
+        }
+        if (covers) domain_elements_.push_back(element);
+      }
+    }
+    domain_element_begin_.push_back(static_cast<uint32_t>(domain_elements_.size()));
+  }
   std::vector<int64_t> class_idle_mw;
   for (const model::DeviceClass& device_class : cluster.device_classes()) {
     const model::DevicePowerSpec& spec = model::PowerSpecOf(device_class.model);

@@ -59,6 +59,13 @@ class FacilityLedger {
             node_element_begin_[node.value() + 1] - node_element_begin_[node.value()]};
   }
 
+  // The elements over every node of `domain` (an element over part of it is not listed): the
+  // elements a gang placed anywhere inside it draws on.
+  std::span<const uint32_t> ElementsCovering(DomainId domain) const {
+    return {domain_elements_.data() + domain_element_begin_[domain.value()],
+            domain_element_begin_[domain.value() + 1] - domain_element_begin_[domain.value()]};
+  }
+
   // What one task of `milli_per_device` on each of `devices` devices of `device_class` adds to
   // each projection.
   int64_t WorkDrawMw(DeviceClassId device_class, uint32_t devices, uint32_t milli_per_device) const;
@@ -94,6 +101,8 @@ class FacilityLedger {
   uint32_t power_domain_count_ = 0;
   std::vector<uint32_t> node_element_begin_;  // CSR over nodes: node_elements_ by node.
   std::vector<uint32_t> node_elements_;
+  std::vector<uint32_t> domain_element_begin_;  // CSR over topology domains.
+  std::vector<uint32_t> domain_elements_;
   std::vector<int64_t> class_work_mw_;     // By device class: busy mean draw above idle.
   std::vector<int64_t> class_nominal_mw_;  // By device class: the TDP.
 };

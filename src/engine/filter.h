@@ -54,6 +54,13 @@ class NodeFilter {
     int64_t over_mw = 0;
   };
   virtual bool budget() const { return false; }
+  // A budget filter: whether the whole gang placed anywhere inside `domain` could keep within
+  // the budget of every element over all of it (a necessary condition, cheap: the placer asks
+  // it before searching the domain's nodes). Others: true.
+  virtual bool AdmitsInDomain(const ClusterState& /*state*/, DomainId /*domain*/,
+                              const PlacementRequest& /*request*/) const {
+    return true;
+  }
   virtual std::optional<Overdraw> Overdraws(const ClusterState& /*state*/,
                                             std::span<const TaskAllocation> /*gang*/) const {
     return std::nullopt;

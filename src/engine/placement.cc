@@ -73,6 +73,14 @@ Placer::Placer(PlacementOptions options) : options_(std::move(options)) {
   }
 }
 
+bool Placer::AdmitsInDomain(const ClusterState& state, DomainId domain,
+                            const PlacementRequest& request) const {
+  for (const NodeFilter* filter : budget_filters_) {
+    if (!filter->AdmitsInDomain(state, domain, request)) return false;
+  }
+  return true;
+}
+
 bool Placer::Admits(const ClusterState& state, NodeId node, const PlacementRequest& request) const {
   for (const auto& filter : options_.filters) {
     if (!filter->Admits(state, node, request)) return false;
@@ -271,6 +279,7 @@ std::optional<std::vector<TaskAllocation>> Placer::PlacePerTaskInLevel(
     for (const Candidate& candidate : candidates) {
       // Identical tasks go one by one to nodes with room, so the gang fits in a domain exactly
       // when the domain's nodes together take task_count tasks.
+      if (!AdmitsInDomain(state, DomainId(candidate.id), request)) continue;
       const model::Domain& domain = cluster.domain(DomainId(candidate.id));
       uint64_t tasks = 0;
       for (uint32_t n = domain.node_begin; n < domain.node_end && tasks < request.task_count; ++n) {
@@ -537,6 +546,8 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
                              min_whole, options_.domain_order == FitOrder::kWorstFit,
                              [&](DomainId domain) {
                                if (tried++ == budget) return false;
+                               // A domain the building's budget rules out costs no search.
+                               if (!AdmitsInDomain(state, domain, request)) return true;
                                result = try_domain(domain);
                                return !result.has_value();
                              });
@@ -549,6 +560,7 @@ std::optional<std::vector<TaskAllocation>> Placer::PlaceBlock(ClusterState& stat
     for (size_t i = 0; i < std::min(budget, candidates.size()); ++i) {
       const auto next = candidates.begin() + static_cast<std::ptrdiff_t>(i);
       std::iter_swap(next, std::min_element(next, candidates.end()));
+      if (!AdmitsInDomain(state, DomainId(candidates[i].id), request)) continue;
       if (auto result = try_domain(DomainId(candidates[i].id))) return result;
     }
   }

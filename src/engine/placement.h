@@ -54,7 +54,7 @@
 namespace headroom::engine {
 
 // Elements a gang that overdraws them sets aside before the placer gives up.
-inline constexpr uint32_t kMaxBudgetRetries = 16;
+inline constexpr uint32_t kMaxBudgetRetries = 8;
 
 struct PlacementOptions {
   GangPlacement gang = GangPlacement::kTopologyBlock;
@@ -90,6 +90,10 @@ class Placer {
   // would take past its budget; nullopt without budget filters or when it keeps within them.
   std::optional<NodeFilter::Overdraw> FirstOverdraw(const ClusterState& state,
                                                     std::span<const TaskAllocation> gang) const;
+
+  // True when every budget filter admits the whole gang inside `domain` (filter.h).
+  bool AdmitsInDomain(const ClusterState& state, DomainId domain,
+                      const PlacementRequest& request) const;
 
   // True when every filter of the policy admits the node for the request.
   bool Admits(const ClusterState& state, NodeId node, const PlacementRequest& request) const;

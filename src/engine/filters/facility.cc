@@ -48,14 +48,30 @@ class BudgetFilter final : public NodeFilter {
     const DeviceClassId device_class = TaskDeviceClass(state, node, request);
     // Work without devices draws nothing the ledger counts.
     if (shape.devices == 0 || !device_class.valid()) return true;
-    const int64_t task_mw =
-        projection_ == Projection::kLoad
-            ? ledger.WorkDrawMw(device_class, shape.devices, shape.milli_per_device)
-            : ledger.NominalDrawMw(device_class, shape.devices, shape.milli_per_device);
+    const int64_t task_mw = TaskDrawMw(ledger, device_class, shape);
     return std::ranges::none_of(ledger.ElementsOver(node), [&](uint32_t element) {
       const bool excluded =
           request.excluded_elements != nullptr && (*request.excluded_elements)[element] != 0;
       return Counts(ledger, element) && (excluded || Over(ledger, element, task_mw) > 0);
+    });
+  }
+
+  bool AdmitsInDomain(const ClusterState& state, DomainId domain,
+                      const PlacementRequest& request) const override {
+    if (request.ignore_budgets || request.shape->devices == 0) return true;
+    const FacilityLedger& ledger = state.facility();
+    const std::span<const uint32_t> elements = ledger.ElementsCovering(domain);
+    if (elements.empty()) return true;
+    // The least a task may draw, over the classes the selector accepts.
+    int64_t task_mw = INT64_MAX;
+    for (DeviceClassId device_class : request.classes->classes) {
+      task_mw = std::min(task_mw, TaskDrawMw(ledger, device_class, *request.shape));
+    }
+    const int64_t gang_mw = task_mw * request.task_count;
+    return std::ranges::none_of(elements, [&](uint32_t element) {
+      const bool excluded =
+          request.excluded_elements != nullptr && (*request.excluded_elements)[element] != 0;
+      return Counts(ledger, element) && (excluded || Over(ledger, element, gang_mw) > 0);
     });
   }
 
@@ -72,6 +88,12 @@ class BudgetFilter final : public NodeFilter {
   }
 
  private:
+  int64_t TaskDrawMw(const FacilityLedger& ledger, DeviceClassId device_class,
+                     const model::TaskShape& shape) const {
+    return projection_ == Projection::kLoad
+               ? ledger.WorkDrawMw(device_class, shape.devices, shape.milli_per_device)
+               : ledger.NominalDrawMw(device_class, shape.devices, shape.milli_per_device);
+  }
   bool Counts(const FacilityLedger& ledger, uint32_t element) const {
     return projection_ == Projection::kLoad || ledger.kind(element) == FacilityLedger::Kind::kPower;
   }
