@@ -83,6 +83,8 @@ std::optional<PreemptionPlan> Preempter::Plan(ClusterState& state, const Placer&
       if (candidates[v].by_service) released_by_service += candidates[v].cost_device_us;
       if (gate != nullptr && !gate->AdmitsHead()) continue;
       if (Placer::DomainBoundMilli(state, target_id, head) < need_milli) continue;
+      // Nor while the building's budgets over the whole target could not take the head.
+      if (!placer.AdmitsInDomain(state, target_id, head)) continue;
       --placements_left;
       head_tasks = placer.Place(state, head, nullptr);
       if (head_tasks) break;
