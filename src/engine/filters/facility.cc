@@ -17,14 +17,13 @@
 namespace headroom::engine {
 namespace {
 
-// The class of the node's first device the request's selector accepts (invalid: none).
-DeviceClassId TaskDeviceClass(const ClusterState& state, NodeId node_id,
+// A class of the node's devices the request's selector accepts (invalid: none), from the
+// state's per-node class counts rather than a walk over the node's devices: Admits is asked of
+// every node a search looks at.
+DeviceClassId TaskDeviceClass(const ClusterState& state, NodeId node,
                               const PlacementRequest& request) {
-  const model::Cluster& cluster = state.cluster();
-  const model::Node& node = cluster.node(node_id);
-  for (uint32_t d = node.first_device; d < node.first_device + node.device_count; ++d) {
-    const DeviceClassId device_class = cluster.devices()[d].device_class;
-    if (request.classes->matches[device_class.value()]) return device_class;
+  for (DeviceClassId device_class : request.classes->classes) {
+    if (state.class_devices(node, device_class) > 0) return device_class;
   }
   return DeviceClassId();
 }
