@@ -13,6 +13,12 @@ namespace {
 
 constexpr TimeUs kTickUs = 100'000;  // How often exits, stops and readiness are polled.
 
+std::vector<int> DeviceIndices(const Inventory& inventory) {
+  std::vector<int> indices;
+  for (const InventoryDevice& device : inventory.devices) indices.push_back(device.index);
+  return indices;
+}
+
 }  // namespace
 
 TimeUs SteadyNowUs() {
@@ -31,6 +37,8 @@ Agent::Agent(AgentOptions options, DiscoveredNode node, DaemonClient client, Tas
       readiness_(std::move(readiness)),
       diagnostics_(std::move(diagnostics)),
       gang_check_(std::move(gang_check)),
+      power_(node_.nvml.get(), DeviceIndices(node_.inventory),
+             [](const std::string& line) { LogLine(line); }),
       stop_(stop),
       jitter_(static_cast<unsigned>(getpid()) ^
               static_cast<unsigned>(std::hash<std::string>{}(options_.node))) {}
@@ -240,6 +248,8 @@ Agent::Step Agent::SendHeartbeat(TimeUs now_us) {
     admission = Admission::kHoldNew;
   }
   launcher_.Reconcile(admitted, admission, after_us);
+  // Caps follow the whole reply: a held task's devices are capped as the scheduler asks too.
+  power_.Apply(*reply);
   return Step::kContinue;
 }
 

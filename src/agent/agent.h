@@ -18,6 +18,8 @@
 //     the attempt's check across them passed here (gang_check.h); a failed one makes the node
 //     not ready, saying so, until a readiness check passes (or, without one, for a readiness
 //     interval), so headroomd requeues the job; either verdict is sent at once.
+//  7. Each heartbeat reply's power caps are applied to the devices (power_limiter.h): through
+//     NVML where present, recorded and logged otherwise.
 //  5. With a diagnostics command, it asks headroomd which devices to diagnose every few
 //     heartbeat intervals while none is being diagnosed, runs them (device_diagnostics.h) and
 //     reports each result until headroomd took it.
@@ -36,6 +38,7 @@
 #include "agent/device_diagnostics.h"
 #include "agent/gang_check.h"
 #include "agent/node_discovery.h"
+#include "agent/power_limiter.h"
 #include "agent/readiness_check.h"
 #include "agent/stop_signal.h"
 #include "agent/task_launcher.h"
@@ -76,6 +79,7 @@ class Agent {
   ReadinessCheck readiness_;
   DeviceDiagnostics diagnostics_;
   GangCheck gang_check_;
+  PowerLimiter power_;
   std::vector<model::DiagnosticsResult> unreported_;  // Results headroomd has not taken yet.
   TimeUs next_diagnostics_us_ = 0;
   StopSignal& stop_;

@@ -73,6 +73,7 @@ Result<DiscoveredNode> DiscoverNode(const DiscoveryOptions& options) {
     node.telemetry = MakeFakeTelemetrySource(node.inventory);
   }
   node.notes.push_back(fmt::format("telemetry from {}", node.telemetry->name()));
+  node.nvml = std::move(nvml);
   return node;
 }
 

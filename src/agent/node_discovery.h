@@ -34,6 +34,8 @@ struct DiscoveredNode {
   Inventory inventory;
   std::string device_source;  // "nvml" or "inventory"
   std::unique_ptr<TelemetrySource> telemetry;
+  // Where the devices' power limits are set (agent/power_limiter.h); null without NVML.
+  std::shared_ptr<NvmlLibrary> nvml;
   std::vector<std::string> notes;
 };
 

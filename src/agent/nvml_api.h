@@ -17,6 +17,12 @@
 //   nvmlReturn_t  nvmlDeviceGetUtilizationRates(nvmlDevice_t, nvmlUtilization_t*)
 //   nvmlReturn_t  nvmlDeviceGetGpuFabricInfo(nvmlDevice_t, nvmlGpuFabricInfo_t*)  (R550+; may
 //                 be missing from older drivers)
+//   nvmlReturn_t  nvmlDeviceGetPowerManagementLimit(nvmlDevice_t, unsigned int* milliwatts)
+//   nvmlReturn_t  nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t, unsigned int* mW)
+//   nvmlReturn_t  nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t, unsigned int* min_mW,
+//                 unsigned int* max_mW)
+//   nvmlReturn_t  nvmlDeviceSetPowerManagementLimit(nvmlDevice_t, unsigned int milliwatts)
+//                 (root only, as `nvidia-smi -pl`; "Device Commands" of nvml.h)
 // Threading: declarations only.
 #pragma once
 
@@ -90,6 +96,9 @@ using DeviceGetTemperatureFn = Return (*)(Device, TemperatureSensors, unsigned i
 using DeviceGetPowerUsageFn = Return (*)(Device, unsigned int*);
 using DeviceGetUtilizationRatesFn = Return (*)(Device, Utilization*);
 using DeviceGetGpuFabricInfoFn = Return (*)(Device, GpuFabricInfo*);
+using DeviceGetMilliwattsFn = Return (*)(Device, unsigned int*);
+using DeviceGetLimitConstraintsFn = Return (*)(Device, unsigned int*, unsigned int*);
+using DeviceSetPowerLimitFn = Return (*)(Device, unsigned int);
 }
 
 }  // namespace headroom::agent::nvml

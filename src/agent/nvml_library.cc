@@ -66,6 +66,11 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::Load(const std::string& soname
   }
   Resolve(handle, "nvmlErrorString", library->error_string_);
   Resolve(handle, "nvmlDeviceGetGpuFabricInfo", library->get_fabric_info_);  // Optional.
+  // Optional too: a limit set is checked against them when it is asked for.
+  Resolve(handle, "nvmlDeviceGetPowerManagementLimit", library->get_power_limit_);
+  Resolve(handle, "nvmlDeviceGetPowerManagementDefaultLimit", library->get_default_limit_);
+  Resolve(handle, "nvmlDeviceGetPowerManagementLimitConstraints", library->get_limit_range_);
+  Resolve(handle, "nvmlDeviceSetPowerManagementLimit", library->set_power_limit_);
   const nvml::Return status = init();
   if (status != nvml::kSuccess) {
     const std::string text = library->ErrorText(status);
@@ -193,6 +198,56 @@ std::string FormatCliqueId(const nvml::GpuFabricInfo& info) {
     uuid += fmt::format("{:02x}", info.cluster_uuid[i]);
   }
   return fmt::format("{}.{}", uuid, info.clique_id);
+}
+
+Result<PowerLimitRange> NvmlLibrary::Limits(int index) {
+  if (get_power_limit_ == nullptr || get_default_limit_ == nullptr || get_limit_range_ == nullptr ||
+      set_power_limit_ == nullptr) {
+    return MakeError(
+        ErrorCode::kUnsupported,
+        "this NVML lacks the power-management functions (nvmlDevice*PowerManagement*)");
+  }
+  nvml::Device device = nullptr;
+  if (const nvml::Return status = get_handle_(static_cast<unsigned int>(index), &device);
+      status != nvml::kSuccess) {
+    return MakeError(ErrorCode::kIo, "nvmlDeviceGetHandleByIndex_v2({}) failed: {}", index,
+                     ErrorText(status));
+  }
+  unsigned int now_mw = 0;
+  unsigned int default_mw = 0;
+  unsigned int min_mw = 0;
+  unsigned int max_mw = 0;
+  for (const auto& [name, status] :
+       {std::pair{"nvmlDeviceGetPowerManagementLimit", get_power_limit_(device, &now_mw)},
+        std::pair{"nvmlDeviceGetPowerManagementDefaultLimit",
+                  get_default_limit_(device, &default_mw)},
+        std::pair{"nvmlDeviceGetPowerManagementLimitConstraints",
+                  get_limit_range_(device, &min_mw, &max_mw)}}) {
+    if (status != nvml::kSuccess) {
+      return MakeError(ErrorCode::kIo, "{}({}) failed: {}", name, index, ErrorText(status));
+    }
+  }
+  return PowerLimitRange{.now_w = now_mw / 1000,
+                         .default_w = default_mw / 1000,
+                         .min_w = min_mw / 1000,
+                         .max_w = max_mw / 1000};
+}
+
+Result<void> NvmlLibrary::Set(int index, uint32_t limit_w) {
+  auto range = Limits(index);
+  if (!range) return tl::unexpected(std::move(range).error());
+  nvml::Device device = nullptr;
+  if (const nvml::Return status = get_handle_(static_cast<unsigned int>(index), &device);
+      status != nvml::kSuccess) {
+    return MakeError(ErrorCode::kIo, "nvmlDeviceGetHandleByIndex_v2({}) failed: {}", index,
+                     ErrorText(status));
+  }
+  if (const nvml::Return status = set_power_limit_(device, limit_w * 1000);
+      status != nvml::kSuccess) {
+    return MakeError(ErrorCode::kIo, "nvmlDeviceSetPowerManagementLimit({}, {} W) failed: {}",
+                     index, limit_w, ErrorText(status));
+  }
+  return {};
 }
 
 }  // namespace headroom::agent

@@ -1,7 +1,7 @@
 // NvmlLibrary: NVML loaded at run time — dlopen("libnvidia-ml.so.1"), dlsym of the entry points
 // in nvml_api.h, nvmlInit_v2 — so one agent binary runs on GPU nodes and on machines without a
 // driver. It discovers the node's devices (index, UUID, name, memory, NVLink fabric clique) and
-// samples their temperature, power and utilization.
+// samples their temperature, power and utilization, and sets their power limits.
 //
 // Promises:
 //  1. Load() never aborts: an absent library is ErrorCode::kNotFound with dlerror's words, a
@@ -22,18 +22,19 @@
 #include "agent/device_telemetry.h"
 #include "agent/inventory.h"
 #include "agent/nvml_api.h"
+#include "agent/power_limiter.h"
 #include "base/result.h"
 
 namespace headroom::agent {
 
 inline constexpr const char* kNvmlLibraryName = "libnvidia-ml.so.1";
 
-class NvmlLibrary {
+class NvmlLibrary : public PowerControl {
  public:
   // Loads `soname` (a name searched the dlopen way, or a path) and initializes NVML.
   static Result<std::unique_ptr<NvmlLibrary>> Load(const std::string& soname = kNvmlLibraryName);
 
-  ~NvmlLibrary();
+  ~NvmlLibrary() override;
   NvmlLibrary(const NvmlLibrary&) = delete;
   NvmlLibrary& operator=(const NvmlLibrary&) = delete;
 
@@ -43,6 +44,13 @@ class NvmlLibrary {
   Result<std::vector<DeviceTelemetry>> Sample();
   // Whether the driver exports nvmlDeviceGetGpuFabricInfo.
   bool has_fabric_info() const { return get_fabric_info_ != nullptr; }
+
+  // Device `index`'s power limit now, the default, and the range it accepts.
+  Result<PowerLimitRange> Limits(int index) override;
+  // Sets device `index`'s power limit (root only): kUnsupported where the library lacks the
+  // power-management functions, kIo with NVML's words otherwise (e.g. "Insufficient
+  // Permissions").
+  Result<void> Set(int index, uint32_t limit_w) override;
 
  private:
   explicit NvmlLibrary(void* handle) : handle_(handle) {}
@@ -61,6 +69,10 @@ class NvmlLibrary {
   nvml::DeviceGetPowerUsageFn get_power_ = nullptr;
   nvml::DeviceGetUtilizationRatesFn get_utilization_ = nullptr;
   nvml::DeviceGetGpuFabricInfoFn get_fabric_info_ = nullptr;
+  nvml::DeviceGetMilliwattsFn get_power_limit_ = nullptr;
+  nvml::DeviceGetMilliwattsFn get_default_limit_ = nullptr;
+  nvml::DeviceGetLimitConstraintsFn get_limit_range_ = nullptr;
+  nvml::DeviceSetPowerLimitFn set_power_limit_ = nullptr;
 };
 
 // Formats a fabric clique as "<cluster uuid>.<clique id>", the cluster UUID in the usual

@@ -32,16 +32,16 @@ std::vector<model::DesiredTask> DesiredTasks(const DaemonState& state, const std
     }
     for (const TaskPlacement& task : job.placement) {
       if (task.node != node) continue;
-      model::DesiredTask desired{
-          .key = {.job = static_cast<int64_t>(id),
-                  .rank = static_cast<int>(task.rank),
-                  .attempt = job.starts},
-          .world_size = static_cast<int>(job.placement.size()),
-          .command = job.spec.command,
-          .env = {job.spec.env.begin(), job.spec.env.end()},
-          .stop_grace_s = stop_grace_s,
-          .tenant = job.spec.tenant,
-          .checkpoint_interval_s = job.checkpoint_interval_us / kUsPerSecond};
+      model::DesiredTask desired{.key = {.job = static_cast<int64_t>(id),
+                                         .rank = static_cast<int>(task.rank),
+                                         .attempt = job.starts},
+                                 .world_size = static_cast<int>(job.placement.size()),
+                                 .command = job.spec.command,
+                                 .env = {job.spec.env.begin(), job.spec.env.end()},
+                                 .stop_grace_s = stop_grace_s,
+                                 .tenant = job.spec.tenant,
+                                 .checkpoint_interval_s = job.checkpoint_interval_us / kUsPerSecond,
+                                 .power_cap_w = task.power_cap_w};
       for (uint32_t index : task.device_indices) {
         desired.devices.push_back(
             static_cast<int>(index < inventory.size() ? inventory[index].index : index));
@@ -200,6 +200,12 @@ void AgentsBackend::OnMigrate(const JobRecord& job, const engine::MigrateJob& mo
   // the new attempt, with the deadline of the job's first start.
   HR_CHECK(job.start_us > 0);
   OnStart(job, move.tasks, cluster);
+}
+
+void AgentsBackend::OnCap(const JobRecord&, const engine::CapJob&, TimeUs, const model::Cluster&) {
+  // The cap is in the job's record (each task's power_cap_w), which DesiredTasks hands the
+  // agents: each sets its devices' limits at its next heartbeat (agent/power_limiter.h). The
+  // gang, its attempt and its deadline are unchanged.
 }
 
 void AgentsBackend::OnPreempt(const JobRecord& job, const engine::PreemptJob&, TimeUs) {

@@ -106,6 +106,8 @@ class AgentsBackend : public Backend {
                const model::Cluster& cluster) override;
   void OnMigrate(const JobRecord& job, const engine::MigrateJob& move, TimeUs now_us,
                  const model::Cluster& cluster) override;
+  void OnCap(const JobRecord& job, const engine::CapJob& cap, TimeUs now_us,
+             const model::Cluster& cluster) override;
   void OnPreempt(const JobRecord& job, const engine::PreemptJob& preemption,
                  TimeUs now_us) override;
   void OnStop(uint64_t job) override;

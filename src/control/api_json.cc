@@ -20,8 +20,10 @@ Json TimeJson(TimeUs time_us) {
 Json JobJson(const JobRecord& job, const PendingInfo* pending) {
   Json placement = Json::array();
   for (const TaskPlacement& task : job.placement) {
-    placement.push_back(
-        {{"rank", task.rank}, {"node", task.node}, {"devices", task.device_indices}});
+    Json entry = {{"rank", task.rank}, {"node", task.node}, {"devices", task.device_indices}};
+    // Capped to keep the building within its limits (decision.h CapJob): each device's limit.
+    if (task.power_cap_w != 0) entry["power_cap_w"] = task.power_cap_w;
+    placement.push_back(std::move(entry));
   }
   // How often the running attempt was told to checkpoint (recovery.direct_checkpoints).
   const Json told_interval = job.state == JobState::kRunning && job.checkpoint_interval_us > 0

@@ -129,6 +129,7 @@ std::string MetricsBody(ApiContext& context) {
       {"headroom_migrations_total", state.migrations_total},
       {"headroom_elastic_resizes_total", state.resizes_total},
       {"headroom_preemptions_total", state.preemptions_total},
+      {"headroom_power_caps_total", state.power_caps_total},
       {"headroom_requeues_total", state.requeues_total},
       {"headroom_foreign_task_reports_total", state.foreign_reports_total},
       {"headroom_submissions_total", state.submissions_total}};

@@ -68,6 +68,10 @@ class Backend {
   // `preemption.restart_us`.
   virtual void OnPreempt(const JobRecord& job, const engine::PreemptJob& preemption,
                          TimeUs now_us) = 0;
+  // `job` runs on from `now_us` with its devices under `cap`'s limits (`job.placement` carries
+  // them too): slower, by `cap.speed` as the engine projects it, and drawing less.
+  virtual void OnCap(const JobRecord& job, const engine::CapJob& cap, TimeUs now_us,
+                     const model::Cluster& cluster) = 0;
   // `job` must stop (cancelled or requeued); nothing is reported for it afterwards.
   virtual void OnStop(uint64_t job) = 0;
   virtual BackendReport Poll(TimeUs now_us) = 0;

@@ -129,6 +129,7 @@ struct DaemonState {
   uint64_t migrations_total = 0;
   uint64_t resizes_total = 0;  // Elastic jobs shrunk or grown (engine_elastic.cc).
   uint64_t preemptions_total = 0;
+  uint64_t power_caps_total = 0;  // Caps set, lowered or lifted on running jobs.
   // Task reports an agent made about a task placed on another node, dropped unapplied.
   uint64_t foreign_reports_total = 0;
 

@@ -22,7 +22,8 @@ std::vector<TaskPlacement> PlacementOn(const model::Cluster& cluster,
                       .node = node.name,
                       .milli_per_device = task.milli_per_device,
                       .cpu_milli = task.cpu_milli,
-                      .memory_mib = task.memory_mib};
+                      .memory_mib = task.memory_mib,
+                      .power_cap_w = task.power_cap_w};
     for (DeviceId device : task.devices) {
       out.device_indices.push_back(device.value() - node.first_device);
     }
@@ -40,7 +41,8 @@ std::optional<std::vector<engine::TaskAllocation>> AllocationsOn(
     engine::TaskAllocation out{.node = node->id,
                                .milli_per_device = task.milli_per_device,
                                .cpu_milli = task.cpu_milli,
-                               .memory_mib = task.memory_mib};
+                               .memory_mib = task.memory_mib,
+                               .power_cap_w = task.power_cap_w};
     for (uint32_t index : task.device_indices) {
       if (index >= node->device_count) return std::nullopt;
       out.devices.push_back(DeviceId(node->first_device + index));
@@ -198,6 +200,10 @@ Json DecisionsJson(const engine::Decisions& decisions, const model::Cluster& clu
                        {"checkpoint_interval_us", preemption.checkpoint_interval_us},
                        {"lost_us", preemption.lost_us},
                        {"restart_us", preemption.restart_us}});
+      },
+      [&](const engine::CapJob& cap) {
+        out.push_back({{"cap", daemon_of_engine.at(cap.job.value())},
+                       {"placement", PlacementToJson(PlacementOn(cluster, cap.tasks))}});
       },
       [&](const engine::MigrateJob& move) {
         out.push_back({{"move", daemon_of_engine.at(move.job.value())},

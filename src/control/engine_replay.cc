@@ -372,11 +372,12 @@ Result<engine::Decisions> EngineReplay::Recorded(const Json& recorded) const {
       continue;
     }
     const bool move = decision.is_object() && decision.contains("move");
-    if (!decision.is_object() || (!move && !decision.contains("start"))) {
+    const bool cap = decision.is_object() && decision.contains("cap");
+    if (!decision.is_object() || (!move && !cap && !decision.contains("start"))) {
       return MakeError(ErrorCode::kInvalidArgument,
-                       "a decision is neither a start, a move nor a preemption");
+                       "a decision is neither a start, a move, a cap nor a preemption");
     }
-    const Json& id = decision[move ? "move" : "start"];
+    const Json& id = decision[move ? "move" : cap ? "cap" : "start"];
     const auto job = engine_id(id);
     auto placement_text = Member(decision, "placement", Json::value_t::string);
     if (!job || !placement_text) {
@@ -390,6 +391,10 @@ Result<engine::Decisions> EngineReplay::Recorded(const Json& recorded) const {
       return MakeError(ErrorCode::kInvalidArgument,
                        "job {}'s placement names a node or device the cluster lacks",
                        id.get<uint64_t>());
+    }
+    if (cap) {
+      decisions.caps.push_back(engine::CapJob{.job = *job, .tasks = std::move(*tasks)});
+      continue;
     }
     if (!move) {
       const std::optional<TimeUs> interval_us = OptionalInterval(decision);

@@ -24,8 +24,22 @@ std::string_view PreemptedFor(engine::PreemptReason reason) {
       return "whose queue takes back the capacity this job's queue borrows";
     case engine::PreemptReason::kLessService:
       return "which has had less service";
+    case engine::PreemptReason::kFacility:
+      return "as capping the work under a power domain or cooling zone past its limit was not "
+             "enough";
   }
   return "of higher priority";
+}
+
+// "capped at 490 W per device (88% of its speed) ..." or "cap lifted ...".
+std::string CapMessage(const engine::CapJob& cap, uint32_t attempt) {
+  uint32_t cap_w = 0;
+  for (const engine::TaskAllocation& task : cap.tasks) cap_w = std::max(cap_w, task.power_cap_w);
+  if (cap_w == 0) return fmt::format("power cap lifted (attempt {}): room returned", attempt);
+  return fmt::format(
+      "power capped (attempt {}) at {} W per device, {:.0f}% of its uncapped speed, to keep the "
+      "building's power domains and cooling zones within their limits",
+      attempt, cap_w, cap.speed * 100);
 }
 
 }  // namespace
@@ -438,6 +452,13 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
               PreemptedFor(preemption.reason), UsToSeconds(preemption.lost_us));
           changed.push_back(std::move(job));
         },
+        [&](const engine::CapJob& cap) {
+          JobRecord job = record_of(cap.job);
+          HR_CHECK(job.state == JobState::kRunning);
+          job.placement = PlacementOn(*cluster_, cap.tasks);
+          job.message = CapMessage(cap, job.starts);
+          changed.push_back(std::move(job));
+        },
         [&](const engine::MigrateJob& move) {
           JobRecord job = record_of(move.job);
           HR_CHECK(job.state == JobState::kRunning);
@@ -484,6 +505,7 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
         state_.migrations_total += decisions.migrations.size() - resized.size();
         state_.resizes_total += resized.size();
         state_.preemptions_total += decisions.preemptions.size();
+        state_.power_caps_total += decisions.caps.size();
       })) {
     return;
   }
@@ -498,6 +520,11 @@ void LiveLoop::ApplyDecisions(const engine::Decisions& decisions, TimeUs now) {
         backend_.OnPreempt(*job, preemption, now);
         Log("preempted", job->id, std::nullopt, fmt::format("job {} {}", job->id, job->message),
             now);
+        ++job;
+      },
+      [&](const engine::CapJob& cap) {
+        backend_.OnCap(*job, cap, now, *cluster_);
+        Log("capped", job->id, std::nullopt, fmt::format("job {} {}", job->id, job->message), now);
         ++job;
       },
       [&](const engine::MigrateJob& move) {

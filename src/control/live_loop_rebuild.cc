@@ -28,7 +28,8 @@ std::optional<std::vector<engine::TaskAllocation>> LiveLoop::ToAllocations(
     engine::TaskAllocation out{.node = node->id,
                                .milli_per_device = task.milli_per_device,
                                .cpu_milli = task.cpu_milli,
-                               .memory_mib = task.memory_mib};
+                               .memory_mib = task.memory_mib,
+                               .power_cap_w = task.power_cap_w};
     cpu[node->id.value()] += task.cpu_milli;
     memory[node->id.value()] += task.memory_mib;
     if (cpu[node->id.value()] > node->cpu_milli || memory[node->id.value()] > node->memory_mib) {

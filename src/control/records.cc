@@ -32,6 +32,7 @@ model::Job EngineJobOf(const JobRecord& job) {
   out.expedited = job.expedited;
   // A service's replicas spread across racks (engine/placement.h).
   if (job.service_id != 0) out.spread_group = "service/" + std::to_string(job.service_id);
+  out.serving = job.service_id != 0;
   return out;
 }
 

@@ -33,6 +33,7 @@ struct TaskPlacement {
   uint32_t milli_per_device = 1000;
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
+  uint32_t power_cap_w = 0;  // Each of its devices' power limit, watts; 0: their default.
   friend bool operator==(const TaskPlacement&, const TaskPlacement&) = default;
 };
 

@@ -3,7 +3,28 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/device_power.h"
+
 namespace headroom::control {
+namespace {
+
+// Training's throughput under the tasks' power caps, a share of uncapped: its slowest device's
+// (model/device_power.h, as the simulator's meter).
+double CapSpeed(const model::Cluster& cluster, const std::vector<engine::TaskAllocation>& tasks) {
+  double speed = 1;
+  for (const engine::TaskAllocation& task : tasks) {
+    if (task.power_cap_w == 0) continue;
+    for (DeviceId device : task.devices) {
+      const model::DevicePowerSpec& spec =
+          model::PowerSpecOf(cluster.device_class(cluster.device(device).device_class).model);
+      speed =
+          std::min(speed, model::DrawUnder(spec, model::TrainingProfile(), task.power_cap_w).speed);
+    }
+  }
+  return speed;
+}
+
+}  // namespace
 
 SimulatedBackend::SimulatedBackend(std::shared_ptr<const model::Cluster> cluster)
     : cluster_(std::move(cluster)), speed_(sim::SpeedModel::Default(*cluster_)) {}
@@ -58,13 +79,29 @@ void SimulatedBackend::OnMigrate(const JobRecord& job, const engine::MigrateJob&
   Schedule(job.id, ending);
 }
 
+void SimulatedBackend::OnCap(const JobRecord& job, const engine::CapJob& cap, TimeUs now_us,
+                             const model::Cluster& cluster) {
+  auto it = endings_.find(job.id);
+  if (it == endings_.end()) return;  // Ended meanwhile; the loop learns it from Poll.
+  Ending ending = it->second;
+  OnStop(job.id);
+  // The work done at the old pace is kept; the rest runs at the new one, without a pause.
+  if (ending.remaining_us > 0 && now_us > ending.work_start_us) {
+    const double done_us = static_cast<double>(now_us - ending.work_start_us) / ending.stretch;
+    ending.remaining_us = std::max(ending.remaining_us - done_us, 1.0);
+    ending.work_start_us = now_us;
+  }
+  ending.stretch = Stretch(job, cap.tasks, cluster);
+  Schedule(job.id, ending);
+}
+
 double SimulatedBackend::Stretch(const JobRecord& job,
                                  const std::vector<engine::TaskAllocation>& tasks,
                                  const model::Cluster& cluster) const {
   // Narrower than the job asked (an elastic width), its work takes proportionally longer.
   const double width = static_cast<double>(std::max<size_t>(tasks.size(), 1));
-  const double pace =
-      speed_.Stretch(cluster, tasks) * std::max<double>(job.spec.tasks, width) / width;
+  const double pace = speed_.Stretch(cluster, tasks) * std::max<double>(job.spec.tasks, width) /
+                      width / CapSpeed(cluster, tasks);
   // A job that declares its checkpoint cost pauses that long after each interval of work: the
   // one its start was told (wall seconds at this pace), else its own (as the simulator).
   const auto cost_us = static_cast<double>(job.spec.checkpoint_cost_us);

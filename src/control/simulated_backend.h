@@ -7,7 +7,9 @@
 // migrations, sim/simulator.cc). A preempted job keeps the work up to its last checkpoint; its
 // next start pauses for the restart, then runs the rest (as the simulator's preemptions). A
 // job that declares its checkpoint cost pauses that long after each checkpoint interval (the
-// one its start was told, else its own), as in the simulator.
+// one its start was told, else its own), as in the simulator. A capped job runs at the speed its
+// devices' power model gives under the cap (model/device_power.h); a cap set while it runs keeps
+// the work done and paces the rest anew, without a pause.
 // Time is the loop's clock, which may be scaled (--time-scale), so a simulated hour can pass in
 // a real minute. After a restart, restored jobs keep their original start, so they end when
 // they would have (a moved job as if it had run on its current devices throughout).
@@ -35,6 +37,8 @@ class SimulatedBackend : public Backend {
                  const model::Cluster& cluster) override;
   void OnPreempt(const JobRecord& job, const engine::PreemptJob& preemption,
                  TimeUs now_us) override;
+  void OnCap(const JobRecord& job, const engine::CapJob& cap, TimeUs now_us,
+             const model::Cluster& cluster) override;
   void OnStop(uint64_t job) override;
   BackendReport Poll(TimeUs now_us) override;
   TimeUs NextPollUs(TimeUs now_us) const override;

@@ -70,11 +70,13 @@ std::string PlacementToJson(const std::vector<TaskPlacement>& placement) {
     if (&task != &placement.front()) out.push_back(',');
     fmt::format_to(
         std::back_inserter(out),
-        R"({{"cpu_milli":{},"devices":[{}],"memory_mib":{},"milli":{},"node":{},)"
-        R"("rank":{}}})",
-        task.cpu_milli, fmt::join(task.device_indices, ","), task.memory_mib, task.milli_per_device,
-        nlohmann::json(task.node).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-        task.rank);
+        R"({{"cpu_milli":{},"devices":[{}],"memory_mib":{},"milli":{},"node":{},)", task.cpu_milli,
+        fmt::join(task.device_indices, ","), task.memory_mib, task.milli_per_device,
+        nlohmann::json(task.node).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    // Uncapped, as every placement was before caps: no member.
+    if (task.power_cap_w != 0)
+      fmt::format_to(std::back_inserter(out), R"("power_cap_w":{},)", task.power_cap_w);
+    fmt::format_to(std::back_inserter(out), R"("rank":{}}})", task.rank);
   }
   out.push_back(']');
   return fmt::to_string(out);
@@ -92,7 +94,8 @@ Result<std::vector<TaskPlacement>> PlacementFromJson(std::string_view text) {
                         .device_indices = task.at("devices").get<std::vector<uint32_t>>(),
                         .milli_per_device = task.at("milli").get<uint32_t>(),
                         .cpu_milli = task.at("cpu_milli").get<int64_t>(),
-                        .memory_mib = task.at("memory_mib").get<int64_t>()});
+                        .memory_mib = task.at("memory_mib").get<int64_t>(),
+                        .power_cap_w = task.value("power_cap_w", uint32_t{0})});
     }
     return placement;
   } catch (const nlohmann::json::exception& e) {

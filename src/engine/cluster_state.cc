@@ -16,6 +16,7 @@ ClusterState::ClusterState(const model::Cluster& cluster)
   device_free_milli_.assign(cluster.devices().size(), kMilliPerDevice);
   device_withdrawn_.assign(cluster.devices().size(), 0);
   device_held_milli_.assign(cluster.devices().size(), 0);
+  device_cap_w_.assign(cluster.devices().size(), 0);
   node_free_cpu_.resize(cluster.nodes().size());
   node_free_memory_.resize(cluster.nodes().size());
   node_drained_.assign(cluster.nodes().size(), 0);
@@ -81,9 +82,11 @@ void ClusterState::Apply(const TaskAllocation& task, int sign) {
       AddToAncestors(task.node, run_class, run_whole_delta, run_milli_delta);
     }
   };
+  const bool capped = task.milli_per_device == kMilliPerDevice;
   for (DeviceId device : task.devices) {
     const uint32_t d = device.value();
     HR_CHECK(cluster_->devices()[d].node == task.node);
+    if (capped) device_cap_w_[d] = sign > 0 ? task.power_cap_w : 0;
     if (device_withdrawn_[d] != 0) {
       // Out of use: what its work takes or frees moves between the work and the held milli.
       const int held = device_held_milli_[d] - sign * static_cast<int>(task.milli_per_device);

@@ -54,6 +54,9 @@ class ClusterState {
   uint32_t milli_in_place(DeviceId device) const {
     return device_free_milli_[device.value()] + device_held_milli_[device.value()];
   }
+  // The power limit the work on a whole device runs it under, watts (TaskAllocation::power_cap_w);
+  // 0: its default, or not held whole.
+  uint32_t power_cap_w(DeviceId device) const { return device_cap_w_[device.value()]; }
   // Grows whenever anything of the node changes (an allocation, a release, a drain, or the
   // undoing of one), so a cache of a per-node computation stays valid while it is unchanged.
   uint64_t node_version(NodeId node) const { return node_version_[node.value()]; }
@@ -160,6 +163,7 @@ class ClusterState {
   std::vector<uint16_t> device_free_milli_;
   std::vector<uint8_t> device_withdrawn_;
   std::vector<uint16_t> device_held_milli_;
+  std::vector<uint32_t> device_cap_w_;
   std::vector<int64_t> node_free_cpu_;
   std::vector<int64_t> node_free_memory_;
   std::vector<uint8_t> node_drained_;

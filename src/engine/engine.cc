@@ -215,10 +215,12 @@ uint32_t Engine::MaskFor(const model::Selector& selector) {
 }
 
 PlacementRequest Engine::RequestOf(const JobRecord& r) const {
-  return PlacementRequest{&r.job.task,       r.job.task_count,
-                          &masks_[r.mask],   r.required_level,
-                          r.preferred_level, r.spread_group != 0 ? &spread_ : nullptr,
-                          r.spread_group};
+  PlacementRequest request{&r.job.task,       r.job.task_count,
+                           &masks_[r.mask],   r.required_level,
+                           r.preferred_level, r.spread_group != 0 ? &spread_ : nullptr,
+                           r.spread_group};
+  request.cap_rung = r.cap_rung;
+  return request;
 }
 
 uint32_t Engine::SpreadGroupOf(const std::string& name) {
@@ -356,6 +358,9 @@ void Engine::Restore(JobRestored& restored) {
   r.spread_group = SpreadGroupOf(r.job.spread_group);
   r.code = PendingCode::kNone;
   r.tasks = std::move(restored.tasks);
+  // Restored under its caps, and lifted as room returns.
+  r.cap_rung = RungOfTasks(r.tasks);
+  if (r.cap_rung != 0) capped_.insert(id.value());
   UseModelOfTasks(r);
   TrackTasks(r, r.tasks, +1);
   if (SharePlaced(r)) share_->Submitted(r.job);
@@ -465,6 +470,7 @@ void Engine::Apply(Event& event) {
       // A raised limit may let waiting work fit: the failure caches and the reservation must
       // look again.
       if (limit->limit_w * 1000 > state_.facility().limit_mw(element)) ++release_epoch_;
+      if (limit->limit_w * 1000 < state_.facility().limit_mw(element)) limits_lowered_ = true;
       state_.SetFacilityLimit(element, limit->limit_w * 1000);
       reservation_stale_ = true;
       dirty_ = true;
@@ -489,7 +495,15 @@ Decisions Engine::Step(std::span<Event> events, TimeUs now) {
   const bool timer_due = ReorderDue(now) ||
                          (policy_.backfill_interval_us > 0 && BackfillDue(now)) ||
                          now >= preemption_wakeup_us_ || now >= NextRaiseUs();
+  if (policy_.power.caps && limits_lowered_) KeepWithinLimits(now, decisions);
+  limits_lowered_ = false;
   if (dirty_ || timer_due) Schedule(now, decisions);
+  if (policy_.power.caps) LiftCaps(decisions);
+  // A job capped and then preempted in the same step is told only of its preemption.
+  std::erase_if(decisions.caps, [&](const CapJob& cap) {
+    return std::any_of(decisions.preemptions.begin(), decisions.preemptions.end(),
+                       [&](const PreemptJob& preemption) { return preemption.job == cap.job; });
+  });
   state_.Commit(0);
   return decisions;
 }

@@ -370,6 +370,21 @@ class Engine {
   using BudgetBlocks = std::unordered_map<Shape, std::optional<NodeFilter::Overdraw>, ShapeHash>;
   void Diagnose(JobRecord& record, BudgetBlocks& memo);
   PlacementRequest RequestOf(const JobRecord& record) const;
+  // Power caps (engine_power_caps.cc, policy_config.h PowerCapConfig).
+  // Caps, then requeues, running work until every element is within its allowance.
+  void KeepWithinLimits(TimeUs now, Decisions& decisions);
+  // Lifts caps, highest priority first, as far as every element over the job takes.
+  void LiftCaps(Decisions& decisions);
+  // Starts `id`, held back by the budgets, under the highest cap that fits and leaves it at
+  // least power.min_start_speed; false where none does.
+  bool StartCapped(JobId id, TimeUs now, Decisions& decisions);
+  // The running job's whole-device tasks moved to `rung` on the books; DecideCap tells it so.
+  void Recap(JobId id, uint32_t rung);
+  void DecideCap(JobId id, Decisions& decisions) const;
+  // Its projected throughput at `rung`, a share of uncapped: its slowest device class's.
+  double CapSpeed(const JobRecord& record, uint32_t rung) const;
+  // The rung its tasks' caps are on (0: uncapped).
+  uint32_t RungOfTasks(const std::vector<TaskAllocation>& tasks) const;
   // What Explain says of `record` that every job of its shape and verdict shares: reasons,
   // message, and with `with_nodes` the tallies (their sentence into `nodes_sentence`).
   PendingStatus ExplainShared(const JobRecord& record, bool with_nodes,
@@ -507,6 +522,13 @@ class Engine {
   std::vector<std::vector<ModelOption>> model_options_;
   // Running elastic jobs below their full width (by id): those that may grow.
   std::set<uint32_t> narrowed_;
+  // Running jobs under a cap (by id; entries of jobs since lifted or stopped are dropped when
+  // met), and the release epoch at which LiftCaps last looked.
+  std::set<uint32_t> capped_;
+  // Elements where making room by capping others failed in this pass (StartCapped).
+  std::set<uint32_t> cap_room_fruitless_;
+  uint64_t lifted_at_epoch_ = UINT64_MAX;
+  bool limits_lowered_ = false;  // Since the last step: KeepWithinLimits must look.
   // (head, release epoch, allocated milli) of the last migration search: one per state.
   std::tuple<uint32_t, uint64_t, uint64_t> last_migration_search_{UINT32_MAX, 0, 0};
 };

@@ -108,6 +108,18 @@ std::string Engine::CheckFollowed(const Decisions& decisions) const {
     }
     if (std::string bad = take(r->tasks, -1); !bad.empty()) return bad;
   }
+  for (const CapJob& cap : decisions.caps) {
+    // A cap changes no capacity; it must name a running job's tasks as they are.
+    const JobRecord* r = find(cap.job);
+    const auto same_place = [](const TaskAllocation& a, const TaskAllocation& b) {
+      return a.node == b.node && a.devices == b.devices;
+    };
+    if (r == nullptr || r->state != JobState::kRunning || decided.contains(cap.job.value()) ||
+        !std::ranges::equal(r->tasks, cap.tasks, same_place)) {
+      return fmt::format("job {} is capped but is not running on the tasks the cap names",
+                         cap.job.value());
+    }
+  }
   for (const MigrateJob& move : decisions.migrations) {
     const JobRecord* r = find(move.job);
     if (r == nullptr || r->state != JobState::kRunning ||
@@ -165,12 +177,22 @@ std::string Engine::Follow(std::span<Event> events, const Decisions& decisions, 
   KeepSpares();
   if (std::string bad = CheckFollowed(decisions); !bad.empty()) return bad;
 
-  // Preempted jobs are requeued first; then in the order a migration plan is applied
-  // (engine_migrate.cc): free the moved jobs, start, then give the moved jobs their new tasks.
-  // A log keeps no reason: the records give it, as they gave it to the engine that decided.
+  // Preempted jobs are requeued first, then caps are set; then in the order a migration plan is
+  // applied (engine_migrate.cc): free the moved jobs, start, then give the moved jobs their new
+  // tasks. A log keeps no reason: the records give it, as they gave it to the engine that decided.
   for (PreemptJob preemption : decisions.preemptions) {
     preemption.reason = ReasonOf(record(preemption.job), record(preemption.preemptor));
     Requeue(preemption, now);
+  }
+  for (const CapJob& cap : decisions.caps) {
+    JobRecord& r = record(cap.job);
+    for (size_t i = 0; i < r.tasks.size(); ++i) {
+      state_.Release(r.tasks[i]);
+      r.tasks[i].power_cap_w = cap.tasks[i].power_cap_w;
+      state_.Allocate(r.tasks[i]);
+    }
+    r.cap_rung = RungOfTasks(r.tasks);
+    if (r.cap_rung != 0) capped_.insert(cap.job.value());
   }
   for (const MigrateJob& move : decisions.migrations) {
     JobRecord& v = record(move.job);

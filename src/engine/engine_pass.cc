@@ -194,6 +194,8 @@ void Engine::Launch(JobId id, std::vector<TaskAllocation> tasks, TimeUs now, Dec
     state_.Allocate(task);
   }
   TrackTasks(r, tasks, +1);
+  r.cap_rung = RungOfTasks(tasks);
+  if (r.cap_rung != 0) capped_.insert(id.value());
   r.tasks = std::move(tasks);
   UseModelOfTasks(r);
   r.state = JobState::kRunning;
@@ -267,6 +269,7 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
   requeued_in_pass_ = false;
   *preemption_memo_ = PreemptionMemo{};  // Its candidates' wake-ups were this pass's.
   service_sweep_us_ = -1;  // The running jobs may differ from the last pass's at this time.
+  cap_room_fruitless_.clear();
 
   std::unordered_map<Shape, bool, ShapeHash> held_for_reservation;
   BudgetBlocks budget_blocks;
@@ -301,6 +304,15 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
           blocked = true;
           blocked_head_ = id;
           Diagnose(r, budget_blocks);
+        }
+        if (!started && r.code == PendingCode::kFacility && StartCapped(id, now, decisions)) {
+          // Held back only by the budgets, it starts under a cap: the pass goes on.
+          started = true;
+          blocked = false;
+          blocked_head_ = JobId();
+          reservation_stale_ = true;
+        }
+        if (!started) {
           const bool reserves = policy_.backfill == BackfillMode::kEasy && backfill_pass;
           if (reserves && now - r.job.submit_time_us < policy_.reserve_after_us) {
             DropReservation();  // Not waited long enough to be held for: the rest may start.
@@ -331,12 +343,15 @@ void Engine::Schedule(TimeUs now, Decisions& decisions) {
       ++backfill_examined;
       if (policy_.backfill == BackfillMode::kSkip || reservation_.empty()) {
         started = TryStart(id, now, nullptr, decisions);
+        if (!started) {
+          Diagnose(r, budget_blocks);
+          started = r.code == PendingCode::kFacility && StartCapped(id, now, decisions);
+        }
         // With nothing reserved, a job further back may preempt as the first blocked one may
         // (each pending pod may, in Kubernetes); EASY keeps that to the reserved head.
         if (!started && policy_.backfill == BackfillMode::kSkip) {
           started = StartByPreemption(id, now, preemption_searches, decisions);
         }
-        if (!started) Diagnose(r, budget_blocks);
       } else {
         const bool ends_before_reservation = now + r.job.runtime_estimate_us <= reserved_start_us_;
         started = TryStart(id, now, &reservation_, decisions, reserved_start_us_);

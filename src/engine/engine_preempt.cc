@@ -173,6 +173,8 @@ PreemptJob Engine::PreemptionOf(JobId victim, JobId preemptor, TimeUs now) const
 }
 
 PreemptReason Engine::ReasonOf(const JobRecord& victim, const JobRecord& preemptor) const {
+  // Requeued for no other job: caps alone could not keep the building within its limits.
+  if (&victim == &preemptor) return PreemptReason::kFacility;
   // By queue, a job preempts only inside its own queue (GatherCandidates' scope): a victim of
   // another queue runs on capacity it borrows. Under las with priority first, a victim of lower
   // priority goes for its priority.
@@ -424,6 +426,7 @@ void Engine::ReturnToQueue(JobId id, TimeUs now) {
   r.mask = r.selector_mask;       // And on any of its device-model options.
   r.model_slot = kQuotaResources;
   r.tasks.clear();
+  r.cap_rung = 0;
   r.state = JobState::kPending;
   r.code = PendingCode::kNotConsidered;
   r.position = 0;  // Not ordered again yet: the next pass places it.

@@ -26,16 +26,17 @@ struct Engine::Shape {
   uint32_t required_level;
   uint32_t preferred_level;
   bool accepts_degraded;
+  uint32_t cap_rung;
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 
 struct Engine::ShapeHash {
   size_t operator()(const Shape& s) const {
     uint64_t h = 1469598103934665603ULL;
-    for (uint64_t v :
-         {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
-          static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count}, uint64_t{s.mask},
-          uint64_t{s.required_level}, uint64_t{s.preferred_level}, uint64_t{s.accepts_degraded}}) {
+    for (uint64_t v : {uint64_t{s.devices}, uint64_t{s.milli}, static_cast<uint64_t>(s.cpu_milli),
+                       static_cast<uint64_t>(s.memory_mib), uint64_t{s.task_count},
+                       uint64_t{s.mask}, uint64_t{s.required_level}, uint64_t{s.preferred_level},
+                       uint64_t{s.accepts_degraded}, uint64_t{s.cap_rung}}) {
       h = (h ^ v) * 1099511628211ULL;
     }
     return h;
@@ -148,6 +149,8 @@ struct Engine::JobRecord {
   TimeUs waited_since_promotion_us = 0;
   uint32_t running_slot = 0;  // Running: its place in its queue's running_by_queue_ list.
   std::vector<TaskAllocation> tasks;
+  // The rung of the cap ladder its devices run at, or (pending) are placed at (0: uncapped).
+  uint32_t cap_rung = 0;
   PendingCode code = PendingCode::kNone;
   NodeFilter::Overdraw facility_block;  // With kFacility: the element over, and by how much.
   uint32_t position = 0;
@@ -172,11 +175,11 @@ struct Engine::JobRecord {
   }
 
   Shape shape() const {
-    return Shape{job.task.devices,    job.task.milli_per_device,
-                 job.task.cpu_milli,  job.task.memory_mib,
-                 job.task_count,      mask,
-                 required_level,      preferred_level,
-                 job.accepts_degraded};
+    return Shape{job.task.devices,     job.task.milli_per_device,
+                 job.task.cpu_milli,   job.task.memory_mib,
+                 job.task_count,       mask,
+                 required_level,       preferred_level,
+                 job.accepts_degraded, cap_rung};
   }
 };
 

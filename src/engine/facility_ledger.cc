@@ -62,29 +62,62 @@ FacilityLedger::FacilityLedger(const model::Cluster& cluster) {
     }
     domain_element_begin_.push_back(static_cast<uint32_t>(domain_elements_.size()));
   }
-  std::vector<int64_t> class_idle_mw;
   for (const model::DeviceClass& device_class : cluster.device_classes()) {
     const model::DevicePowerSpec& spec = model::PowerSpecOf(device_class.model);
     const double idle_w = model::DrawUnder(spec, model::IdleProfile(), spec.tdp_w).mean_w;
-    const double busy_w = model::DrawUnder(spec, model::TrainingProfile(), spec.tdp_w).mean_w;
-    class_idle_mw.push_back(Milliwatts(idle_w));
-    class_work_mw_.push_back(Milliwatts(busy_w - idle_w));
+    class_idle_mw_.push_back(Milliwatts(idle_w));
+    class_spec_.push_back(&spec);
     class_nominal_mw_.push_back(Milliwatts(spec.tdp_w));
+    for (uint32_t rung = 0; rung < kRungs; ++rung) {
+      const double cap_w =
+          rung == 0 ? spec.tdp_w : model::ClampCap(spec, spec.tdp_w * kRungMilli[rung] / 1000.0);
+      const model::PowerDraw busy = model::DrawUnder(spec, model::TrainingProfile(), cap_w);
+      rungs_.push_back({.cap_w = rung == 0 ? 0 : static_cast<uint32_t>(std::lround(cap_w)),
+                        .work_mw = Milliwatts(busy.mean_w - idle_w),
+                        .speed = busy.speed});
+    }
   }
   // Every device draws its idle power, busy or not.
   for (const model::Device& device : cluster.devices()) {
-    const int64_t idle_mw = class_idle_mw[device.device_class.value()];
+    const int64_t idle_mw = class_idle_mw_[device.device_class.value()];
     for (uint32_t element : ElementsOver(device.node)) elements_[element].load_mw += idle_mw;
   }
 }
 
+uint32_t FacilityLedger::RungOf(DeviceClassId device_class, uint32_t cap_w) const {
+  for (uint32_t rung = 0; rung < kRungs; ++rung) {
+    if (CapW(device_class, rung) == cap_w) return rung;
+  }
+  return kRungs;
+}
+
 int64_t FacilityLedger::WorkDrawMw(DeviceClassId device_class, uint32_t devices,
-                                   uint32_t milli_per_device) const {
-  return class_work_mw_[device_class.value()] * milli_per_device / model::kMilliPerDevice * devices;
+                                   uint32_t milli_per_device, uint32_t rung) const {
+  HR_CHECK(rung < kRungs);
+  return rungs_[device_class.value() * kRungs + rung].work_mw * milli_per_device /
+         model::kMilliPerDevice * devices;
+}
+
+std::pair<int64_t, int64_t> FacilityLedger::DeviceDrawMw(DeviceClassId device_class,
+                                                         uint32_t cap_w) const {
+  const int64_t tdp_mw = class_nominal_mw_[device_class.value()];
+  if (cap_w == 0) return {WorkDrawMw(device_class, 1, model::kMilliPerDevice), tdp_mw};
+  const int64_t nominal_mw = std::min<int64_t>(int64_t{cap_w} * 1000, tdp_mw);
+  const uint32_t rung = RungOf(device_class, cap_w);
+  if (rung < kRungs) return {WorkDrawMw(device_class, 1, model::kMilliPerDevice, rung), nominal_mw};
+  // A cap set outside the ladder (an operator's, restored live): the power model at it.
+  const model::PowerDraw busy =
+      model::DrawUnder(*class_spec_[device_class.value()], model::TrainingProfile(), cap_w);
+  return {Milliwatts(busy.mean_w) - class_idle_mw_[device_class.value()], nominal_mw};
 }
 
 int64_t FacilityLedger::NominalDrawMw(DeviceClassId device_class, uint32_t devices,
-                                      uint32_t milli_per_device) const {
+                                      uint32_t milli_per_device, uint32_t rung) const {
+  if (rung != 0) {
+    return std::min<int64_t>(int64_t{CapW(device_class, rung)} * 1000,
+                             class_nominal_mw_[device_class.value()]) *
+           devices;
+  }
   return class_nominal_mw_[device_class.value()] * milli_per_device / model::kMilliPerDevice *
          devices;
 }
@@ -108,6 +141,12 @@ std::pair<int64_t, int64_t> FacilityLedger::TaskDrawMw(const TaskAllocation& tas
   int64_t nominal_mw = 0;
   for (DeviceId device : task.devices) {
     const DeviceClassId device_class = cluster.device(device).device_class;
+    if (task.power_cap_w != 0 && task.milli_per_device == model::kMilliPerDevice) {
+      const auto [device_work_mw, device_nominal_mw] = DeviceDrawMw(device_class, task.power_cap_w);
+      work_mw += device_work_mw;
+      nominal_mw += device_nominal_mw;
+      continue;
+    }
     work_mw += WorkDrawMw(device_class, 1, task.milli_per_device);
     nominal_mw += NominalDrawMw(device_class, 1, task.milli_per_device);
   }

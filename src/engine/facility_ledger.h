@@ -14,10 +14,15 @@
 // Loads are integers (milliwatts), so an undone allocation restores them exactly. Limits start
 // at the cluster's and move with FacilityLimit events (a derated feed, a failed cooling unit).
 //
+// A task may run capped (TaskAllocation::power_cap_w): its work then draws what the power model
+// gives under that limit, and its nominal power is the cap. The engine picks caps from a ladder
+// of rungs (shares of the TDP within the range the device accepts), kept per device class.
+//
 // Cost: an allocation adds its devices' draw to the few elements above its node, O(devices ×
 // elements over the node).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -27,6 +32,7 @@
 #include "base/ids.h"
 #include "engine/decision.h"
 #include "model/cluster.h"
+#include "model/device_power.h"
 
 namespace headroom::engine {
 
@@ -66,11 +72,27 @@ class FacilityLedger {
             domain_element_begin_[domain.value() + 1] - domain_element_begin_[domain.value()]};
   }
 
+  // The cap ladder: rung 0 is the default limit (no cap), rung r caps at kRungMilli[r]/1000 of
+  // the TDP, raised to the lowest cap the device accepts.
+  static constexpr std::array<uint16_t, 7> kRungMilli = {1000, 900, 800, 700, 600, 500, 400};
+  static constexpr uint32_t kRungs = kRungMilli.size();
+  // The cap of `rung` on a device of `device_class`, watts (0 at rung 0).
+  uint32_t CapW(DeviceClassId device_class, uint32_t rung) const {
+    return rungs_[device_class.value() * kRungs + rung].cap_w;
+  }
+  // Training's throughput under the cap of `rung`, a share of uncapped (model::DrawUnder).
+  double RungSpeed(DeviceClassId device_class, uint32_t rung) const {
+    return rungs_[device_class.value() * kRungs + rung].speed;
+  }
+  // The rung a cap of `cap_w` is on; kRungs: none (a cap the engine did not choose).
+  uint32_t RungOf(DeviceClassId device_class, uint32_t cap_w) const;
+
   // What one task of `milli_per_device` on each of `devices` devices of `device_class` adds to
-  // each projection.
-  int64_t WorkDrawMw(DeviceClassId device_class, uint32_t devices, uint32_t milli_per_device) const;
-  int64_t NominalDrawMw(DeviceClassId device_class, uint32_t devices,
-                        uint32_t milli_per_device) const;
+  // each projection, its devices capped at `rung` (whole devices only).
+  int64_t WorkDrawMw(DeviceClassId device_class, uint32_t devices, uint32_t milli_per_device,
+                     uint32_t rung = 0) const;
+  int64_t NominalDrawMw(DeviceClassId device_class, uint32_t devices, uint32_t milli_per_device,
+                        uint32_t rung = 0) const;
 
   // What `gang` would add to each element over its nodes, by projection: (element, mW) pairs,
   // each element once, in the order first met.
@@ -103,8 +125,18 @@ class FacilityLedger {
   std::vector<uint32_t> node_elements_;
   std::vector<uint32_t> domain_element_begin_;  // CSR over topology domains.
   std::vector<uint32_t> domain_elements_;
-  std::vector<int64_t> class_work_mw_;     // By device class: busy mean draw above idle.
+  // A device's work draw capped at `cap_w` (0: uncapped), by projection.
+  std::pair<int64_t, int64_t> DeviceDrawMw(DeviceClassId device_class, uint32_t cap_w) const;
+
+  struct Rung {
+    uint32_t cap_w = 0;
+    int64_t work_mw = 0;  // Busy mean draw above idle under the cap.
+    double speed = 1;
+  };
+  std::vector<Rung> rungs_;                // By device class × rung.
+  std::vector<int64_t> class_idle_mw_;     // By device class.
   std::vector<int64_t> class_nominal_mw_;  // By device class: the TDP.
+  std::vector<const model::DevicePowerSpec*> class_spec_;
 };
 
 }  // namespace headroom::engine

@@ -183,6 +183,12 @@ std::vector<TaskAllocation> AllocateOnNode(const ClusterState& state, NodeId nod
       if (allocations[task].devices.size() == shape.devices) ++task;
     }
     HR_CHECK(task == tasks);
+    if (request.cap_rung != 0) {
+      for (TaskAllocation& capped : allocations) {
+        capped.power_cap_w = state.facility().CapW(
+            cluster.device(capped.devices.front()).device_class, request.cap_rung);
+      }
+    }
     return allocations;
   }
   // Shares: each task on the device with the least free share that still holds it (best fit),

@@ -40,6 +40,18 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
                                      "0 to 0.5, got {}",
                                      config.facility_margin)});
   }
+  if (!(config.power.min_start_speed > 0 && config.power.min_start_speed <= 1)) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         fmt::format("power.min_start_speed: expected a share of uncapped "
+                                     "throughput above 0 and at most 1, got {}",
+                                     config.power.min_start_speed)});
+  }
+  if (config.power.caps &&
+      std::find(config.filters.begin(), config.filters.end(), "facility") == config.filters.end()) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         "power.caps: expected the 'facility' filter among placement.filters (the "
+                         "caps keep to its projection of the building)"});
+  }
   if (VictimSelectors().Find(config.victim_selector) == nullptr) {
     return context(VictimSelectors().Unknown(config.victim_selector));
   }

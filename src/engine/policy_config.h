@@ -198,6 +198,19 @@ struct ElasticConfig {
   bool grow = false;
 };
 
+// Power caps as decisions (engine_power_caps.cc, decision.h CapJob). With `caps` on, the engine
+// keeps every power domain and cooling zone within its allowance (its limit less
+// placement.facility_margin) when a limit drops: it caps running work down the cap ladder
+// (FacilityLedger::kRungMilli), lowest priority first and a service's replicas last, and requeues
+// work only where the lowest caps are not enough; it lifts caps, highest priority first, as room
+// returns; and a job the budgets hold back starts now under the highest cap that fits, if that
+// cap leaves it at least `min_start_speed` of its uncapped throughput (rather than waiting for
+// room at full power). Requires the `facility` filter, whose projection the caps keep to.
+struct PowerCapConfig {
+  bool caps = false;
+  double min_start_speed = 0.8;  // 1: never starts capped.
+};
+
 // Recovery from faults (event.h JobInterrupted: a node or device failed under a running job).
 // The job always returns to the queue under its id and resumes from its last checkpoint.
 // `expedite`: it goes ahead of every job that was not interrupted, as Slurm 25.11's expedited
@@ -334,6 +347,7 @@ struct PolicyConfig {
   MigrationConfig migration;
   PreemptionConfig preemption;
   ElasticConfig elastic;
+  PowerCapConfig power;
   AutoscalingConfig autoscaling;
   RecoveryConfig recovery;
   ReadinessConfig readiness;

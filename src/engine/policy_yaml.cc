@@ -461,10 +461,26 @@ Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {
   return {};
 }
 
+Status ParsePower(const YamlField& field, PowerCapConfig& out) {
+  YAML_FIELD_TRY(map, field.Map({"caps", "min_start_speed"}));
+  POLICY_TRY(Optional(*map, "caps", [&](const YamlField& value) -> Status {
+    constexpr std::string_view kBooleans[] = {"true", "false"};
+    YAML_FIELD_TRY(on, OneOf(value, kBooleans));
+    out.caps = *on == "true";
+    return {};
+  }));
+  return Optional(*map, "min_start_speed", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(speed,
+                   value.Number(0, false, 1, "a share of uncapped throughput, above 0 to 1"));
+    out.min_start_speed = *speed;
+    return {};
+  });
+}
+
 Result<PolicyConfig> Parse(const YamlField& document) {
   YAML_FIELD_TRY(map, document.Map({"name", "description", "queue", "backfill", "placement",
                                     "victim_selector", "migration", "preemption", "elastic",
-                                    "autoscaling", "recovery", "readiness", "queues"}));
+                                    "autoscaling", "recovery", "readiness", "power", "queues"}));
   PolicyConfig config;
   YAML_FIELD_TRY(name_field, map->Require("name", "a policy name"));
   YAML_FIELD_TRY(name, name_field->Name());
@@ -497,6 +513,8 @@ Result<PolicyConfig> Parse(const YamlField& document) {
                       [&](const YamlField& v) { return ParseRecovery(v, config.recovery); }));
   POLICY_TRY(Optional(*map, "readiness",
                       [&](const YamlField& v) { return ParseReadiness(v, config.readiness); }));
+  POLICY_TRY(
+      Optional(*map, "power", [&](const YamlField& v) { return ParsePower(v, config.power); }));
   POLICY_TRY(Optional(*map, "queues", [&](const YamlField& value) -> Status {
     YAML_FIELD_TRY(queues, ParseQueuesField(value));
     config.queues = std::move(*queues);

@@ -55,6 +55,8 @@ struct PlacementRequest {
   const std::vector<uint8_t>* excluded_elements = nullptr;
   // Budget filters admit every node: would the gang fit were the building no limit? (Explain.)
   bool ignore_budgets = false;
+  // Its whole devices capped at this rung of the cap ladder (FacilityLedger::CapW); 0: not.
+  uint32_t cap_rung = 0;
 
   bool whole_devices() const { return shape->devices > 0 && !shape->fractional(); }
   // Device demand in milli-devices (0 for CPU-only).

@@ -160,6 +160,11 @@ Result<DesiredTask> ParseDesired(const json& item, const std::string& path) {
                                      fmt::format("seconds in 1..{}", kMaxCheckpointIntervalS)));
     task.checkpoint_interval_s = *interval;
   }
+  if (item.contains("power_cap_w") && !item["power_cap_w"].is_null()) {
+    YAML_FIELD_TRY(cap, Integer(item["power_cap_w"], field("power_cap_w"), 1, kMaxPowerCapW,
+                                fmt::format("watts in 1..{}", kMaxPowerCapW)));
+    task.power_cap_w = *cap;
+  }
   if (item.contains("tenant") && !item["tenant"].is_null()) {
     if (!item["tenant"].is_string()) {
       return tl::unexpected(Invalid(field("tenant"), "a tenant name", item["tenant"]));
@@ -382,6 +387,7 @@ json HeartbeatReplyJson(const std::vector<DesiredTask>& tasks) {
     entry["tenant"] = Optional(task.tenant);
     entry["stop_grace_s"] = task.stop_grace_s;
     if (task.checkpoint_interval_s > 0) entry["checkpoint_interval_s"] = task.checkpoint_interval_s;
+    if (task.power_cap_w > 0) entry["power_cap_w"] = task.power_cap_w;
   }
   return out;
 }

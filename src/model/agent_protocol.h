@@ -43,6 +43,7 @@ inline constexpr size_t kMaxReportedTasks = 1'000'000;  // Tasks in one heartbea
 inline constexpr size_t kMaxTenantLabelBytes = 256;     // A telemetry reading's tenant.
 inline constexpr int64_t kMaxStopGraceS = 86400;
 inline constexpr int64_t kMaxCheckpointIntervalS = 366 * 86400;
+inline constexpr int64_t kMaxPowerCapW = 100'000;  // Far above any accelerator's limit.
 
 // One device of a node as the agent registers it and headroomd stores it.
 struct RegisteredDevice {
@@ -90,6 +91,9 @@ struct DesiredTask {
   // How often the scheduler tells the task to checkpoint (HEADROOM_CHECKPOINT_INTERVAL_S);
   // 0: it does not (null or absent in JSON).
   int64_t checkpoint_interval_s = 0;
+  // The power limit the scheduler set for each of its devices, watts (decision.h CapJob); 0: the
+  // device's default (null or absent in JSON). The agent applies it (agent/power_limiter.h).
+  int64_t power_cap_w = 0;
   friend bool operator==(const DesiredTask&, const DesiredTask&) = default;
 };
 

@@ -466,22 +466,13 @@ class ReplyEvents : public ScalarEvents<ReplyEvents> {
 
  private:
   enum class Where { kStart, kTop, kTasks, kTask, kDevices, kCommand, kEnv, kEnd };
-  enum DesiredKey {
-    kJob,
-    kRank,
-    kAttempt,
-    kWorldSize,
-    kDevices,
-    kCommand,
-    kEnv,
-    kRendezvous,
-    kTenant,
-    kGrace,
-    kCheckpointInterval
-  };
+  // clang-format off
+  enum DesiredKey { kJob, kRank, kAttempt, kWorldSize, kDevices, kCommand, kEnv, kRendezvous,
+                    kTenant, kGrace, kCheckpointInterval, kPowerCap };
   static constexpr std::string_view kDesiredNames[] = {
-      "job",        "rank",   "attempt",      "world_size",           "devices", "command", "env",
-      "rendezvous", "tenant", "stop_grace_s", "checkpoint_interval_s"};
+      "job", "rank", "attempt", "world_size", "devices", "command", "env", "rendezvous",
+      "tenant", "stop_grace_s", "checkpoint_interval_s", "power_cap_w"};
+  // clang-format on
 
   static bool WithoutNul(const std::string& text) { return text.find('\0') == std::string::npos; }
 
@@ -551,6 +542,10 @@ class ReplyEvents : public ScalarEvents<ReplyEvents> {
       case kCheckpointInterval:
         if (!IntegerIn(value, 1, kMaxCheckpointIntervalS, number)) return false;
         task_.checkpoint_interval_s = number;
+        return true;
+      case kPowerCap:
+        if (!IntegerIn(value, 1, kMaxPowerCapW, number)) return false;
+        task_.power_cap_w = number;
         return true;
       default:  // The two lists must be lists.
         return false;

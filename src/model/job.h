@@ -90,6 +90,9 @@ struct Job {
   // of a group goes to the rack (deepest fabric domain) holding fewest of the group's tasks
   // among those with room (placement.h). Empty: none.
   std::string spread_group;
+  // A replica of a service answering requests (inference): its latency follows its clock, so
+  // the engine caps it last and never starts it capped (engine_power_caps.cc).
+  bool serving = false;
 
   bool elastic() const { return min_task_count != 0 && min_task_count < task_count; }
   // Whether it may run with `width` tasks: all of them, or a width of its elastic range.

@@ -21,7 +21,10 @@ constexpr TimeUs kThermalTickUs = 60 * kUsPerSecond;
 
 FacilityMeter::FacilityMeter(const model::Cluster& cluster, TimeUs start_us,
                              const std::vector<FacilityIncident>& incidents)
-    : cluster_(cluster), last_us_(start_us), nodes_(cluster.nodes().size()) {
+    : cluster_(cluster),
+      last_us_(start_us),
+      nodes_(cluster.nodes().size()),
+      device_speed_(cluster.devices().size(), 1.0) {
   const model::Facility& facility = cluster.facility();
   zone_of_node_.assign(cluster.nodes().size(), -1);
   for (const model::DeviceClass& device_class : cluster.device_classes()) {
@@ -102,21 +105,27 @@ void FacilityMeter::UpdateNode(const engine::ClusterState& state, uint32_t node)
   const size_t slot = static_cast<size_t>(zone < 0 ? zones_.size() : zone) * class_idle_w_.size();
   double mean_w = 0;
   double throttled_devices = 0;
-  double speed = 1;
   for (uint32_t i = 0; i < spec.device_count; ++i) {
     const DeviceId device(spec.first_device + i);
     const uint32_t device_class = cluster_.device(device).device_class.value();
-    // A busy device of its class at this inlet: training at the default cap, throttled by heat
-    // (one per zone and class, computed again only when the inlet moves).
-    ClassHeat& busy_at = heat_by_zone_class_[slot + device_class];
+    // A busy device of its class at this inlet under its cap: training, throttled by heat (one
+    // per zone, class and cap, computed again only when the inlet moves).
+    const uint32_t cap_w = state.power_cap_w(device);
+    ClassHeat& busy_at =
+        cap_w == 0 ? heat_by_zone_class_[slot + device_class]
+                   : capped_heat_[(uint64_t{slot + device_class} << 32) | uint64_t{cap_w}];
     if (busy_at.inlet_c != inlet_c) {
       const model::DevicePowerSpec& power =
           model::PowerSpecOf(cluster_.device_class(DeviceClassId(device_class)).model);
-      busy_at.heat = model::DeviceAt(power, model::TrainingProfile(), power.tdp_w, inlet_c);
+      busy_at.heat = model::DeviceAt(power, model::TrainingProfile(),
+                                     cap_w == 0 ? power.tdp_w : cap_w, inlet_c);
       busy_at.inlet_c = inlet_c;
     }
     const model::DeviceHeat* busy = &busy_at.heat;
-    speed = std::min(speed, busy->draw.speed);
+    if (device_speed_[device.value()] != busy->draw.speed) {
+      device_speed_[device.value()] = busy->draw.speed;
+      speeds_changed_ = true;
+    }
     const double busy_share =
         (1000 - std::min<uint32_t>(state.milli_in_place(device), 1000)) / 1000.0;
     const double idle_w = class_idle_w_[device_class];
@@ -125,8 +134,6 @@ void FacilityMeter::UpdateNode(const engine::ClusterState& state, uint32_t node)
       throttled_devices += busy_share;
     }
   }
-  if (speed != cached.speed) speeds_changed_ = true;
-  cached.speed = speed;
   throttled_devices_ += throttled_devices - cached.throttled_devices;
   cached.throttled_devices = throttled_devices;
   const double change_w = mean_w - cached.mean_w;

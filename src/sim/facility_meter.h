@@ -4,16 +4,18 @@
 // cooling zone's heat and supply temperature (model/thermal.h, exactly for a constant heat), and
 // each power domain's load against its limit.
 //
-// Running work is metered as training (compute and communication phases at the default cap),
-// throttled by the heat at its inlet (model/thermal.h): the simulator slows each job to its
-// slowest node's speed and looks again every minute while a zone is warm. Nothing the meter
-// computes reaches the engine yet.
+// Running work is metered as training (compute and communication phases) under its device's cap
+// (the engine's, ClusterState::power_cap_w; the default limit where none), throttled by the heat
+// at its inlet (model/thermal.h): the simulator slows each job to its slowest device's speed and
+// looks again every minute while a zone is warm. Nothing the meter computes reaches the engine
+// but the limits its incidents set.
 // Promises: energy in joules integrates each span's draw × its length; a domain's violation
 // opens when its mean load passes its limit and its kW·s over count only the excess.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/ids.h"
@@ -43,10 +45,10 @@ class FacilityMeter {
   void Advance(TimeUs now);
 
   double power_w() const { return power_w_; }
-  // The speed of work on `node` at its inlet now (1: unthrottled; 0: its devices shut down):
-  // a synchronous job runs at its slowest node's.
-  double NodeSpeed(NodeId node) const { return nodes_[node.value()].speed; }
-  // Whether any node's speed changed since the last call.
+  // The speed of work on `device` under its cap at its inlet now, a share of its uncapped
+  // unthrottled speed (0: shut down): a synchronous job runs at its slowest device's.
+  double DeviceSpeed(DeviceId device) const { return device_speed_[device.value()]; }
+  // Whether any device's speed changed since the last call.
   bool TakeSpeedsChanged();
   // While a zone is warmer than its setpoint or heating, its devices must be looked at again
   // within a minute (their throttling follows the supply); an incident's start or end too;
@@ -64,7 +66,6 @@ class FacilityMeter {
   struct NodeDraw {
     uint64_t version = UINT64_MAX;  // The node's ClusterState version when last read.
     double mean_w = 0;
-    double speed = 1;              // Of work on it: its slowest busy device's.
     double throttled_devices = 0;  // Busy device shares throttled by heat.
   };
   double NodeInletC(uint32_t node) const;
@@ -91,6 +92,9 @@ class FacilityMeter {
   std::vector<double> zone_observed_c_;  // Supply at the last look at the zone's nodes.
   // By zone (the last slot: nodes in none) × device class.
   std::vector<ClassHeat> heat_by_zone_class_;
+  // The same under a cap: by (zone × class) << 32 | cap in watts.
+  std::unordered_map<uint64_t, ClassHeat> capped_heat_;
+  std::vector<double> device_speed_;
   std::vector<double> domain_load_w_;
   std::vector<double> domain_limit_w_;
   std::vector<uint8_t> domain_over_;

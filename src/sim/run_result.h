@@ -84,6 +84,9 @@ struct PolicyMetrics {
   // Elastic jobs shrunk to make room or grown back into idle capacity (ElasticConfig); each
   // resize's restart pause × its devices is counted in preemption_lost_device_hours.
   uint64_t elastic_resizes = 0;
+  // Power caps set, lowered or lifted on running jobs (PowerCapConfig; starts under a cap are
+  // not counted).
+  uint64_t power_caps = 0;
   // Useful device-hours: the completed jobs' runtimes at full speed × their devices (work lost
   // to preemption and pauses is not in it). With services, counted up to the end of their
   // traces, the unfinished jobs' work kept by then included (the span the floor is shared).

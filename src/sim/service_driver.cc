@@ -25,6 +25,7 @@ model::Job ReplicaJob(const model::Service& service) {
   job.task_count = 1;
   job.task.devices = service.devices_per_replica;
   job.spread_group = "service/" + service.name;  // Its replicas spread across racks.
+  job.serving = true;
   auto selector = model::Selector::Parse(fmt::format("model == \"{}\"", service.device_model));
   HR_CHECK(selector.has_value());
   job.task.selector = std::move(*selector);

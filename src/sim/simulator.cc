@@ -102,9 +102,10 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   // the interval its start was told (recovery.direct_checkpoints, wall seconds at the pace it
   // started with), else its own, else the policy's default.
   std::vector<double> interval_of(jobs.size(), 0);
-  // Heat slows a job to its slowest node's speed (FacilityMeter::NodeSpeed; shut down: stalled).
+  // Heat and power caps slow a job to its slowest device's speed (FacilityMeter::DeviceSpeed;
+  // shut down: stalled).
   std::vector<double> thermal_of(jobs.size(), 1.0);
-  std::vector<std::vector<NodeId>> nodes_of(jobs.size());
+  std::vector<std::vector<DeviceId>> devices_of(jobs.size());
   const auto work_pace = [&](uint32_t job) {
     return stretch_of[job] * static_cast<double>(jobs[job].task_count) /
            static_cast<double>(std::max<uint32_t>(width_of[job], 1)) /
@@ -221,21 +222,26 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
   FacilityMeter facility(cluster, first_arrival, options.incidents);
   facility.Observe(engine.cluster_state());
   double completed_device_us = 0;  // Full-speed work of the jobs completed.
-  const auto slowest_node = [&](uint32_t job) {
+  const auto slowest_device = [&](uint32_t job) {
     double slowest = 1;
-    for (NodeId node : nodes_of[job]) slowest = std::min(slowest, facility.NodeSpeed(node));
+    for (DeviceId device : devices_of[job]) {
+      slowest = std::min(slowest, facility.DeviceSpeed(device));
+    }
     return slowest;
   };
+  // Its speed is read once the meter has seen its devices (follow_heat after Observe).
   const auto place_on = [&](uint32_t job, const std::vector<engine::TaskAllocation>& tasks) {
-    nodes_of[job].clear();
-    for (const engine::TaskAllocation& task : tasks) nodes_of[job].push_back(task.node);
-    thermal_of[job] = slowest_node(job);
+    devices_of[job].clear();
+    for (const engine::TaskAllocation& task : tasks) {
+      devices_of[job].insert(devices_of[job].end(), task.devices.begin(), task.devices.end());
+    }
+    thermal_of[job] = slowest_device(job);
   };
   // A running job whose nodes' speed changed goes on at the new pace from `now`.
   const auto follow_heat = [&](TimeUs now) {
     for (uint32_t job = 0; job < jobs.size(); ++job) {
       if (start_us[job] < 0 || outcomes[job].end_us >= 0 || requeued_us[job] >= 0) continue;
-      const double slowest = slowest_node(job);
+      const double slowest = slowest_device(job);
       if (slowest == thermal_of[job]) continue;
       if (now > work_start_us[job]) {
         const double done_us = static_cast<double>(now - work_start_us[job]) / pace(job);
@@ -376,6 +382,9 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
           preemption_lost_device_us += lost_device_us;
           queues.Preempted(job, lost_device_us);
         },
+        // A cap is on the engine's books, which the meter reads: the job goes on at its new
+        // speed once the meter has seen it (below).
+        [&](const engine::CapJob&) { ++metrics.power_caps; },
         [&](const engine::MigrateJob& move) {
           if (health) health->Moved(move.job);
           if (services && services->Owns(move.job)) {
@@ -455,6 +464,8 @@ PolicyRun Simulate(const model::Cluster& cluster, const model::Workload& workloa
         }});
     if (health) health->DiagnoseIdle(now, engine.cluster_state());
     facility.Observe(engine.cluster_state());
+    // Starts, moves and caps change the speed of the devices they touch.
+    if (facility.TakeSpeedsChanged()) follow_heat(now);
     if (options.paranoid) {
       const std::string problem = engine.CheckInvariants();
       HR_CHECK(problem.empty());

@@ -51,6 +51,10 @@ class ScriptedBackend : public Backend {
     std::lock_guard lock(mu_);
     preemptions_.push_back(job);
   }
+  void OnCap(const JobRecord& job, const engine::CapJob&, TimeUs, const model::Cluster&) override {
+    std::lock_guard lock(mu_);
+    caps_.push_back(job);
+  }
   void OnStop(uint64_t job) override {
     std::lock_guard lock(mu_);
     stops_.push_back(job);
@@ -85,6 +89,10 @@ class ScriptedBackend : public Backend {
     std::lock_guard lock(mu_);
     return preemptions_;
   }
+  std::vector<JobRecord> caps() const {
+    std::lock_guard lock(mu_);
+    return caps_;
+  }
 
   // Runs on the loop's thread inside OnStart; set before the loop starts anything.
   std::function<void(const JobRecord&)> on_start;
@@ -96,6 +104,7 @@ class ScriptedBackend : public Backend {
   std::vector<uint64_t> stops_;
   std::vector<JobRecord> migrations_;
   std::vector<JobRecord> preemptions_;
+  std::vector<JobRecord> caps_;
   BackendReport queued_;
 };
 
@@ -108,7 +117,7 @@ class LiveLoopTest : public ::testing::Test {
     ASSERT_TRUE(store.has_value()) << store.error().message;
     store_ = std::move(*store);
     journal_ = std::make_unique<Journal>(*store_);
-    auto cluster = model::LoadClusterYaml(testing::TinyClusterFile());
+    auto cluster = model::LoadClusterYaml(ClusterFile());
     ASSERT_TRUE(cluster.has_value()) << cluster.error().message;
     // As the daemon recovers a fixed building: every node known, up and ready.
     for (const model::Node& node : cluster->nodes()) {
@@ -118,6 +127,9 @@ class LiveLoopTest : public ::testing::Test {
         std::make_unique<ScriptedBackend>(std::make_shared<model::Cluster>(std::move(*cluster)));
     StartLoop({});
   }
+
+  // The building the backend runs (written under dir_ where a test needs its own).
+  virtual std::string ClusterFile() { return testing::TinyClusterFile(); }
 
   // A new loop on the same state, journal and backend (the fixture's first one stopped).
   // `extra_policy`: YAML appended to the headroom preset's.

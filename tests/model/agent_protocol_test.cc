@@ -51,7 +51,8 @@ TEST(AgentProtocol, ParsesDesiredTasksWithDefaults) {
       {"job": 42, "rank": 1, "attempt": 3, "world_size": 4, "devices": [0, 1],
        "command": ["python", "t.py"],
        "env": {"MASTER_PORT": "29500"}, "rendezvous": "10.0.0.11:29500", "stop_grace_s": 5,
-       "tenant": "team-a", "checkpoint_interval_s": 370, "future_field": true},
+       "tenant": "team-a", "checkpoint_interval_s": 370, "power_cap_w": 490,
+       "future_field": true},
       {"job": 7, "rank": 0, "world_size": 1, "devices": [], "command": ["sleep", "1"]}]})");
   ASSERT_TRUE(tasks.has_value()) << tasks.error().message;
   ASSERT_EQ(tasks->size(), 2u);
@@ -65,8 +66,10 @@ TEST(AgentProtocol, ParsesDesiredTasksWithDefaults) {
   EXPECT_EQ(first.stop_grace_s, 5);
   EXPECT_EQ(first.tenant, "team-a");
   EXPECT_EQ(first.checkpoint_interval_s, 370);
+  EXPECT_EQ(first.power_cap_w, 490);
   const DesiredTask& second = (*tasks)[1];
   EXPECT_EQ(second.checkpoint_interval_s, 0);
+  EXPECT_EQ(second.power_cap_w, 0);
   EXPECT_EQ(second.key.attempt, 1);
   EXPECT_EQ(second.stop_grace_s, kDefaultStopGraceS);
   EXPECT_TRUE(second.env.empty());
@@ -101,6 +104,9 @@ TEST(AgentProtocol, RejectsBadDesiredTasksNamingTheField) {
   EXPECT_EQ(message(R"({"tasks": [{"job": 1, "rank": 0, "world_size": 1, "devices": [],
                        "command": ["x"], "checkpoint_interval_s": 0}]})"),
             "tasks[0].checkpoint_interval_s: expected seconds in 1..31622400, got \"0\"");
+  EXPECT_EQ(message(R"({"tasks": [{"job": 1, "rank": 0, "world_size": 1, "devices": [],
+                       "command": ["x"], "power_cap_w": 0}]})"),
+            "tasks[0].power_cap_w: expected watts in 1..100000, got \"0\"");
   EXPECT_EQ(message(R"({"tasks": [{"rank": 0}]})"), "tasks[0].job: expected a job id, got nothing");
   EXPECT_EQ(message(R"({"jobs": []})"), "tasks: expected a list of tasks, got null");
   EXPECT_EQ(message("<html>"), "heartbeat reply: expected a JSON object, got \"<html>\"");

@@ -161,7 +161,8 @@ std::vector<DesiredTask> SampleReply() {
                       .rendezvous = "n0:29501",
                       .stop_grace_s = 0,
                       .tenant = "team-a",
-                      .checkpoint_interval_s = 600},
+                      .checkpoint_interval_s = 600,
+                      .power_cap_w = 560},
           DesiredTask{.key = {18, 0, 1}, .command = {"sleep"}}};
 }
 
@@ -176,7 +177,7 @@ TEST(HeartbeatReplyReader, ReadsWhatTheDaemonSendsAsTheSlowWayDoes) {
   const auto sparse = ReadPlainHeartbeatReply(
       R"({"tasks": [{"command": ["a"], "devices": [], "rank": 0, "world_size": 1, "job": 2,
                      "env": null, "tenant": null, "rendezvous": null, "stop_grace_s": null,
-                     "checkpoint_interval_s": null}]})");
+                     "checkpoint_interval_s": null, "power_cap_w": null}]})");
   ASSERT_TRUE(sparse.has_value());
   EXPECT_EQ(*sparse, (std::vector<DesiredTask>{{.key = {2, 0}, .command = {"a"}}}));
   auto read = ReadHeartbeatReply(body);
@@ -198,6 +199,8 @@ TEST(HeartbeatReplyReader, LeavesEverythingElseToTheSlowWay) {
            "{\"tasks\": [{" + task + R"(, "rank": 0, "stop_grace_s": 86401}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "checkpoint_interval_s": 0}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "checkpoint_interval_s": "1"}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "power_cap_w": 0}]})",
+           "{\"tasks\": [{" + task + R"(, "rank": 0, "power_cap_w": 100001}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A=B": "x"}}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A": "x", "A": "y"}}]})",
            "{\"tasks\": [{" + task + R"(, "rank": 0, "env": {"A": 1}}]})",

@@ -47,7 +47,7 @@ class BudgetFilter final : public NodeFilter {
     const DeviceClassId device_class = TaskDeviceClass(state, node, request);
     // Work without devices draws nothing the ledger counts.
     if (shape.devices == 0 || !device_class.valid()) return true;
-    const int64_t task_mw = TaskDrawMw(ledger, device_class, shape);
+    const int64_t task_mw = TaskDrawMw(ledger, device_class, request);
     return std::ranges::none_of(ledger.ElementsOver(node), [&](uint32_t element) {
       const bool excluded =
           request.excluded_elements != nullptr && (*request.excluded_elements)[element] != 0;
@@ -64,7 +64,7 @@ class BudgetFilter final : public NodeFilter {
     // The least a task may draw, over the classes the selector accepts.
     int64_t task_mw = INT64_MAX;
     for (DeviceClassId device_class : request.classes->classes) {
-      task_mw = std::min(task_mw, TaskDrawMw(ledger, device_class, *request.shape));
+      task_mw = std::min(task_mw, TaskDrawMw(ledger, device_class, request));
     }
     const int64_t gang_mw = task_mw * request.task_count;
     return std::ranges::none_of(elements, [&](uint32_t element) {
@@ -88,10 +88,12 @@ class BudgetFilter final : public NodeFilter {
 
  private:
   int64_t TaskDrawMw(const FacilityLedger& ledger, DeviceClassId device_class,
-                     const model::TaskShape& shape) const {
+                     const PlacementRequest& request) const {
+    const model::TaskShape& shape = *request.shape;
+    const uint32_t rung = request.whole_devices() ? request.cap_rung : 0;
     return projection_ == Projection::kLoad
-               ? ledger.WorkDrawMw(device_class, shape.devices, shape.milli_per_device)
-               : ledger.NominalDrawMw(device_class, shape.devices, shape.milli_per_device);
+               ? ledger.WorkDrawMw(device_class, shape.devices, shape.milli_per_device, rung)
+               : ledger.NominalDrawMw(device_class, shape.devices, shape.milli_per_device, rung);
   }
   bool Counts(const FacilityLedger& ledger, uint32_t element) const {
     return projection_ == Projection::kLoad || ledger.kind(element) == FacilityLedger::Kind::kPower;

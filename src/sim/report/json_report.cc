@@ -106,6 +106,7 @@ Json MetricsJson(const PolicyMetrics& m) {
   out["preemptions"] = m.preemptions;
   out["preemption_lost_device_hours"] = Number(m.preemption_lost_device_hours);
   out["elastic_resizes"] = m.elastic_resizes;
+  out["power_caps"] = m.power_caps;
   out["goodput_device_hours"] = Number(m.goodput_device_hours);
   return out;
 }

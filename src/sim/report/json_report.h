@@ -17,7 +17,7 @@
 //                              "multi_node_within_one_block",
 //                              "multi_node_within_one_block_by_level": [by level, root first],
 //                              "migrations", "migration_cost_device_hours", "preemptions",
-//                              "preemption_lost_device_hours", "elastic_resizes",
+//                              "preemption_lost_device_hours", "elastic_resizes", "power_caps",
 //                              "goodput_device_hours"},
 //                  "facility": {"throttled_device_h", "energy_kwh", "cooling_energy_kwh",
 //                               "useful_device_h_per_kwh", "peak_power_kw", "power_violations",

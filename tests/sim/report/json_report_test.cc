@@ -118,6 +118,7 @@ TEST(JsonReportTest, KeysComeInContractOrder) {
                                       "preemptions",
                                       "preemption_lost_device_hours",
                                       "elastic_resizes",
+                                      "power_caps",
                                       "goodput_device_hours"}));
   EXPECT_EQ(Keys(policy["metrics"]["wait_s"]),
             (std::vector<std::string>{"mean", "p50", "p95", "p99", "max"}));
