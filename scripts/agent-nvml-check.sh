@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds only headroom-agent and prints what NVML discovers on this machine: the inventory the
-# agent would register (devices, memory, NVLink clique ids) and one telemetry sample, as JSON.
+# agent would register (devices, memory, NVLink clique ids), one telemetry sample, and each
+# device's power limits (now, default, and the range a cap may set), as JSON.
 # Meant for a real GPU node. Exit 0 with JSON on stdout, or 2 with one line saying why NVML
 # could not be used. Usage: scripts/agent-nvml-check.sh [BUILD_DIR] (default build-nvml-check).
 set -euo pipefail

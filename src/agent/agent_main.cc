@@ -82,6 +82,22 @@ int PrintInventory(const Flags& flags, DiscoveredNode& node) {
   } else {
     telemetry_error = sample.error().message;
   }
+  // The limits a power cap moves between (power_limiter.h), read through NVML: null without it,
+  // or the reason NVML gave.
+  nlohmann::json power_limits = nullptr;
+  if (node.nvml != nullptr) {
+    power_limits = nlohmann::json::array();
+    for (const InventoryDevice& device : node.inventory.devices) {
+      auto limits = node.nvml->Limits(device.index);
+      power_limits.push_back(
+          limits ? nlohmann::json{{"index", device.index},
+                                  {"now_w", limits->now_w},
+                                  {"default_w", limits->default_w},
+                                  {"min_w", limits->min_w},
+                                  {"max_w", limits->max_w}}
+                 : nlohmann::json{{"index", device.index}, {"error", limits.error().message}});
+    }
+  }
   const nlohmann::json out = {{"node", flags.node},
                               {"device_source", node.device_source},
                               {"cpu_milli", node.inventory.cpu_milli},
@@ -90,6 +106,7 @@ int PrintInventory(const Flags& flags, DiscoveredNode& node) {
                               {"telemetry_source", std::string(node.telemetry->name())},
                               {"telemetry", std::move(telemetry)},
                               {"telemetry_error", std::move(telemetry_error)},
+                              {"power_limits", std::move(power_limits)},
                               {"notes", node.notes}};
   std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return 0;

@@ -84,6 +84,7 @@ placement:
     - {name: most_allocated, weight: 2}
     - {name: first_fit}
 victim_selector: lowest_priority
+power: {caps: true, min_start_speed: 0.75}
 migration:
   enabled: true
   checkpoint_s: 5
@@ -141,6 +142,8 @@ queues:
   EXPECT_EQ(policy->domains_tried_per_level, UINT32_MAX);
   EXPECT_EQ(policy->filters, (std::vector<std::string>{"device_selector", "facility"}));
   EXPECT_EQ(policy->facility_margin, 0.1);
+  EXPECT_TRUE(policy->power.caps);
+  EXPECT_EQ(policy->power.min_start_speed, 0.75);
   EXPECT_EQ(policy->share.scorer, "fgd");
   EXPECT_TRUE(policy->share.every_single_task);
   EXPECT_EQ(policy->share.typical_coverage, 0.9);
@@ -358,6 +361,12 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
        "all"},
       {"name: x\nplacement:\n  facility_margin: 0.9\n",
        "p.yaml:3: field 'placement.facility_margin': expected a share of each limit, 0 to 0.5"},
+      {"name: x\npower: {caps: yes}\n",
+       "p.yaml:2: field 'power.caps': expected one of true, false"},
+      {"name: x\npower: {min_start_speed: 0}\n",
+       "p.yaml:2: field 'power.min_start_speed': expected a share of uncapped throughput"},
+      {"name: x\npower: {caps: true}\n",
+       "power.caps: expected the 'facility' filter among placement.filters"},
       {std::string(100000, '[') + "\n", "p.yaml:"},
   };
   for (const Case& c : cases) {
