@@ -32,6 +32,15 @@ bool Over(const FacilityLedger& ledger, uint32_t element) {
   return ledger.load_mw(element) > ledger.allowance_mw(element);
 }
 
+// Whether any of the tasks' devices draw on `element`.
+bool DrawsOn(const FacilityLedger& ledger, const std::vector<TaskAllocation>& tasks,
+             uint32_t element) {
+  return std::any_of(tasks.begin(), tasks.end(), [&](const TaskAllocation& task) {
+    const std::span<const uint32_t> over = ledger.ElementsOver(task.node);
+    return !task.devices.empty() && std::find(over.begin(), over.end(), element) != over.end();
+  });
+}
+
 }  // namespace
 
 uint32_t Engine::RungOfTasks(const std::vector<TaskAllocation>& tasks) const {
@@ -88,12 +97,7 @@ void Engine::KeepWithinLimits(TimeUs now, Decisions& decisions) {
     if (!Over(ledger, element)) continue;
     std::vector<JobId> under;
     for (const auto& [end_us, id] : running_by_end_) {
-      const JobRecord& r = jobs_[id];
-      const bool draws_on = std::any_of(r.tasks.begin(), r.tasks.end(), [&](const auto& task) {
-        const std::span<const uint32_t> over = ledger.ElementsOver(task.node);
-        return !task.devices.empty() && std::find(over.begin(), over.end(), element) != over.end();
-      });
-      if (draws_on) under.push_back(JobId(id));
+      if (DrawsOn(ledger, jobs_[id].tasks, element)) under.push_back(JobId(id));
     }
     // Replicas last, then by priority, the newest first among equals.
     const auto rank = [&](JobId id) {
@@ -210,11 +214,7 @@ bool Engine::StartCapped(JobId id, TimeUs now, Decisions& decisions) {
     for (const auto& [end_us, running] : running_by_end_) {
       const JobRecord& v = jobs_[running];
       if (v.job.serving || !Cappable(v.job) || v.job.priority > r.job.priority) continue;
-      const bool draws_on = std::any_of(v.tasks.begin(), v.tasks.end(), [&](const auto& task) {
-        const std::span<const uint32_t> over = ledger.ElementsOver(task.node);
-        return std::find(over.begin(), over.end(), element) != over.end();
-      });
-      if (draws_on) under.push_back(JobId(running));
+      if (DrawsOn(ledger, v.tasks, element)) under.push_back(JobId(running));
     }
   }
   const ClusterState::Mark mark = state_.mark();
