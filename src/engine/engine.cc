@@ -219,7 +219,9 @@ PlacementRequest Engine::RequestOf(const JobRecord& r) const {
                            &masks_[r.mask],   r.required_level,
                            r.preferred_level, r.spread_group != 0 ? &spread_ : nullptr,
                            r.spread_group};
-  request.cap_rung = r.cap_rung;
+  // A job not capped by the engine starts under the policy's static cap, if it has one.
+  request.cap_rung =
+      r.cap_rung != 0 ? r.cap_rung : FacilityLedger::RungAtShare(policy_.power.static_cap);
   return request;
 }
 

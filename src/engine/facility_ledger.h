@@ -76,6 +76,14 @@ class FacilityLedger {
   // the TDP, raised to the lowest cap the device accepts.
   static constexpr std::array<uint16_t, 7> kRungMilli = {1000, 900, 800, 700, 600, 500, 400};
   static constexpr uint32_t kRungs = kRungMilli.size();
+  // The rung capping at `share` of the TDP; 0 where no rung below the top does.
+  static constexpr uint32_t RungAtShare(double share) {
+    for (uint32_t rung = 1; rung < kRungs; ++rung) {
+      const double milli = share * 1000;
+      if (milli > kRungMilli[rung] - 0.5 && milli < kRungMilli[rung] + 0.5) return rung;
+    }
+    return 0;
+  }
   // The cap of `rung` on a device of `device_class`, watts (0 at rung 0).
   uint32_t CapW(DeviceClassId device_class, uint32_t rung) const {
     return rungs_[device_class.value() * kRungs + rung].cap_w;

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/attained_service.h"
+#include "engine/facility_ledger.h"
 #include "engine/filter.h"
 #include "engine/queue_order.h"
 #include "engine/scorer.h"
@@ -45,6 +46,13 @@ Result<PolicyConfig> ValidatePolicy(PolicyConfig config) {
                          fmt::format("power.min_start_speed: expected a share of uncapped "
                                      "throughput above 0 and at most 1, got {}",
                                      config.power.min_start_speed)});
+  }
+  if (config.power.static_cap != 0 &&
+      (config.power.caps || FacilityLedger::RungAtShare(config.power.static_cap) == 0)) {
+    return context(Error{ErrorCode::kInvalidArgument,
+                         fmt::format("power.static_cap: expected one of 0.9, 0.8, 0.7, 0.6, 0.5 or "
+                                     "0.4 of the TDP, without power.caps, got {}",
+                                     config.power.static_cap)});
   }
   if (config.power.caps &&
       std::find(config.filters.begin(), config.filters.end(), "facility") == config.filters.end()) {

@@ -206,9 +206,13 @@ struct ElasticConfig {
 // returns; and a job the budgets hold back starts now under the highest cap that fits, if that
 // cap leaves it at least `min_start_speed` of its uncapped throughput (rather than waiting for
 // room at full power). Requires the `facility` filter, whose projection the caps keep to.
+// `static_cap` (issue 15's `static-cap` baseline) is the other way to fit a building's power: one
+// cap, a rung of the ladder as a share of the TDP, on every whole device every job starts on, as
+// an operator sets `nvidia-smi -pl` fleet-wide; 0: none. Not with `caps`.
 struct PowerCapConfig {
   bool caps = false;
   double min_start_speed = 0.8;  // 1: never starts capped.
+  double static_cap = 0;
 };
 
 // Recovery from faults (event.h JobInterrupted: a node or device failed under a running job).

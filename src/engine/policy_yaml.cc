@@ -462,7 +462,12 @@ Status ParseAutoscaling(const YamlField& field, AutoscalingConfig& out) {
 }
 
 Status ParsePower(const YamlField& field, PowerCapConfig& out) {
-  YAML_FIELD_TRY(map, field.Map({"caps", "min_start_speed"}));
+  YAML_FIELD_TRY(map, field.Map({"caps", "min_start_speed", "static_cap"}));
+  POLICY_TRY(Optional(*map, "static_cap", [&](const YamlField& value) -> Status {
+    YAML_FIELD_TRY(share, value.Number(0, false, 1, "a share of the TDP"));
+    out.static_cap = *share;
+    return {};
+  }));
   POLICY_TRY(Optional(*map, "caps", [&](const YamlField& value) -> Status {
     constexpr std::string_view kBooleans[] = {"true", "false"};
     YAML_FIELD_TRY(on, OneOf(value, kBooleans));

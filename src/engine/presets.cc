@@ -30,7 +30,7 @@ std::vector<std::string_view> PresetNames() { return {"fifo", "slurm-like", "spr
 std::vector<std::string_view> ShippedPolicyNames() {
   std::vector<std::string_view> names = PresetNames();
   names.insert(names.end(), {"k8s-preemption", "kueue-like", "tiresias", "static-partition",
-                             "no-health", "slurm-expedite", "slurm-hres"});
+                             "no-health", "slurm-expedite", "slurm-hres", "static-cap"});
   return names;
 }
 

@@ -365,6 +365,8 @@ TEST(PolicyYamlTest, ABrokenFileIsOneErrorNamingFileLineAndField) {
        "p.yaml:2: field 'power.caps': expected one of true, false"},
       {"name: x\npower: {min_start_speed: 0}\n",
        "p.yaml:2: field 'power.min_start_speed': expected a share of uncapped throughput"},
+      {"name: x\npower: {static_cap: 0.65}\n",
+       "power.static_cap: expected one of 0.9, 0.8, 0.7, 0.6, 0.5 or 0.4 of the TDP"},
       {"name: x\npower: {caps: true}\n",
        "power.caps: expected the 'facility' filter among placement.filters"},
       {std::string(100000, '[') + "\n", "p.yaml:"},

@@ -118,6 +118,21 @@ TEST(PowerCapsTest, WithoutCapsTheSameJobWaits) {
   EXPECT_TRUE(h.NodesOf(second).empty());
 }
 
+TEST(PowerCapsTest, TheStaticCapBaselineCapsEveryStartAndNeverLifts) {
+  const model::Cluster cluster = OneRack(100);
+  testing::Harness h(cluster, "static-cap");
+  const JobId first = h.Submit(JobOf(1, 8));
+  model::Job share = JobOf(1, 1);
+  share.task.milli_per_device = 500;
+  const JobId shared = h.Submit(share);
+  h.Step(0);
+  EXPECT_EQ(CapOf(h.engine(), first), 420u);  // 60% of an H100's 700 W.
+  EXPECT_EQ(CapOf(h.engine(), shared), 0u);   // A shared device is not capped.
+  h.Finish(first);
+  const Decisions decisions = h.Step(1);
+  EXPECT_TRUE(decisions.caps.empty());
+}
+
 TEST(PowerCapsTest, ALoweredLimitCapsTheLowestPriorityFirstThenRequeues) {
   const model::Cluster cluster = OneRack(100);
   testing::Harness h(cluster, WithCaps("fifo"));
