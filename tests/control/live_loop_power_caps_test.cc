@@ -9,27 +9,20 @@
 
 #include "control/engine_replay.h"
 #include "live_loop_fixture.h"
-#include "model/device_power.h"
+#include "testing/h100_draw.h"
 
 namespace headroom::control {
 namespace {
 
-double IdleKw() {
-  const model::DevicePowerSpec& h100 = model::PowerSpecOf("H100");
-  return model::DrawUnder(h100, model::IdleProfile(), h100.tdp_w).mean_w / 1e3;
-}
-double WorkKw(double share) {
-  const model::DevicePowerSpec& h100 = model::PowerSpecOf("H100");
-  return model::DrawUnder(h100, model::TrainingProfile(), h100.tdp_w * share).mean_w / 1e3 -
-         IdleKw();
-}
+using headroom::testing::H100IdleKw;
+using headroom::testing::H100WorkKw;
 
 class LiveLoopPowerCapsTest : public live_loop_testing::LiveLoopTest {
  protected:
   // One rack of two 4-H100 nodes, its cooling (and the margin the preset keeps) as above.
   std::string ClusterFile() override {
     const std::string path = dir_ + "/capped-rack.yaml";
-    const double cooling_kw = (8 * IdleKw() + 8 * WorkKw(0.8)) / 0.95 + 0.05;
+    const double cooling_kw = (8 * H100IdleKw() + 8 * H100WorkKw(0.8)) / 0.95 + 0.05;
     std::ofstream(path) << fmt::format(R"(levels: [cluster, rack]
 device_classes:
   H100: {{model: H100, memory_gib: 80}}

@@ -15,22 +15,15 @@
 #include "model/cluster_yaml.h"
 #include "model/device_power.h"
 #include "testing/cluster_fixtures.h"
+#include "testing/h100_draw.h"
 #include "tests/engine/scenario.h"
 
 namespace headroom::engine {
 namespace {
 
+using headroom::testing::H100IdleKw;
+using headroom::testing::H100WorkKw;
 using headroom::testing::JobOf;
-
-// An H100's draw as the ledger projects it (model/device_power.h), in kW.
-double IdleKw() {
-  const model::DevicePowerSpec& spec = model::PowerSpecOf("H100");
-  return model::DrawUnder(spec, model::IdleProfile(), spec.tdp_w).mean_w / 1e3;
-}
-double WorkKw() {
-  const model::DevicePowerSpec& spec = model::PowerSpecOf("H100");
-  return model::DrawUnder(spec, model::TrainingProfile(), spec.tdp_w).mean_w / 1e3 - IdleKw();
-}
 
 // Two racks of two 8-H100 nodes; r0's cooling and a feed over r1 as given (kW).
 model::Cluster TwoRacks(double r0_cooling_kw, double r1_feed_kw) {
@@ -60,7 +53,7 @@ PolicyConfig WithFilter(std::string_view preset, std::string filter, double marg
 }
 
 // Room for one 8-device task on top of the rack's idle draw, not for two.
-double OneTaskKw() { return 16 * IdleKw() + 8 * WorkKw() + 0.5; }
+double OneTaskKw() { return 16 * H100IdleKw() + 8 * H100WorkKw() + 0.5; }
 
 TEST(FacilityPlacementTest, AGangGoesWhereTheCoolingCarriesIt) {
   const model::Cluster cluster = TwoRacks(OneTaskKw(), 1000);
@@ -86,7 +79,7 @@ TEST(FacilityPlacementTest, AGangGoesWhereTheCoolingCarriesIt) {
   const PendingStatus status = seeing.engine().Explain(over);
   ASSERT_FALSE(status.reasons.empty());
   EXPECT_EQ(status.reasons.front(), PendingCode::kFacility);
-  const double over_kw = 8 * WorkKw() - 0.5;
+  const double over_kw = 8 * H100WorkKw() - 0.5;
   EXPECT_NE(status.message.find(fmt::format("cooling zone 'r0' {:.1f} kW past", over_kw)),
             std::string::npos)
       << status.message;
@@ -127,7 +120,7 @@ TEST(FacilityPlacementTest, ALimitTheBuildingLowersOrRaisesMovesWhatFits) {
 
 TEST(FacilityPlacementTest, PowerBudgetCountsNominalPowerNotTheProjectedDraw) {
   // A feed over r1 that carries two tasks' projected draw but not two tasks at 700 W a device.
-  const double feed_kw = 16 * IdleKw() + 16 * WorkKw() + 0.2;
+  const double feed_kw = 16 * H100IdleKw() + 16 * H100WorkKw() + 0.2;
   ASSERT_LT(feed_kw, 16 * 0.7);
   const model::Cluster cluster = TwoRacks(1000, feed_kw);
   // Only r1 may take work: r0's nodes are drained.
@@ -166,9 +159,9 @@ RC_GTEST_PROP(FacilityPlacementProperty, NoStepTakesAnElementPastItsAllowance, (
     h.Step(step);
     for (uint32_t element = 0; element < ledger.size(); ++element) {
       // Idle devices alone may be over a tiny limit; work is never added past it.
-      RC_ASSERT(
-          ledger.load_mw(element) <=
-          std::max(ledger.allowance_mw(element), static_cast<int64_t>(16 * IdleKw() * 1e6) + 16));
+      RC_ASSERT(ledger.load_mw(element) <=
+                std::max(ledger.allowance_mw(element),
+                         static_cast<int64_t>(16 * H100IdleKw() * 1e6) + 16));
     }
   }
 }

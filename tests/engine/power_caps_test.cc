@@ -15,22 +15,17 @@
 #include "model/cluster_yaml.h"
 #include "model/device_power.h"
 #include "testing/cluster_fixtures.h"
+#include "testing/h100_draw.h"
 #include "tests/engine/scenario.h"
 
 namespace headroom::engine {
 namespace {
 
+using headroom::testing::H100IdleKw;
+using headroom::testing::H100WorkKw;
 using headroom::testing::JobOf;
 
 const model::DevicePowerSpec& H100() { return model::PowerSpecOf("H100"); }
-double IdleKw() {
-  return model::DrawUnder(H100(), model::IdleProfile(), H100().tdp_w).mean_w / 1e3;
-}
-// An H100's training draw above idle under a cap of `share` of its TDP, kW.
-double WorkKw(double share) {
-  return model::DrawUnder(H100(), model::TrainingProfile(), H100().tdp_w * share).mean_w / 1e3 -
-         IdleKw();
-}
 
 // One rack of `nodes` 8-H100 nodes cooled by `cooling_kw`.
 model::Cluster OneRack(double cooling_kw, int nodes = 2) {
@@ -67,8 +62,8 @@ uint32_t CapOf(const Engine& engine, JobId job) {
 TEST(PowerCapsTest, AJobTheBudgetHoldsBackStartsCappedWithTheWorkBesideItAtTheSameRung) {
   // Three nodes; room for two 8-device tasks at 80% of the TDP, not for one at full power
   // beside another.
-  const double cooling_kw = 24 * IdleKw() + 16 * WorkKw(0.8) + 0.1;
-  ASSERT_LT(cooling_kw, 24 * IdleKw() + 8 * WorkKw(1) + 8 * WorkKw(0.9));
+  const double cooling_kw = 24 * H100IdleKw() + 16 * H100WorkKw(0.8) + 0.1;
+  ASSERT_LT(cooling_kw, 24 * H100IdleKw() + 8 * H100WorkKw(1) + 8 * H100WorkKw(0.9));
   const model::Cluster cluster = OneRack(cooling_kw, 3);
   testing::Harness h(cluster, WithCaps("fifo"));
   const JobId first = h.Submit(JobOf(1, 8));
@@ -106,7 +101,7 @@ TEST(PowerCapsTest, AJobTheBudgetHoldsBackStartsCappedWithTheWorkBesideItAtTheSa
 }
 
 TEST(PowerCapsTest, WithoutCapsTheSameJobWaits) {
-  const model::Cluster cluster = OneRack(16 * IdleKw() + 16 * WorkKw(0.8) + 0.1);
+  const model::Cluster cluster = OneRack(16 * H100IdleKw() + 16 * H100WorkKw(0.8) + 0.1);
   PolicyConfig policy = WithCaps("fifo");
   policy.power.caps = false;
   testing::Harness h(cluster, policy);
@@ -147,7 +142,7 @@ TEST(PowerCapsTest, ALoweredLimitCapsTheLowestPriorityFirstThenRequeues) {
   ASSERT_EQ(h.NodesOf(high_id).size(), 1u);
 
   // The cooling derated to what both carry with the low-priority job at 60% of its TDP.
-  const double derated_kw = 16 * IdleKw() + 8 * WorkKw(1) + 8 * WorkKw(0.6) + 0.05;
+  const double derated_kw = 16 * H100IdleKw() + 8 * H100WorkKw(1) + 8 * H100WorkKw(0.6) + 0.05;
   h.Push(FacilityLimit{FacilityLedger::Kind::kCooling, 0, std::llround(derated_kw * 1e3)});
   const Decisions capped = h.Step(1);
   ASSERT_EQ(capped.caps.size(), 1u);
@@ -161,8 +156,8 @@ TEST(PowerCapsTest, ALoweredLimitCapsTheLowestPriorityFirstThenRequeues) {
   // Derated to less than both carry at the lowest cap: the low-priority job is requeued, and the
   // other, capped to the lowest rung meanwhile, is lifted to what the rack then carries (the
   // requeued job, of lower priority, does not hold its room).
-  const double failed_kw = 16 * IdleKw() + 8 * WorkKw(0.6) + 0.05;
-  ASSERT_LT(failed_kw, 16 * IdleKw() + 16 * WorkKw(0.4));
+  const double failed_kw = 16 * H100IdleKw() + 8 * H100WorkKw(0.6) + 0.05;
+  ASSERT_LT(failed_kw, 16 * H100IdleKw() + 16 * H100WorkKw(0.4));
   h.Push(FacilityLimit{FacilityLedger::Kind::kCooling, 0, std::llround(failed_kw * 1e3)});
   const Decisions requeued = h.Step(2);
   ASSERT_EQ(requeued.preemptions.size(), 1u);
@@ -182,7 +177,7 @@ TEST(PowerCapsTest, AServicesReplicasAreCappedLastAndNeverStartCapped) {
   const JobId replica_id = h.Submit(replica);
   const JobId training = h.Submit(JobOf(1, 8));
   h.Step(0);
-  const double derated_kw = 16 * IdleKw() + 8 * WorkKw(1) + 8 * WorkKw(0.5) + 0.05;
+  const double derated_kw = 16 * H100IdleKw() + 8 * H100WorkKw(1) + 8 * H100WorkKw(0.5) + 0.05;
   h.Push(FacilityLimit{FacilityLedger::Kind::kCooling, 0, std::llround(derated_kw * 1e3)});
   const Decisions capped = h.Step(1);
   ASSERT_EQ(capped.caps.size(), 1u);
@@ -190,7 +185,8 @@ TEST(PowerCapsTest, AServicesReplicasAreCappedLastAndNeverStartCapped) {
   EXPECT_EQ(CapOf(h.engine(), replica_id), 0u);
 
   // A replica the budget holds back waits rather than start slow.
-  const model::Cluster tight_rack = OneRack(16 * IdleKw() + 8 * WorkKw(1) + 8 * WorkKw(0.9));
+  const model::Cluster tight_rack =
+      OneRack(16 * H100IdleKw() + 8 * H100WorkKw(1) + 8 * H100WorkKw(0.9));
   testing::Harness tight(tight_rack, WithCaps("fifo", 0.5));
   tight.Submit(JobOf(1, 8));
   const JobId waiting = tight.Submit(replica);
@@ -199,7 +195,7 @@ TEST(PowerCapsTest, AServicesReplicasAreCappedLastAndNeverStartCapped) {
 }
 
 TEST(PowerCapsTest, AFollowerKeepsTheSameBooks) {
-  const model::Cluster cluster = OneRack(16 * IdleKw() + 16 * WorkKw(0.8) + 0.1);
+  const model::Cluster cluster = OneRack(16 * H100IdleKw() + 16 * H100WorkKw(0.8) + 0.1);
   Engine leader(cluster, WithCaps("fifo"));
   Engine follower(cluster, WithCaps("fifo"));
   for (uint32_t i = 0; i < 2; ++i) {
@@ -243,8 +239,8 @@ RC_GTEST_PROP(PowerCapsProperty, CapsKeepTheRackWithinItsLimitAndWithinTheDevice
     }
     h.Step(step);
     // Idle devices alone may be over a tiny limit; work is never left past it.
-    RC_ASSERT(ledger.load_mw(0) <=
-              std::max<int64_t>(ledger.allowance_mw(0), std::llround(16 * IdleKw() * 1e6) + 16));
+    RC_ASSERT(ledger.load_mw(0) <= std::max<int64_t>(ledger.allowance_mw(0),
+                                                     std::llround(16 * H100IdleKw() * 1e6) + 16));
     for (JobId id : jobs) {
       const std::vector<TaskAllocation>* tasks = h.engine().allocations(id);
       if (tasks == nullptr) continue;
